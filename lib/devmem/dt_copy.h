@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Copy engines: the only way devtcp moves payload bytes into or out of
+ * device memory.
+ *
+ * A copy engine owns one memory window (a device-memory region as the stack
+ * sees it). The software NIC and the data plane never load or store payload
+ * bytes of such a window with the CPU; they submit {dst, src, len} batches to
+ * the engine on a channel and poll for completion, as a NIC's DMA engine or a
+ * GPU copy engine would.
+ *
+ * Channels are single-threaded: each RX/TX queue (or lcore) opens its own, so
+ * submit and completion need no locks. Copies on one channel complete in
+ * ticket order: when dt_copy_completed() returns T, every copy with a ticket
+ * <= T has landed.
+ *
+ * Implementations: the CPU engine (host memory, and simulated GPU memory
+ * through the simulator's device-side mapping) in this library; a CUDA engine
+ * (batched asynchronous copies on a stream) plugs in through the same ops.
+ *
+ * The registry maps an address range to its engine so that a driver holding
+ * an mbuf can find how to reach its buffer. It lives in a named memzone so
+ * that every copy of this code in the process (the application and a plugin
+ * PMD) sees the same table. Ranges are registered and removed while the ports
+ * that use them are stopped.
+ */
+#ifndef DT_COPY_H
+#define DT_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One copy. Either side may be host memory or a device address of the engine's window. */
+struct dt_copy_op {
+	void *dst;
+	const void *src;
+	uint32_t len;
+};
+
+struct dt_copy_engine;
+struct dt_copy_chan;
+
+/** Operations a copy engine implements. */
+struct dt_copy_engine_ops {
+	const char *name;
+	/** Open a channel for one thread; NULL with rte_errno set on failure. */
+	struct dt_copy_chan *(*chan_open)(struct dt_copy_engine *ce);
+	/** Close a channel, waiting for its outstanding copies. */
+	void (*chan_close)(struct dt_copy_chan *ch);
+	/**
+	 * Queue @p n copies. Returns the number queued (0..n) or a negative
+	 * errno; *ticket receives the ticket of the last one queued.
+	 */
+	int (*submit)(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
+		uint16_t n, uint64_t *ticket);
+	/** Highest ticket known complete; never blocks. */
+	uint64_t (*completed)(struct dt_copy_chan *ch);
+	/** Free the engine (all channels closed). */
+	void (*destroy)(struct dt_copy_engine *ce);
+};
+
+/** Counters of one channel; read by xstats and benchmarks. */
+struct dt_copy_stats {
+	uint64_t calls;   /**< submit calls that queued something */
+	uint64_t copies;  /**< copies queued */
+	uint64_t bytes;   /**< bytes queued */
+	uint64_t errors;  /**< copies refused */
+};
+
+/** Common head of every channel; engines embed it first. */
+struct dt_copy_chan {
+	struct dt_copy_engine *ce;
+	uint64_t next_ticket;   /**< ticket the next copy will get */
+	struct dt_copy_stats stats;
+};
+
+/** Common head of every engine; engines embed it first. */
+struct dt_copy_engine {
+	const struct dt_copy_engine_ops *ops;
+	void *base;             /**< start of the device window (address the stack sees) */
+	size_t len;             /**< length of the window */
+};
+
+static inline struct dt_copy_chan *
+dt_copy_chan_open(struct dt_copy_engine *ce)
+{
+	return ce->ops->chan_open(ce);
+}
+
+static inline void
+dt_copy_chan_close(struct dt_copy_chan *ch)
+{
+	if (ch != NULL)
+		ch->ce->ops->chan_close(ch);
+}
+
+static inline int
+dt_copy_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *ticket)
+{
+	return ch->ce->ops->submit(ch, ops, n, ticket);
+}
+
+static inline uint64_t
+dt_copy_completed(struct dt_copy_chan *ch)
+{
+	return ch->ce->ops->completed(ch);
+}
+
+/**
+ * Create a CPU copy engine for a window.
+ *
+ * @param base      start of the window as the stack sees it
+ * @param len       its length
+ * @param cpu_side  where the engine may load/store the same bytes (the
+ *                  simulator's device-side mapping); equal to @p base for
+ *                  host memory
+ * @return the engine, or NULL with rte_errno set
+ */
+struct dt_copy_engine *dt_copy_cpu_engine_create(void *base, size_t len,
+	void *cpu_side);
+
+/** Destroy an engine created by any implementation. */
+void dt_copy_engine_destroy(struct dt_copy_engine *ce);
+
+/**
+ * Register @p ce as the engine for its window [ce->base, ce->base + ce->len).
+ * @return 0, -EEXIST on overlap, -ENOSPC when the table is full, or -rte_errno.
+ */
+int dt_copy_registry_add(struct dt_copy_engine *ce);
+
+/** Remove an engine from the registry; -ENOENT when it is not there. */
+int dt_copy_registry_del(struct dt_copy_engine *ce);
+
+/**
+ * Engine whose window holds [addr, addr + len), or NULL when the range is
+ * host memory that the CPU may touch (no engine registered for it).
+ * A range straddling a window boundary also returns NULL with rte_errno
+ * set to EFAULT; callers must treat that as an error, not as host memory.
+ */
+struct dt_copy_engine *dt_copy_registry_lookup(const void *addr, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DT_COPY_H */
