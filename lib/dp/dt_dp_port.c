@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port set-up with buffer split (see dt_dp_port.h). ethdev validates the
+ * split configuration again; the checks here exist to refuse an unsuitable
+ * NIC with a message naming the missing capability instead of ethdev's
+ * generic -EINVAL.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "dt_dp_log.h"
+#include "dt_dp_port.h"
+
+RTE_LOG_REGISTER(dt_dp_logtype, devtcp.dp, INFO);
+
+#define DT_DP_DEFAULT_DESC 1024
+#define DT_DP_MAX_PTYPES 64
+
+static int __rte_format_printf(4, 5)
+port_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s", buf);
+	DT_DP_LOG(ERR, "%s", buf);
+	return rc;
+}
+
+bool
+dt_dp_port_split_proto_supported(uint16_t port_id, uint32_t mask)
+{
+	uint32_t ptypes[DT_DP_MAX_PTYPES];
+	int n, i;
+
+	n = rte_eth_buffer_split_get_supported_hdr_ptypes(port_id, ptypes,
+		DT_DP_MAX_PTYPES);
+	for (i = 0; i < n && i < DT_DP_MAX_PTYPES; i++)
+		if (ptypes[i] == mask)
+			return true;
+	return false;
+}
+
+/* Capabilities a split (device-memory) queue cannot do without. */
+static int
+check_split_caps(uint16_t port, const struct dt_dp_port_conf *c,
+	const struct rte_eth_dev_info *info, uint32_t frame_len,
+	char *err, size_t errlen)
+{
+	const char *drv = info->driver_name;
+
+	if (!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s) has no RX buffer split: a device-memory queue needs it",
+			port, drv);
+	if (!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_CKSUM))
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s) has no RX TCP checksum offload: payload in device memory cannot be checksummed by the CPU",
+			port, drv);
+	if (info->rx_seg_capa.max_nseg < 2 || !info->rx_seg_capa.multi_pools)
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s) cannot split into two pools (max_nseg %u, multi_pools %u)",
+			port, drv, info->rx_seg_capa.max_nseg,
+			info->rx_seg_capa.multi_pools);
+	if (c->split == DT_DP_SPLIT_PROTO &&
+			!dt_dp_port_split_proto_supported(port, c->split_proto))
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s) cannot split after headers 0x%x (protocol split unsupported for them)",
+			port, drv, c->split_proto);
+	if (frame_len > rte_pktmbuf_data_room_size(c->pay_pool) &&
+			!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s) has no RX scatter: frames of %u bytes exceed one payload buffer",
+			port, drv, frame_len);
+	return 0;
+}
+
+static int
+setup_rxq(uint16_t port, uint16_t q, const struct dt_dp_port_conf *c,
+	const struct rte_eth_dev_info *info, uint16_t nb_rxd, uint64_t offloads)
+{
+	struct rte_eth_rxconf rxconf = info->default_rxconf;
+	union rte_eth_rxseg seg[2];
+	int socket = rte_eth_dev_socket_id(port);
+
+	rxconf.offloads = offloads;
+	if (c->split == DT_DP_SPLIT_NONE)
+		return rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf,
+			c->hdr_pool);
+
+	memset(seg, 0, sizeof(seg));
+	seg[0].split.mp = c->hdr_pool;
+	seg[1].split.mp = c->pay_pool;
+	if (c->split == DT_DP_SPLIT_PROTO) {
+		seg[0].split.proto_hdr = c->split_proto;
+	} else {
+		seg[0].split.length = c->split_len;
+		seg[1].split.length = rte_pktmbuf_data_room_size(c->pay_pool);
+	}
+	rxconf.rx_seg = seg;
+	rxconf.rx_nseg = 2;
+	return rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf, NULL);
+}
+
+int
+dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
+	char *err, size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t mtu = c->mtu ? c->mtu : RTE_ETHER_MTU;
+	uint16_t nb_rxd = c->nb_rxd ? c->nb_rxd : DT_DP_DEFAULT_DESC;
+	uint16_t nb_txd = c->nb_txd ? c->nb_txd : DT_DP_DEFAULT_DESC;
+	uint32_t frame_len = mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint64_t rx_off = 0, tx_off = 0;
+	uint16_t q;
+	int rc;
+
+	if (c->nb_rxq == 0 || c->nb_txq == 0 || c->hdr_pool == NULL ||
+			(c->split != DT_DP_SPLIT_NONE && c->pay_pool == NULL) ||
+			(c->split == DT_DP_SPLIT_LEN && c->split_len == 0))
+		return port_fail(err, errlen, -EINVAL,
+			"port %u: bad configuration (queues, pools or split length missing)",
+			port);
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return port_fail(err, errlen, rc, "port %u: cannot get device info: %s",
+			port, rte_strerror(-rc));
+	if (c->nb_rxq > info.max_rx_queues || c->nb_txq > info.max_tx_queues)
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s): %u/%u queues requested, device has %u/%u",
+			port, info.driver_name, c->nb_rxq, c->nb_txq,
+			info.max_rx_queues, info.max_tx_queues);
+
+	if (c->split != DT_DP_SPLIT_NONE) {
+		rc = check_split_caps(port, c, &info, frame_len, err, errlen);
+		if (rc != 0)
+			return rc;
+		rx_off |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT |
+			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+	}
+	/* Checksum verification by the NIC whenever it offers it. */
+	rx_off |= info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+		RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
+	/* Split queues chain payload buffers; whole frames may need more than one. */
+	if (c->split != DT_DP_SPLIT_NONE || frame_len + RTE_PKTMBUF_HEADROOM >
+			rte_pktmbuf_data_room_size(c->hdr_pool))
+		rx_off |= info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+	if (c->tx_cksum)
+		tx_off |= info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	if (c->tx_multi_seg) {
+		if (!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+			return port_fail(err, errlen, -ENOTSUP,
+				"port %u (%s) has no multi-segment TX", port,
+				info.driver_name);
+		tx_off |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = mtu;
+	conf.rxmode.offloads = rx_off;
+	conf.txmode.offloads = tx_off;
+	if (c->nb_rxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
+			 RTE_ETH_RSS_IPV4);
+	}
+	rc = rte_eth_dev_configure(port, c->nb_rxq, c->nb_txq, &conf);
+	if (rc != 0)
+		return port_fail(err, errlen, rc, "port %u (%s): configure failed: %s",
+			port, info.driver_name, rte_strerror(-rc));
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		return port_fail(err, errlen, rc, "port %u: descriptor counts refused: %s",
+			port, rte_strerror(-rc));
+	for (q = 0; q < c->nb_rxq; q++) {
+		rc = setup_rxq(port, q, c, &info, nb_rxd, 0);
+		if (rc != 0)
+			return port_fail(err, errlen, rc,
+				"port %u (%s): RX queue %u set-up failed: %s", port,
+				info.driver_name, q, rte_strerror(-rc));
+	}
+	for (q = 0; q < c->nb_txq; q++) {
+		struct rte_eth_txconf txconf = info.default_txconf;
+
+		txconf.offloads = 0;
+		rc = rte_eth_tx_queue_setup(port, q, nb_txd,
+			rte_eth_dev_socket_id(port), &txconf);
+		if (rc != 0)
+			return port_fail(err, errlen, rc,
+				"port %u (%s): TX queue %u set-up failed: %s", port,
+				info.driver_name, q, rte_strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return port_fail(err, errlen, rc, "port %u (%s): start failed: %s",
+			port, info.driver_name, rte_strerror(-rc));
+	return 0;
+}
+
+int
+dt_dp_port_stop(uint16_t port)
+{
+	return rte_eth_dev_stop(port);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Port set-up for devtcp's data plane: a port whose RX queues either receive
+ * whole frames into one host pool, or split every frame into a header
+ * segment (hugepage mbuf, parsed by the CPU) and payload segments (device
+ * memory, never touched by the CPU).
+ *
+ * The set-up checks what a device-memory queue needs before configuring:
+ * buffer split (by protocol or by length), RX L4 checksum offload (the CPU
+ * cannot checksum payload it must not read) and scatter for frames larger
+ * than one payload buffer; a NIC without them is refused with a message that
+ * names what is missing.
+ */
+#ifndef DT_DP_PORT_H
+#define DT_DP_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How RX queues place a frame. */
+enum dt_dp_split_mode {
+	DT_DP_SPLIT_NONE = 0,  /**< whole frame in hdr_pool buffers */
+	DT_DP_SPLIT_PROTO,     /**< headers up to split_proto in hdr_pool, payload in pay_pool */
+	DT_DP_SPLIT_LEN,       /**< first split_len bytes in hdr_pool, the rest in pay_pool */
+};
+
+/** Configuration of one port. */
+struct dt_dp_port_conf {
+	uint16_t nb_rxq;               /**< RX queues (RSS over them when > 1) */
+	uint16_t nb_txq;               /**< TX queues */
+	uint16_t nb_rxd;               /**< RX descriptors per queue (0: 1024) */
+	uint16_t nb_txd;               /**< TX descriptors per queue (0: 1024) */
+	uint16_t mtu;                  /**< 0: 1500 */
+	enum dt_dp_split_mode split;
+	uint32_t split_proto;          /**< cumulative RTE_PTYPE_* mask of the header segment */
+	uint16_t split_len;            /**< header segment length (DT_DP_SPLIT_LEN) */
+	struct rte_mempool *hdr_pool;  /**< header pool (or the only pool) */
+	struct rte_mempool *pay_pool;  /**< payload pool, device memory (split modes) */
+	bool tx_cksum;                 /**< request IPv4/TCP/UDP TX checksum offload */
+	bool tx_multi_seg;             /**< request multi-segment TX */
+};
+
+/** Default header-segment mask: Ethernet / IPv4 / TCP. */
+#define DT_DP_SPLIT_PROTO_IPV4_TCP \
+	(RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP)
+
+/**
+ * Configure, set up the queues of and start @p port_id.
+ *
+ * @param err     receives a one-line reason on failure (may be NULL)
+ * @return 0, or a negative errno: -ENOTSUP when the NIC lacks a capability
+ *         the configuration needs (named in @p err), -EINVAL for a bad
+ *         configuration, or the error of the failing ethdev call.
+ */
+int dt_dp_port_start(uint16_t port_id, const struct dt_dp_port_conf *conf,
+	char *err, size_t errlen);
+
+/** Stop @p port_id (queues keep their configuration until the next start). */
+int dt_dp_port_stop(uint16_t port_id);
+
+/**
+ * Whether the NIC splits headers matching the cumulative ptype @p mask
+ * into their own segment (rte_eth_buffer_split_get_supported_hdr_ptypes).
+ */
+bool dt_dp_port_split_proto_supported(uint16_t port_id, uint32_t mask);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DT_DP_PORT_H */
