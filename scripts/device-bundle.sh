@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Gather devtcp's programs, tests and plugins, and every shared library they
+# need (the ldd closure: DPDK libraries, the PMDs EAL must load, libnuma and
+# friends), into one folder that runs on a machine without DPDK — the GPU
+# machine. glibc itself is left out: the target's own (same or newer) is used.
+#
+# usage: scripts/device-bundle.sh [DEST]   (default: .bundle, git-ignored)
+# On the target:  DEST/run.sh PROGRAM [args]   e.g.
+#   .bundle/run.sh devtcp-bench -l 0-1 --in-memory --no-pci -d .bundle/pmds ...
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${DEVTCP_BUILD:-build}
+dest=${1:-.bundle}
+
+scripts/setup.sh
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib" "$dest/pmds" "$dest/plugins"
+
+# Programs: ours (apps and test executables) and stock DPDK tools we run.
+progs=$(find "$build/app" "$build/test" -maxdepth 3 -type f -executable \
+	! -name '*.so*' ! -name '*.p' ! -name '*.py' ! -name '*.sh' | sort)
+for p in $progs /usr/bin/dpdk-test-gpudev /usr/bin/dpdk-testpmd; do
+	cp "$p" "$dest/bin/"
+done
+cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
+# Our plugins, for stock tools only (our programs link the drivers in).
+find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
+# DPDK's own drivers that EAL needs at run time (no PCI on that machine's
+# DPDK-less image: the mempool handler and the vdev bus are enough).
+pmddir=$(pkg-config --variable=pmdsdir libdpdk 2>/dev/null ||
+	echo /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0)
+for d in librte_mempool_ring librte_bus_vdev; do
+	cp -L "$pmddir/$d.so.23" "$dest/pmds/$d.so"
+done
+
+# The ldd closure, without the C library that the target provides.
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so)'
+for f in "$dest"/bin/* "$dest"/pmds/*.so "$dest"/plugins/*.so; do
+	file -b "$f" | grep -q ELF || continue
+	ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'
+done | sort -u | while read -r name path; do
+	echo "$name" | grep -Eq "$skip" && continue
+	cp -Ln "$path" "$dest/lib/$name" 2>/dev/null || true
+done
+
+cat > "$dest/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Run a bundled program with the bundled libraries; sets up hugepages once.
+# EAL finds DPDK's drivers through the -d added here (the target has no
+# DPDK install); plugins of ours are in plugins/ (LD_LIBRARY_PATH) for -d NAME.
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)" -lt 512 ]; then
+	echo 512 > /proc/sys/vm/nr_hugepages 2>/dev/null || true
+fi
+grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts ||
+	{ mkdir -p /dev/hugepages; mount -t hugetlbfs nodev /dev/hugepages; }
+export LD_LIBRARY_PATH="$here/lib:$here/plugins${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+prog=$1; shift
+case "$prog" in
+*.py|*.sh) exec "$here/bin/$prog" "$@" ;;
+esac
+exec "$here/bin/$prog" -d "$here/pmds" "$@"
+RUN
+chmod +x "$dest/run.sh"
+du -sh "$dest"
