@@ -8,6 +8,17 @@
  * crashes, which is the zero-touch guard), a private device-side mapping used
  * only by copy engines (the simulated DMA), and the CPU alias handed out by
  * rte_gpu_mem_cpu_map() for verification code.
+ *
+ * Devargs: size=<bytes with an optional K, M or G suffix, a multiple of
+ * RTE_PMD_GPU_SIM_PAGE_SIZE; default 1G> bounds the total of allocations;
+ * numa=<node; default 0> and processors=<count; default 132> are reported
+ * by rte_gpu_info_get(). Example: --vdev=gpu_sim0,size=256M.
+ *
+ * gpudev contract as on a real GPU: rte_gpu_mem_free() and
+ * rte_gpu_mem_unregister() accept only the exact address returned or
+ * registered; rte_gpu_mem_cpu_unmap() takes the device address that was
+ * mapped. rte_gpu_mem_cpu_map() of registered host memory returns the same
+ * pointer.
  */
 #ifndef RTE_PMD_GPU_SIM_H
 #define RTE_PMD_GPU_SIM_H
@@ -20,6 +31,13 @@ extern "C" {
 #endif
 
 /**
+ * Device page size (info.page_size): every allocation is aligned to it and
+ * rounded up to a multiple of it, so rte_extmem_register() with this page
+ * size accepts an allocation.
+ */
+#define RTE_PMD_GPU_SIM_PAGE_SIZE (64u * 1024u)
+
+/**
  * Device-side mapping of a simulated allocation, for copy engines.
  *
  * @param dev_id  gpudev id of a gpu_sim device
@@ -27,7 +45,13 @@ extern "C" {
  * @param size    bytes from @p ptr that must lie inside that allocation
  * @param[out] dev_side  the same bytes in the device-side mapping
  * @return 0; -ENODEV if @p dev_id is not a gpu_sim device; -EINVAL if the
- *         range is not inside one allocation.
+ *         range is not inside one allocation (the bytes requested from
+ *         rte_gpu_mem_alloc(), not its rounding to a page), if it is
+ *         registered host memory (the device reaches that at its host
+ *         address), or if @p dev_side is NULL.
+ *
+ * Takes the device's control-path lock: call it when setting up a window,
+ * not per packet. The result is valid until the allocation is freed.
  */
 int rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
 	void **dev_side);

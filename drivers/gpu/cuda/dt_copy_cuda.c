@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CUDA copy engine: dt_copy.h's ops on a CUDA stream.
+ *
+ * Every CUDA copy call costs about 2.5 us of CPU time whatever its size, so
+ * throughput is decided by how few calls a batch takes: contiguous copies
+ * are merged, the rest of a submit goes out as one cuMemcpyBatchAsync where
+ * the driver has it, and completion is tracked with one event per submit.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "dt_copy.h"
+#include "gpu_cuda_priv.h"
+#include "rte_pmd_gpu_cuda.h"
+
+/* Submits in flight per channel; a full ring makes submit return 0. */
+#define DT_COPY_CUDA_RING 1024
+/* Merged copies per CUDA call; a bigger submit takes several calls. */
+#define DT_COPY_CUDA_BATCH 256
+
+enum dt_copy_cuda_dir {
+	DT_COPY_CUDA_HTOD,
+	DT_COPY_CUDA_DTOH,
+	DT_COPY_CUDA_DTOD,
+};
+
+struct dt_copy_cuda_engine {
+	struct dt_copy_engine head;     /* first: dt_copy.h casts */
+	struct gpu_cuda_priv *p;
+	enum dt_copy_cuda_mode mode;
+};
+
+/* One merged copy waiting to be issued. */
+struct dt_copy_cuda_run {
+	uintptr_t dst;
+	uintptr_t src;
+	size_t len;
+	enum dt_copy_cuda_dir dir;
+};
+
+struct dt_copy_cuda_chan {
+	struct dt_copy_chan head;       /* first: dt_copy.h casts */
+	struct dt_copy_cuda_engine *e;
+	CUstream stream;
+	int use_batch;
+	int failed;                     /* sticky: a CUDA call failed */
+	int warned_unpinned;
+	uint32_t ev_head;               /* free-running; next event to record */
+	uint32_t ev_tail;               /* oldest event not known complete */
+	uint64_t done;                  /* highest ticket known complete */
+	uint32_t nruns;
+	uintptr_t pin_lo, pin_hi;       /* last registered host range seen */
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_cuda_run runs[DT_COPY_CUDA_BATCH];
+	CUdeviceptr dsts[DT_COPY_CUDA_BATCH];
+	CUdeviceptr srcs[DT_COPY_CUDA_BATCH];
+	size_t sizes[DT_COPY_CUDA_BATCH];
+	CUevent ev[DT_COPY_CUDA_RING];
+	uint64_t ev_ticket[DT_COPY_CUDA_RING];
+};
+
+static const struct dt_copy_engine_ops dt_copy_cuda_ops;
+
+static inline struct dt_copy_cuda_chan *
+dt_copy_cuda_chan(struct dt_copy_chan *ch)
+{
+	return (struct dt_copy_cuda_chan *)ch;
+}
+
+/* ----------------------------------------------------------- validation */
+
+/* [a, a + len) inside the window; written so that nothing overflows. */
+static inline int
+dt_copy_cuda_inside(const struct dt_copy_engine *w, uintptr_t a, size_t len)
+{
+	uintptr_t off = a - (uintptr_t)w->base;
+
+	return off < w->len && len <= w->len - off;
+}
+
+static inline int
+dt_copy_cuda_overlaps(const struct dt_copy_engine *w, uintptr_t a, size_t len)
+{
+	uintptr_t b = (uintptr_t)w->base;
+
+	return a < b + w->len && (len > b - a || a >= b);
+}
+
+/*
+ * Direction of a copy; -EFAULT for a range straddling the window edge (half
+ * device, half host), -EINVAL for host to host (not this engine's job).
+ */
+static int
+dt_copy_cuda_classify(const struct dt_copy_engine *w,
+	const struct dt_copy_op *op)
+{
+	uintptr_t d = (uintptr_t)op->dst, s = (uintptr_t)op->src;
+	int d_in = dt_copy_cuda_inside(w, d, op->len);
+	int s_in = dt_copy_cuda_inside(w, s, op->len);
+
+	if ((!d_in && dt_copy_cuda_overlaps(w, d, op->len)) ||
+			(!s_in && dt_copy_cuda_overlaps(w, s, op->len)))
+		return -EFAULT;
+	if (d_in && s_in)
+		return DT_COPY_CUDA_DTOD;
+	if (d_in)
+		return DT_COPY_CUDA_HTOD;
+	if (s_in)
+		return DT_COPY_CUDA_DTOH;
+	return -EINVAL;
+}
+
+/*
+ * Count (and report once) host ranges that were never registered: CUDA
+ * copies them through a bounce buffer, synchronously. A one-range cache
+ * keeps the table lookup off the common path.
+ */
+static void
+dt_copy_cuda_check_pinned(struct dt_copy_cuda_chan *ch, uintptr_t h,
+	size_t len)
+{
+	struct gpu_cuda_priv *p = ch->e->p;
+	int idx;
+
+	if (h >= ch->pin_lo && len <= ch->pin_hi - h && h < ch->pin_hi)
+		return;
+	rte_rwlock_read_lock(&p->lock);
+	idx = gpu_cuda_ranges_find(&p->regs, h, len);
+	if (idx >= 0) {
+		ch->pin_lo = p->regs.v[idx].start;
+		ch->pin_hi = ch->pin_lo + p->regs.v[idx].len;
+	}
+	rte_rwlock_read_unlock(&p->lock);
+	if (idx >= 0)
+		return;
+	ch->xs.unpinned++;
+	if (!ch->warned_unpinned) {
+		ch->warned_unpinned = 1;
+		GPU_CUDA_LOG(WARNING, "copy engine: host memory %p (+%zu) is not registered with rte_gpu_mem_register(); CUDA copies it synchronously through a bounce buffer",
+			(void *)h, len);
+	}
+}
+
+/* --------------------------------------------------------------- issuing */
+
+static CUresult
+dt_copy_cuda_issue_one(struct dt_copy_cuda_chan *ch,
+	const struct dt_copy_cuda_run *r)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+
+	ch->xs.cuda_calls++;
+	switch (r->dir) {
+	case DT_COPY_CUDA_HTOD:
+		return api->cuMemcpyHtoDAsync((CUdeviceptr)r->dst,
+			(const void *)r->src, r->len, ch->stream);
+	case DT_COPY_CUDA_DTOH:
+		return api->cuMemcpyDtoHAsync((void *)r->dst,
+			(CUdeviceptr)r->src, r->len, ch->stream);
+	default:
+		return api->cuMemcpyDtoDAsync((CUdeviceptr)r->dst,
+			(CUdeviceptr)r->src, r->len, ch->stream);
+	}
+}
+
+/*
+ * One call for the whole batch. *whole is set when an error concerns the
+ * batch as such (failIdx == SIZE_MAX): then no copy was queued.
+ */
+static CUresult
+dt_copy_cuda_issue_batch(struct dt_copy_cuda_chan *ch, int *whole)
+{
+	/* Stream order: a source may be written by an earlier copy. */
+	CUmemcpyAttributes attr = {
+		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+	};
+	size_t attr_idx = 0, fail_idx = SIZE_MAX;
+	CUresult res;
+	uint32_t i;
+
+	for (i = 0; i < ch->nruns; i++) {
+		ch->dsts[i] = (CUdeviceptr)ch->runs[i].dst;
+		ch->srcs[i] = (CUdeviceptr)ch->runs[i].src;
+		ch->sizes[i] = ch->runs[i].len;
+	}
+	ch->xs.cuda_calls++;
+	ch->xs.batches++;
+	res = ch->e->p->api.cuMemcpyBatchAsync(ch->dsts, ch->srcs, ch->sizes,
+		ch->nruns, &attr, &attr_idx, 1, &fail_idx, ch->stream);
+	*whole = fail_idx == SIZE_MAX;
+	return res;
+}
+
+/* Issue the pending merged copies; the context is current. */
+static int
+dt_copy_cuda_flush(struct dt_copy_cuda_chan *ch)
+{
+	CUresult res = CUDA_SUCCESS;
+	int whole = 0;
+	uint32_t i;
+
+	if (ch->use_batch && ch->nruns > 1) {
+		res = dt_copy_cuda_issue_batch(ch, &whole);
+		if (res != CUDA_SUCCESS && whole) {
+			/* Nothing queued: go on without the batch API. */
+			GPU_CUDA_LOG(WARNING, "copy engine: cuMemcpyBatchAsync refused a batch (%s); this channel now makes one call per copy",
+				gpu_cuda_strerror(&ch->e->p->api, res));
+			ch->use_batch = 0;
+			res = CUDA_SUCCESS;
+		}
+	}
+	if (!ch->use_batch || ch->nruns == 1)
+		for (i = 0; i < ch->nruns && res == CUDA_SUCCESS; i++)
+			res = dt_copy_cuda_issue_one(ch, &ch->runs[i]);
+	ch->nruns = 0;
+	if (res == CUDA_SUCCESS)
+		return 0;
+	GPU_CUDA_LOG(ERR, "copy engine: CUDA copy failed: %s; channel stopped",
+		gpu_cuda_strerror(&ch->e->p->api, res));
+	ch->failed = 1;
+	return -EIO;
+}
+
+/* Merge @p op into the last run when it continues it on both sides. */
+static inline int
+dt_copy_cuda_merge(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *op,
+	enum dt_copy_cuda_dir dir)
+{
+	struct dt_copy_cuda_run *r;
+
+	if (ch->nruns == 0)
+		return 0;
+	r = &ch->runs[ch->nruns - 1];
+	if (r->dir != dir || r->dst + r->len != (uintptr_t)op->dst ||
+			r->src + r->len != (uintptr_t)op->src)
+		return 0;
+	r->len += op->len;
+	return 1;
+}
+
+static int
+dt_copy_cuda_add(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *op,
+	enum dt_copy_cuda_dir dir)
+{
+	struct dt_copy_cuda_run *r;
+	int ret;
+
+	if (op->len == 0 || dt_copy_cuda_merge(ch, op, dir))
+		return 0;
+	if (ch->nruns == DT_COPY_CUDA_BATCH) {
+		ret = dt_copy_cuda_flush(ch);
+		if (ret != 0)
+			return ret;
+	}
+	r = &ch->runs[ch->nruns++];
+	r->dst = (uintptr_t)op->dst;
+	r->src = (uintptr_t)op->src;
+	r->len = op->len;
+	r->dir = dir;
+	ch->xs.merged++;
+	if (dir == DT_COPY_CUDA_HTOD)
+		dt_copy_cuda_check_pinned(ch, r->src, r->len);
+	else if (dir == DT_COPY_CUDA_DTOH)
+		dt_copy_cuda_check_pinned(ch, r->dst, r->len);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- ops */
+
+static uint64_t
+dt_copy_cuda_completed(struct dt_copy_chan *dch)
+{
+	struct dt_copy_cuda_chan *ch = dt_copy_cuda_chan(dch);
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	int pushed;
+	CUresult res;
+
+	if (ch->ev_tail == ch->ev_head ||
+			gpu_cuda_ctx_enter(ch->e->p, &pushed) != 0)
+		return ch->done;
+	while (ch->ev_tail != ch->ev_head) {
+		uint32_t slot = ch->ev_tail % DT_COPY_CUDA_RING;
+
+		res = api->cuEventQuery(ch->ev[slot]);
+		if (res == CUDA_ERROR_NOT_READY)
+			break;
+		if (res != CUDA_SUCCESS) {
+			if (!ch->failed)
+				GPU_CUDA_LOG(ERR, "copy engine: copy failed on the GPU: %s; channel stopped",
+					gpu_cuda_strerror(api, res));
+			ch->failed = 1;
+			break;
+		}
+		ch->done = ch->ev_ticket[slot];
+		ch->ev_tail++;
+	}
+	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	return ch->done;
+}
+
+/* Queue the valid prefix of @p ops and record its event; context current. */
+static int
+dt_copy_cuda_enqueue(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *bytes)
+{
+	uint32_t slot = ch->ev_head % DT_COPY_CUDA_RING;
+	CUresult res;
+	uint16_t i;
+	int dir = 0, ret;
+
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		dir = dt_copy_cuda_classify(&ch->e->head, &ops[i]);
+		if (dir < 0)
+			break;
+		ret = dt_copy_cuda_add(ch, &ops[i], dir);
+		if (ret != 0)
+			return ret;
+		*bytes += ops[i].len;
+	}
+	/* The refused copy is reported when it comes first (dt_copy.h). */
+	if (i == 0)
+		return dir;
+	ret = dt_copy_cuda_flush(ch);
+	if (ret != 0)
+		return ret;
+	res = ch->e->p->api.cuEventRecord(ch->ev[slot], ch->stream);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "copy engine: cuEventRecord failed: %s; channel stopped",
+			gpu_cuda_strerror(&ch->e->p->api, res));
+		ch->failed = 1;
+		return -EIO;
+	}
+	ch->ev_ticket[slot] = ch->head.next_ticket + i - 1;
+	ch->ev_head++;
+	return i;
+}
+
+static int
+dt_copy_cuda_submit(struct dt_copy_chan *dch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *ticket)
+{
+	struct dt_copy_cuda_chan *ch = dt_copy_cuda_chan(dch);
+	uint64_t bytes;
+	int pushed, q;
+
+	if (ticket != NULL)
+		*ticket = ch->head.next_ticket - 1;
+	if (ch->failed)
+		return -EIO;
+	if (n == 0)
+		return 0;
+	if (ch->ev_head - ch->ev_tail == DT_COPY_CUDA_RING &&
+			(dt_copy_cuda_completed(dch),
+			ch->ev_head - ch->ev_tail == DT_COPY_CUDA_RING)) {
+		ch->xs.ring_full++;
+		return 0;
+	}
+	q = gpu_cuda_ctx_enter(ch->e->p, &pushed);
+	if (q != 0)
+		return q;
+	q = dt_copy_cuda_enqueue(ch, ops, n, &bytes);
+	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	if (q == -EINVAL || q == -EFAULT)
+		ch->head.stats.errors++;
+	if (q <= 0)
+		return q;
+	ch->head.next_ticket += q;
+	ch->head.stats.calls++;
+	ch->head.stats.copies += q;
+	ch->head.stats.bytes += bytes;
+	if (ticket != NULL)
+		*ticket = ch->head.next_ticket - 1;
+	return q;
+}
+
+static void
+dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	uint32_t i;
+	int pushed;
+
+	if (gpu_cuda_ctx_enter(ch->e->p, &pushed) == 0) {
+		if (ch->stream != NULL)
+			api->cuStreamSynchronize(ch->stream);
+		for (i = 0; i < DT_COPY_CUDA_RING; i++)
+			if (ch->ev[i] != NULL)
+				api->cuEventDestroy(ch->ev[i]);
+		if (ch->stream != NULL)
+			api->cuStreamDestroy(ch->stream);
+		gpu_cuda_ctx_leave(ch->e->p, pushed);
+	}
+	rte_free(ch);
+}
+
+static void
+dt_copy_cuda_chan_close(struct dt_copy_chan *dch)
+{
+	dt_copy_cuda_chan_free(dt_copy_cuda_chan(dch));
+}
+
+/* Stream and events; the context is current. */
+static int
+dt_copy_cuda_chan_init(struct dt_copy_cuda_chan *ch)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	CUresult res;
+	uint32_t i;
+
+	/* Non-blocking: never serialise with other users' legacy stream 0. */
+	res = api->cuStreamCreate(&ch->stream, CU_STREAM_NON_BLOCKING);
+	for (i = 0; i < DT_COPY_CUDA_RING && res == CUDA_SUCCESS; i++)
+		res = api->cuEventCreate(&ch->ev[i], CU_EVENT_DISABLE_TIMING);
+	if (res == CUDA_SUCCESS)
+		return 0;
+	GPU_CUDA_LOG(ERR, "copy engine: creating a stream and %u events failed: %s",
+		DT_COPY_CUDA_RING, gpu_cuda_strerror(api, res));
+	return -EIO;
+}
+
+static struct dt_copy_chan *
+dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
+{
+	struct dt_copy_cuda_engine *e = (struct dt_copy_cuda_engine *)ce;
+	struct dt_copy_cuda_chan *ch;
+	int pushed, ret;
+
+	ch = rte_zmalloc("dt_copy_cuda_chan", sizeof(*ch), RTE_CACHE_LINE_SIZE);
+	if (ch == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ch->head.ce = ce;
+	ch->head.next_ticket = 1; /* completed() == 0: nothing landed yet */
+	ch->e = e;
+	ch->use_batch = e->mode == DT_COPY_CUDA_MODE_AUTO &&
+		e->p->api.cuMemcpyBatchAsync != NULL;
+	ret = gpu_cuda_ctx_enter(e->p, &pushed);
+	if (ret == 0) {
+		ret = dt_copy_cuda_chan_init(ch);
+		gpu_cuda_ctx_leave(e->p, pushed);
+	}
+	if (ret != 0) {
+		dt_copy_cuda_chan_free(ch);
+		rte_errno = -ret;
+		return NULL;
+	}
+	return &ch->head;
+}
+
+static void
+dt_copy_cuda_destroy(struct dt_copy_engine *ce)
+{
+	struct dt_copy_cuda_engine *e = (struct dt_copy_cuda_engine *)ce;
+
+	gpu_cuda_priv_put(e->p);
+	rte_free(e);
+}
+
+static const struct dt_copy_engine_ops dt_copy_cuda_ops = {
+	.name = "cuda",
+	.chan_open = dt_copy_cuda_chan_open,
+	.chan_close = dt_copy_cuda_chan_close,
+	.submit = dt_copy_cuda_submit,
+	.completed = dt_copy_cuda_completed,
+	.destroy = dt_copy_cuda_destroy,
+};
+
+/* ---------------------------------------------------------- public API */
+
+struct dt_copy_engine *
+dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(gpu_dev_id);
+	struct dt_copy_cuda_engine *e;
+	int idx;
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "copy engine: gpudev %d is not a gpu_cuda device",
+			gpu_dev_id);
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	rte_rwlock_read_lock(&p->lock);
+	idx = len == 0 ? -1 :
+		gpu_cuda_ranges_find(&p->allocs, (uintptr_t)base, len);
+	rte_rwlock_read_unlock(&p->lock);
+	if (idx < 0) {
+		GPU_CUDA_LOG(ERR, "copy engine: window [%p, +%zu) is not inside one allocation of gpudev %d",
+			base, len, gpu_dev_id);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	e = rte_zmalloc("dt_copy_cuda", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	if (e == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	e->head.ops = &dt_copy_cuda_ops;
+	e->head.base = base;
+	e->head.len = len;
+	e->p = p;
+	e->mode = DT_COPY_CUDA_MODE_AUTO;
+	__atomic_fetch_add(&p->refs, 1, __ATOMIC_ACQ_REL);
+	return &e->head;
+}
+
+int
+dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_mode mode)
+{
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops ||
+			(mode != DT_COPY_CUDA_MODE_AUTO &&
+			 mode != DT_COPY_CUDA_MODE_PER_COPY))
+		return -EINVAL;
+	((struct dt_copy_cuda_engine *)ce)->mode = mode;
+	return 0;
+}
+
+int
+dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
+	struct dt_copy_cuda_chan_stats *st)
+{
+	if (ch == NULL || st == NULL || ch->ce->ops != &dt_copy_cuda_ops)
+		return -EINVAL;
+	*st = dt_copy_cuda_chan(ch)->xs;
+	return 0;
+}
+
+int
+dt_copy_cuda_chan_drain(struct dt_copy_chan *dch)
+{
+	struct dt_copy_cuda_chan *ch;
+	CUresult res;
+	int pushed, ret;
+
+	if (dch == NULL || dch->ce->ops != &dt_copy_cuda_ops)
+		return -EINVAL;
+	ch = dt_copy_cuda_chan(dch);
+	ret = gpu_cuda_ctx_enter(ch->e->p, &pushed);
+	if (ret != 0)
+		return ret;
+	res = ch->e->p->api.cuStreamSynchronize(ch->stream);
+	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	if (res != CUDA_SUCCESS) {
+		ch->failed = 1;
+		return -EIO;
+	}
+	dt_copy_cuda_completed(dch);
+	return ch->failed ? -EIO : 0;
+}

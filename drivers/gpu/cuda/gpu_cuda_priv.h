@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-device state of the gpu_cuda gpudev driver, shared by the driver ops,
+ * the dma-buf helper and the CUDA copy engine. Internal to drivers/gpu/cuda.
+ */
+#ifndef GPU_CUDA_PRIV_H
+#define GPU_CUDA_PRIV_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <rte_log.h>
+#include <rte_rwlock.h>
+
+#include "gpu_cuda_api.h"
+
+extern int gpu_cuda_logtype;
+
+#define GPU_CUDA_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, gpu_cuda_logtype, "gpu_cuda: " fmt "\n", \
+		##__VA_ARGS__)
+
+/** gpudev page size advertised in rte_gpu_info (GPUDirect pinning unit). */
+#define GPU_CUDA_PAGE_SIZE (64u * 1024u)
+
+/** One allocation or one host registration, keyed by the user's address. */
+struct gpu_cuda_range {
+	uintptr_t start;      /**< address handed to / given by the user */
+	size_t len;           /**< bytes the user asked for */
+	CUdeviceptr base;     /**< allocations: what cuMemFree takes */
+};
+
+/**
+ * Ranges sorted by start, non-overlapping. Lookups are binary searches:
+ * test-gpudev alone makes >1000 registrations, and the copy engine looks up
+ * host ranges on its hot path.
+ */
+struct gpu_cuda_ranges {
+	struct gpu_cuda_range *v;
+	uint32_t n;
+	uint32_t cap;
+};
+
+/** -EEXIST when @p r overlaps a range already there, -ENOMEM. */
+int gpu_cuda_ranges_insert(struct gpu_cuda_ranges *t,
+	const struct gpu_cuda_range *r);
+/** Index of the range starting exactly at @p start, or -1. */
+int gpu_cuda_ranges_find_exact(const struct gpu_cuda_ranges *t,
+	uintptr_t start);
+/** Index of the range holding all of [addr, addr + len), or -1. */
+int gpu_cuda_ranges_find(const struct gpu_cuda_ranges *t, uintptr_t addr,
+	size_t len);
+void gpu_cuda_ranges_remove(struct gpu_cuda_ranges *t, uint32_t idx);
+void gpu_cuda_ranges_free(struct gpu_cuda_ranges *t);
+
+/**
+ * Driver-private state of one gpu_cuda device (mpshared->dev_private).
+ *
+ * The libcuda function table lives here rather than in a process-wide
+ * global: every device dlopen()s libcuda itself (the loader refcounts the
+ * handle), so devices probe and close independently and nothing needs
+ * "first device initialises" ordering.
+ */
+struct gpu_cuda_priv {
+	struct gpu_cuda_api api;
+	CUdevice cu_dev;
+	CUcontext ctx;                 /**< retained primary context */
+	char pci_bus_id[32];
+	char gpu_name[128];
+	int can_use_host_ptr;          /**< registered host memory: same VA on GPU */
+	int rdma_writes_ordering;      /**< CUGPUDirectRDMAWritesOrdering */
+	int rdma_flush_options;        /**< CUflushGPUDirectRDMAWritesOptions */
+	int dmabuf_supported;
+	rte_rwlock_t lock;             /**< guards allocs and regs */
+	struct gpu_cuda_ranges allocs; /**< cuMemAlloc'ed, by aligned address */
+	struct gpu_cuda_ranges regs;   /**< cuMemHostRegister'ed host memory */
+	uint32_t refs;                 /**< the device + each copy engine (atomic) */
+	CUmodule module;               /**< embedded kernels, loaded on first use */
+	CUfunction fn_pattern_check;
+};
+
+/**
+ * Private state of gpudev @p dev_id when it is a gpu_cuda device, else NULL
+ * with rte_errno = ENODEV.
+ */
+struct gpu_cuda_priv *gpu_cuda_priv_get(int16_t dev_id);
+
+/**
+ * Drop a reference; the last one releases the context, libcuda and @p p.
+ * Copy engines hold one so that a device closed under them does not pull
+ * the function table away.
+ */
+void gpu_cuda_priv_put(struct gpu_cuda_priv *p);
+
+/**
+ * Make the device's primary context current in this thread, pushing it only
+ * when another (or none) is current. Pair with gpu_cuda_ctx_leave().
+ */
+int gpu_cuda_ctx_enter(const struct gpu_cuda_priv *p, int *pushed);
+void gpu_cuda_ctx_leave(const struct gpu_cuda_priv *p, int pushed);
+
+#endif /* GPU_CUDA_PRIV_H */

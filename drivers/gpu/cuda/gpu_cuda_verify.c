@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Verification of device memory on the device: a kernel compares bytes in
+ * place with the test pattern, so checking what a copy engine landed needs
+ * neither a CPU mapping nor a copy back.
+ */
+#include <errno.h>
+
+#include <rte_common.h>
+
+#include "gpu_cuda_priv.h"
+#include "rte_pmd_gpu_cuda.h"
+
+#ifdef GPU_CUDA_HAVE_KERNELS
+/* The fatbin nvcc built from gpu_cuda_kernels.cu (see meson.build). */
+extern const unsigned char gpu_cuda_kernels_fatbin[];
+extern const size_t gpu_cuda_kernels_fatbin_len;
+
+#define GPU_CUDA_CHECK_BLOCK 256u
+
+/* Load the module once per device; the context is current. */
+static int
+gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
+{
+	CUresult res = CUDA_SUCCESS;
+
+	rte_rwlock_write_lock(&p->lock);
+	if (p->module == NULL) {
+		res = p->api.cuModuleLoadData(&p->module,
+			gpu_cuda_kernels_fatbin);
+		if (res == CUDA_SUCCESS)
+			res = p->api.cuModuleGetFunction(&p->fn_pattern_check,
+				p->module, "gpu_cuda_pattern_check");
+		if (res != CUDA_SUCCESS && p->module != NULL) {
+			p->api.cuModuleUnload(p->module);
+			p->module = NULL;
+		}
+	}
+	rte_rwlock_write_unlock(&p->lock);
+	if (res == CUDA_SUCCESS)
+		return 0;
+	GPU_CUDA_LOG(ERR, "loading the embedded kernels (sm_90 + PTX) failed: %s",
+		gpu_cuda_strerror(&p->api, res));
+	return -ENOTSUP;
+}
+
+/* Launch the check on its own stream and wait for the count. */
+static int
+gpu_cuda_pattern_launch(struct gpu_cuda_priv *p, const void *ptr,
+	unsigned long long len, unsigned int seed, uint64_t *bad)
+{
+	unsigned long long bad_h = 0;
+	unsigned int grid;
+	CUdeviceptr buf = (CUdeviceptr)(uintptr_t)ptr, bad_d = 0;
+	CUstream s = NULL;
+	CUresult res;
+	void *args[] = { &buf, &len, &seed, &bad_d };
+
+	grid = (unsigned int)RTE_MIN((len + GPU_CUDA_CHECK_BLOCK - 1) /
+		GPU_CUDA_CHECK_BLOCK, 4096ull);
+	res = p->api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemAlloc(&bad_d, sizeof(bad_h));
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemsetD8Async(bad_d, 0, sizeof(bad_h), s);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuLaunchKernel(p->fn_pattern_check, grid, 1, 1,
+			GPU_CUDA_CHECK_BLOCK, 1, 1, 0, s, args, NULL);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemcpyDtoHAsync(&bad_h, bad_d, sizeof(bad_h), s);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuStreamSynchronize(s);
+	if (bad_d != 0)
+		p->api.cuMemFree(bad_d);
+	if (s != NULL)
+		p->api.cuStreamDestroy(s);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "pattern check kernel failed: %s",
+			gpu_cuda_strerror(&p->api, res));
+		return -EIO;
+	}
+	*bad = bad_h;
+	return 0;
+}
+
+int
+rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr, size_t len,
+	uint32_t seed, uint64_t *mismatches)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(dev_id);
+	int idx, pushed, ret;
+
+	if (p == NULL)
+		return -ENODEV;
+	rte_rwlock_read_lock(&p->lock);
+	idx = gpu_cuda_ranges_find(&p->allocs, (uintptr_t)ptr, len);
+	rte_rwlock_read_unlock(&p->lock);
+	if (idx < 0 || len == 0 || mismatches == NULL) {
+		GPU_CUDA_LOG(ERR, "pattern_check: [%p, +%zu) is not inside one allocation of gpudev %d",
+			ptr, len, dev_id);
+		return -EINVAL;
+	}
+	ret = gpu_cuda_ctx_enter(p, &pushed);
+	if (ret != 0)
+		return ret;
+	ret = gpu_cuda_kernels_load(p);
+	if (ret == 0)
+		ret = gpu_cuda_pattern_launch(p, ptr, len, seed, mismatches);
+	gpu_cuda_ctx_leave(p, pushed);
+	return ret;
+}
+
+#else /* !GPU_CUDA_HAVE_KERNELS */
+
+int
+rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr, size_t len,
+	uint32_t seed, uint64_t *mismatches)
+{
+	GPU_CUDA_LOG(ERR, "pattern_check: gpu_cuda was built without nvcc, so it has no kernels");
+	return -ENOTSUP;
+}
+
+#endif /* GPU_CUDA_HAVE_KERNELS */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Driver-specific API of the CUDA gpudev driver (vdev "gpu_cuda") and the
+ * CUDA copy engine.
+ *
+ * Devices: `--vdev=gpu_cuda0` (first GPU), `--vdev=gpu_cuda1,device=1`
+ * (CUDA ordinal), `--vdev=gpu_cuda0,pci=0000:19:00.0` (PCI address).
+ * Where libcuda or a GPU is missing, probe fails with one log line saying
+ * which.
+ *
+ * Memory allocated with rte_gpu_mem_alloc() on such a device is CUDA device
+ * memory: the CPU cannot load or store it (no GDRCopy mapping is offered,
+ * rte_gpu_mem_cpu_map() fails). Bytes reach it through a copy engine
+ * (dt_copy_cuda_engine_create()) or through a dma-buf importer
+ * (rte_pmd_gpu_cuda_dmabuf_export()).
+ */
+#ifndef RTE_PMD_GPU_CUDA_H
+#define RTE_PMD_GPU_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mempool;
+struct dt_copy_engine;
+struct dt_copy_chan;
+
+/**
+ * Export part of a device allocation as a dma-buf file descriptor
+ * (cuMemGetHandleForAddressRange, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD), for
+ * an importer such as a NIC driver or RDMA stack.
+ *
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param ptr     start of the range; host-page aligned (4 KiB on x86)
+ * @param size    bytes; a non-zero multiple of the host page size
+ * @param[out] fd the dma-buf; the caller owns it and close()s it. The
+ *                allocation must outlive every importer's use of it.
+ * @return 0; -ENODEV if @p dev_id is not a gpu_cuda device; -EINVAL if the
+ *         range is misaligned or not inside one rte_gpu_mem_alloc()
+ *         allocation of that device; -ENOTSUP if the GPU, driver or kernel
+ *         lacks dma-buf support (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED);
+ *         -EIO on another CUDA error. Every failure is logged.
+ */
+int rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, void *ptr, size_t size,
+	int *fd);
+
+/**
+ * Register every memory chunk of a mempool with rte_gpu_mem_register(), so
+ * that the copy engine copies from / to its buffers at full speed (CUDA
+ * copies of unregistered "pageable" host memory are staged through a driver
+ * bounce buffer and return only when the source has been read).
+ *
+ * @return 0, or the first rte_gpu_mem_register() error (-rte_errno), after
+ *         undoing the chunks already registered.
+ */
+int rte_pmd_gpu_cuda_mempool_register(int16_t dev_id, struct rte_mempool *mp);
+
+/** Undo rte_pmd_gpu_cuda_mempool_register(); 0 or the first error. */
+int rte_pmd_gpu_cuda_mempool_unregister(int16_t dev_id,
+	struct rte_mempool *mp);
+
+/**
+ * Byte @p i of the test pattern with @p seed: what
+ * rte_pmd_gpu_cuda_pattern_check() expects at offset @p i of its range.
+ */
+static inline uint8_t
+rte_pmd_gpu_cuda_pattern_byte(size_t i, uint32_t seed)
+{
+	uint32_t x = (uint32_t)i * 2654435761u + seed;
+
+	return (uint8_t)(x ^ (x >> 13) ^ (x >> 24));
+}
+
+/**
+ * Count, on the GPU, the bytes of a device range that differ from the test
+ * pattern (rte_pmd_gpu_cuda_pattern_byte(offset, seed)). Verification code
+ * uses it to check what a copy engine landed without a CPU mapping.
+ * Synchronous; runs on its own stream.
+ *
+ * @param ptr, len  a range inside one rte_gpu_mem_alloc() allocation
+ * @param[out] mismatches  number of differing bytes
+ * @return 0; -ENODEV; -EINVAL for a bad range; -ENOTSUP when the driver was
+ *         built without nvcc or the GPU cannot run the embedded sm_90/PTX
+ *         code; -EIO on a CUDA error.
+ */
+int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
+	size_t len, uint32_t seed, uint64_t *mismatches);
+
+/**
+ * Create a CUDA copy engine (see dt_copy.h) for a window of device memory.
+ *
+ * A channel is a CUDA stream, a ring of events (one per submit call) and
+ * buffers for a batch. submit() merges contiguous copies (each one starting
+ * where the previous ended on both sides) into one copy, issues the batch
+ * with one cuMemcpyBatchAsync call where the driver has it (CUDA 12.8+) or
+ * one cuMemcpy{HtoD,DtoH,DtoD}Async per merged copy otherwise, and records
+ * an event; completed() polls the events with cuEventQuery and never blocks.
+ * Copies within one submit call must not overlap each other (a batch has no
+ * internal order). Refused copies: -EFAULT for a range straddling the
+ * window edge, -EINVAL for host to host (dt_copy.h's rules). Tickets start at 1, so completed() returns 0 before the
+ * first copy lands.
+ *
+ * Host memory: either side of a copy that lies outside the window is host
+ * memory. The engine does not pin it: the caller registers it with
+ * rte_gpu_mem_register() (or rte_pmd_gpu_cuda_mempool_register()), because
+ * only the owner knows its lifetime and pinning costs milliseconds.
+ * Copies from unregistered memory still work, synchronously and slowly; the
+ * channel counts them and logs the first one.
+ *
+ * @param gpu_dev_id  gpudev id of a gpu_cuda device
+ * @param base        start of the window: inside one rte_gpu_mem_alloc()
+ *                    allocation of that device
+ * @param len         window length
+ * @return the engine, or NULL with rte_errno set (ENODEV, EINVAL, ENOMEM).
+ *         Destroy it (dt_copy_engine_destroy()) before closing the device:
+ *         closing frees the window's memory, and copies still submitted
+ *         afterwards fail (the engine itself stays safe to close and destroy).
+ */
+struct dt_copy_engine *dt_copy_cuda_engine_create(int16_t gpu_dev_id,
+	void *base, size_t len);
+
+/** How a channel issues a batch of merged copies. */
+enum dt_copy_cuda_mode {
+	/** One cuMemcpyBatchAsync when available, else one call per copy. */
+	DT_COPY_CUDA_MODE_AUTO = 0,
+	/** One cuMemcpy*Async per merged copy (the baseline for benchmarks). */
+	DT_COPY_CUDA_MODE_PER_COPY,
+};
+
+/**
+ * Choose how channels opened afterwards issue copies.
+ * @return 0; -EINVAL if @p ce is not a CUDA engine or @p mode is unknown.
+ */
+int dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_mode mode);
+
+/** Counters of a CUDA channel beyond struct dt_copy_stats. */
+struct dt_copy_cuda_chan_stats {
+	uint64_t merged;      /**< copies after merging contiguous ones */
+	uint64_t cuda_calls;  /**< copy calls made into the CUDA driver */
+	uint64_t batches;     /**< of those, cuMemcpyBatchAsync calls */
+	uint64_t unpinned;    /**< merged copies whose host side was not registered */
+	uint64_t ring_full;   /**< submits refused because all events were in flight */
+};
+
+/**
+ * Read a CUDA channel's extra counters.
+ * @return 0; -EINVAL if @p ch is not a channel of a CUDA engine.
+ */
+int dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
+	struct dt_copy_cuda_chan_stats *st);
+
+/**
+ * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).
+ * For tests and teardown; data paths poll dt_copy_completed() instead.
+ * @return 0; -EIO if a copy failed.
+ */
+int dt_copy_cuda_chan_drain(struct dt_copy_chan *ch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_PMD_GPU_CUDA_H */

@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Component test of drivers/gpu/cuda: the gpu_cuda gpudev driver, dma-buf
+ * export and the CUDA copy engine. Needs an NVIDIA GPU and driver; exits 77
+ * (skipped) with the reason where libcuda or a GPU is missing.
+ *
+ * Environment: DT_CUDA_VDEV_ARGS, e.g. "device=1" or "pci=0000:19:00.0".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+#include <rte_malloc.h>
+
+#include "dt_copy.h"
+#include "dt_test.h"
+#include "rte_pmd_gpu_cuda.h"
+
+#define VDEV_NAME "gpu_cuda_t0"
+#define MiB (1024u * 1024u)
+
+/* The device under test; set once in main() before any case runs. */
+static int16_t gpu_id = -1;
+
+/* ------------------------------------------------------------- helpers */
+
+/* The pattern the driver's check kernel knows. */
+static void
+pattern_fill(uint8_t *b, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = rte_pmd_gpu_cuda_pattern_byte(i, seed);
+}
+
+/*
+ * Check device bytes in place with the driver's kernel; also with a wrong
+ * seed, so that a kernel that finds nothing wrong cannot pass. Skipped
+ * (with a note) when the kernel is not available (built without nvcc).
+ */
+static void
+device_check(const uint8_t *d, size_t len, uint32_t seed)
+{
+	uint64_t bad = 1;
+	int ret = rte_pmd_gpu_cuda_pattern_check(gpu_id, d, len, seed, &bad);
+
+	if (ret == -ENOTSUP) {
+		printf("  device-side pattern check not available (see log): skipped\n");
+		return;
+	}
+	DT_CHECK_EQ(ret, 0);
+	DT_CHECK_EQ(bad, 0);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_pattern_check(gpu_id, d, len, seed + 1,
+		&bad), 0);
+	DT_CHECK(bad > len / 2);
+}
+
+/* Host memory registered with the GPU (what the copy engine expects). */
+static void *
+host_buf(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len) != 0)
+		return NULL;
+	memset(p, 0, len);
+	if (rte_gpu_mem_register(gpu_id, len, p) != 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void
+host_buf_free(void *p)
+{
+	if (p == NULL)
+		return;
+	DT_CHECK_EQ(rte_gpu_mem_unregister(gpu_id, p), 0);
+	free(p);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Poll until @p ticket completed; 0 on success, -1 on timeout (10 s). */
+static int
+wait_ticket(struct dt_copy_chan *ch, uint64_t ticket)
+{
+	double deadline = now_s() + 10.0;
+	uint64_t prev = 0, c;
+
+	for (;;) {
+		c = dt_copy_completed(ch);
+		if (c < prev) /* completion must be monotonic */
+			return -1;
+		prev = c;
+		if (c >= ticket)
+			return 0;
+		if (now_s() > deadline)
+			return -1;
+	}
+}
+
+/*
+ * Submit @p n ops in batches of @p batch, retrying when the event ring is
+ * full; returns the last ticket, or 0 on error.
+ */
+static uint64_t
+submit_all(struct dt_copy_chan *ch, const struct dt_copy_op *ops, size_t n,
+	uint16_t batch)
+{
+	uint64_t ticket = 0, prev = ch->next_ticket - 1;
+	size_t done = 0;
+	int q;
+
+	while (done < n) {
+		uint16_t k = (uint16_t)RTE_MIN((size_t)batch, n - done);
+
+		q = dt_copy_submit(ch, &ops[done], k, &ticket);
+		if (q < 0)
+			return 0;
+		if (q == 0) {
+			dt_copy_completed(ch);
+			continue;
+		}
+		/* Tickets are consecutive: one per copy queued. */
+		if (ticket != prev + (uint64_t)q)
+			return 0;
+		prev = ticket;
+		done += (size_t)q;
+	}
+	return ticket;
+}
+
+/* Ops moving [0, total) of @p src to @p dst in @p chunk pieces, permuted. */
+static struct dt_copy_op *
+make_ops(void *dst, const void *src, size_t total, uint32_t chunk,
+	int scatter, size_t *n_out)
+{
+	size_t n = (total + chunk - 1) / chunk, i, k;
+	struct dt_copy_op *ops = calloc(n, sizeof(*ops));
+
+	if (ops == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		/* 7919 is prime and n is never a multiple of it here. */
+		k = scatter ? (i * 7919) % n : i;
+		ops[i].dst = (uint8_t *)dst + k * chunk;
+		ops[i].src = (const uint8_t *)src + k * chunk;
+		ops[i].len = (uint32_t)RTE_MIN((size_t)chunk, total - k * chunk);
+	}
+	*n_out = n;
+	return ops;
+}
+
+/* ---------------------------------------------------------------- cases */
+
+static void
+test_info(void)
+{
+	struct rte_gpu_info info;
+
+	DT_REQUIRE(rte_gpu_info_get(gpu_id, &info) == 0);
+	printf("  %s: %u SMs, %zu MiB, page %zu, NUMA %d, context 0x%" PRIx64 "\n",
+		info.name, info.processor_count, info.total_memory >> 20,
+		info.page_size, info.numa_node, info.context);
+	DT_CHECK(strcmp(info.name, VDEV_NAME) == 0);
+	DT_CHECK(info.processor_count > 0);
+	DT_CHECK(info.total_memory >= (size_t)1 << 30);
+	DT_CHECK_EQ(info.page_size, 64 * 1024);
+	DT_CHECK(info.context != 0);
+	DT_CHECK(info.numa_node >= -1);
+	DT_CHECK_EQ(info.parent, RTE_GPU_ID_NONE);
+}
+
+static void
+test_alloc_contract(void)
+{
+	struct rte_gpu_info info;
+	uint8_t *p, *q, *r;
+	int local;
+
+	DT_REQUIRE(rte_gpu_info_get(gpu_id, &info) == 0);
+	p = rte_gpu_mem_alloc(gpu_id, MiB, 0);
+	q = rte_gpu_mem_alloc(gpu_id, 3 * MiB + 5, 64 * 1024);
+	r = rte_gpu_mem_alloc(gpu_id, 4096, 2 * MiB);
+	DT_REQUIRE(p != NULL && q != NULL && r != NULL);
+	DT_CHECK_EQ((uintptr_t)q % (64 * 1024), 0);
+	DT_CHECK_EQ((uintptr_t)r % (2 * MiB), 0);
+	/* Exact-pointer contract (as dpdk-test-gpudev checks it). */
+	DT_CHECK(rte_gpu_mem_free(gpu_id, p + 0x700) < 0);
+	DT_CHECK(rte_gpu_mem_free(gpu_id, &local) < 0);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, p), 0);
+	DT_CHECK(rte_gpu_mem_free(gpu_id, p) < 0);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, q), 0);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, r), 0);
+	/* More than the GPU has: refused, nothing leaks. */
+	DT_CHECK(rte_gpu_mem_alloc(gpu_id, info.total_memory * 2, 0) == NULL);
+}
+
+static void
+test_register_contract(void)
+{
+	enum { N_SMALL = 1100, SMALL = 16 * 1024 };
+	uint8_t *buf = NULL, **small;
+	int i, ok = 0;
+
+	DT_REQUIRE(posix_memalign((void **)&buf, 4096, MiB) == 0);
+	DT_CHECK_EQ(rte_gpu_mem_register(gpu_id, MiB, buf), 0);
+	DT_CHECK(rte_gpu_mem_register(gpu_id, MiB, buf) < 0);
+	DT_CHECK(rte_gpu_mem_register(gpu_id, 4096, buf + 4096) < 0);
+	DT_CHECK(rte_gpu_mem_unregister(gpu_id, buf + 0x700) < 0);
+	DT_CHECK_EQ(rte_gpu_mem_unregister(gpu_id, buf), 0);
+	DT_CHECK(rte_gpu_mem_unregister(gpu_id, buf) < 0);
+	free(buf);
+
+	/*
+	 * Many small neighbours sharing pages, as gpudev's comm list makes
+	 * them (dpdk-test-gpudev registers 1026).
+	 */
+	small = calloc(N_SMALL, sizeof(*small));
+	DT_REQUIRE(small != NULL);
+	for (i = 0; i < N_SMALL; i++) {
+		small[i] = rte_zmalloc(NULL, SMALL, 0);
+		if (small[i] != NULL &&
+				rte_gpu_mem_register(gpu_id, SMALL, small[i]) == 0)
+			ok++;
+	}
+	DT_CHECK_EQ(ok, N_SMALL);
+	for (i = 0; i < N_SMALL; i++) {
+		if (small[i] != NULL)
+			DT_CHECK_EQ(rte_gpu_mem_unregister(gpu_id, small[i]), 0);
+		rte_free(small[i]);
+	}
+	free(small);
+}
+
+static void
+test_cpu_map_wmb(void)
+{
+	uint8_t *p = rte_gpu_mem_alloc(gpu_id, MiB, 0);
+
+	DT_REQUIRE(p != NULL);
+	/* No GDRCopy: the CPU gets no mapping, and says so. */
+	DT_CHECK(rte_gpu_mem_cpu_map(gpu_id, MiB, p) == NULL);
+	DT_CHECK(rte_gpu_mem_cpu_unmap(gpu_id, p) < 0);
+	/* Hopper orders GPUDirect writes natively, or can flush them. */
+	DT_CHECK_EQ(rte_gpu_wmb(gpu_id), 0);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, p), 0);
+}
+
+static void
+test_dmabuf(void)
+{
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, 4 * MiB, 2 * MiB);
+	struct stat st;
+	int fd = -1, ret;
+	int local;
+
+	DT_REQUIRE(d != NULL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_dmabuf_export(99, d, 4096, &fd), -ENODEV);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_dmabuf_export(gpu_id, d + 100, 4096, &fd),
+		-EINVAL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_dmabuf_export(gpu_id, d, 4097, &fd),
+		-EINVAL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_dmabuf_export(gpu_id, d + 2 * MiB,
+		4 * MiB, &fd), -EINVAL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_dmabuf_export(gpu_id, &local, 4096, &fd),
+		-EINVAL);
+	DT_CHECK_EQ(fd, -1);
+
+	ret = rte_pmd_gpu_cuda_dmabuf_export(gpu_id, d + 2 * MiB, 2 * MiB, &fd);
+	if (ret == -ENOTSUP) {
+		printf("  dma-buf export not supported on this machine (see the log line above): export part skipped\n");
+	} else {
+		DT_CHECK_EQ(ret, 0);
+		DT_CHECK(fd >= 0);
+		if (fd >= 0) {
+			DT_CHECK_EQ(fstat(fd, &st), 0);
+			printf("  dma-buf fd %d, size %lld\n", fd,
+				(long long)st.st_size);
+			close(fd);
+		}
+	}
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+test_engine_contract(void)
+{
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, 4 * MiB, 0);
+	struct dt_copy_engine *ce;
+	int local;
+
+	DT_REQUIRE(d != NULL);
+	DT_CHECK(dt_copy_cuda_engine_create(99, d, MiB) == NULL);
+	DT_CHECK_EQ(rte_errno, ENODEV);
+	DT_CHECK(dt_copy_cuda_engine_create(gpu_id, d + MiB, 4 * MiB) == NULL);
+	DT_CHECK_EQ(rte_errno, EINVAL);
+	DT_CHECK(dt_copy_cuda_engine_create(gpu_id, &local, 64) == NULL);
+	ce = dt_copy_cuda_engine_create(gpu_id, d + MiB, 2 * MiB);
+	DT_REQUIRE(ce != NULL);
+	DT_CHECK(ce->base == d + MiB && ce->len == 2 * MiB);
+	DT_CHECK(strcmp(ce->ops->name, "cuda") == 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, 42), -EINVAL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce,
+		DT_COPY_CUDA_MODE_PER_COPY), 0);
+	ce->ops->destroy(ce);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/* Tickets, completion, partial submits and merging on one channel. */
+static void
+test_tickets(void)
+{
+	const size_t win = 8 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, win, 0);
+	uint8_t *h = host_buf(win), *h2 = host_buf(4096);
+	struct dt_copy_cuda_chan_stats xs0, xs;
+	struct dt_copy_engine *ce = NULL;
+	struct dt_copy_chan *ch = NULL;
+	struct dt_copy_op ops[8];
+	uint64_t t = 99, c, prev;
+	int i;
+
+	DT_REQUIRE(d != NULL && h != NULL && h2 != NULL);
+	ce = dt_copy_cuda_engine_create(gpu_id, d, win);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+
+	DT_CHECK_EQ(dt_copy_completed(ch), 0);
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 0, &t), 0);
+	DT_CHECK_EQ(t, 0);
+	/* Host to host is not a device copy. */
+	ops[0] = (struct dt_copy_op){ h2, h, 64 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &t), -EINVAL);
+	DT_CHECK_EQ(ch->stats.errors, 1);
+	/* Straddling the end of the window. */
+	ops[0] = (struct dt_copy_op){ d + win - 10, h, 100 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &t), -EFAULT);
+	DT_CHECK_EQ(ch->stats.errors, 2);
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, NULL), -EFAULT);
+	/* A valid prefix is queued, the bad op is left for the next call. */
+	ops[0] = (struct dt_copy_op){ d, h, 100 };
+	ops[1] = (struct dt_copy_op){ h2, d + 4096, 100 };
+	ops[2] = (struct dt_copy_op){ h2, h, 100 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 3, &t), 2);
+	DT_CHECK_EQ(t, 2);
+	DT_CHECK_EQ(dt_copy_submit(ch, &ops[2], 1, &t), -EINVAL);
+	DT_CHECK_EQ(t, 2);
+
+	/* 8 contiguous copies become one. */
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs0) == 0);
+	for (i = 0; i < 8; i++)
+		ops[i] = (struct dt_copy_op){ d + MiB + i * 1500,
+			h + MiB + i * 1500, 1500 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 8, &t), 8);
+	DT_CHECK_EQ(t, 10);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	DT_CHECK_EQ(xs.merged - xs0.merged, 1);
+	DT_CHECK_EQ(xs.cuda_calls - xs0.cuda_calls, 1);
+	DT_CHECK_EQ(xs.unpinned, 0);
+
+	DT_CHECK_EQ(wait_ticket(ch, 10), 0);
+	DT_CHECK_EQ(dt_copy_completed(ch), 10);
+
+	/* Many in flight: completion is monotonic and never runs ahead. */
+	prev = 10;
+	for (i = 0; i < 200; i++) {
+		ops[0] = (struct dt_copy_op){ d + (i % 4) * 2 * MiB,
+			h + (i % 4) * 2 * MiB, 2 * MiB };
+		if (dt_copy_submit(ch, ops, 1, &t) != 1)
+			break;
+		c = dt_copy_completed(ch);
+		DT_CHECK(c >= prev && c <= t);
+		prev = c;
+	}
+	DT_CHECK_EQ(i, 200);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK_EQ(dt_copy_completed(ch), 210);
+	DT_CHECK_EQ(ch->stats.copies, 210);
+	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), 0);
+
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	host_buf_free(h);
+	host_buf_free(h2);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/*
+ * Host -> device in @p up-byte pieces (scattered order, so nothing merges),
+ * device -> host in @p down-byte pieces, then compare.
+ */
+static void
+roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
+{
+	const size_t total = 24 * MiB + 777;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, total, 0);
+	uint8_t *src = host_buf(total), *dst = host_buf(total);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_op *ops_up = NULL, *ops_down = NULL;
+	struct dt_copy_engine *ce = NULL;
+	struct dt_copy_chan *ch = NULL;
+	size_t n_up = 0, n_down = 0;
+	uint64_t t;
+
+	DT_REQUIRE(d != NULL && src != NULL && dst != NULL);
+	pattern_fill(src, total, up ^ down);
+	ops_up = make_ops(d, src, total, up, 1, &n_up);
+	ops_down = make_ops(dst, d, total, down, 0, &n_down);
+	DT_REQUIRE(ops_up != NULL && ops_down != NULL);
+	ce = dt_copy_cuda_engine_create(gpu_id, d, total);
+	DT_REQUIRE(ce != NULL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, mode), 0);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+
+	t = submit_all(ch, ops_up, n_up, 32);
+	DT_CHECK_EQ(t, n_up);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	device_check(d, total, up ^ down);
+	t = submit_all(ch, ops_down, n_down, 64);
+	DT_CHECK_EQ(t, n_up + n_down);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK(memcmp(src, dst, total) == 0);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %s up %u B x %zu, down %u B x %zu: %" PRIu64 " merged copies, %" PRIu64 " CUDA calls (%" PRIu64 " batched)\n",
+		mode == DT_COPY_CUDA_MODE_AUTO ? "auto" : "per-copy", up, n_up,
+		down, n_down, xs.merged, xs.cuda_calls, xs.batches);
+	DT_CHECK_EQ(xs.unpinned, 0);
+	DT_CHECK_EQ(ch->stats.bytes, 2 * total);
+
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	free(ops_up);
+	free(ops_down);
+	host_buf_free(src);
+	host_buf_free(dst);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+test_roundtrip_1500_9000(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_AUTO, 1500, 9000);
+}
+
+static void
+test_roundtrip_9000_1500(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_AUTO, 9000, 1500);
+}
+
+static void
+test_roundtrip_per_copy(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_PER_COPY, 1500, 9000);
+}
+
+/* Unregistered host memory still copies correctly, and is counted. */
+static void
+test_unpinned(void)
+{
+	const size_t len = 2 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = malloc(len), *dst = host_buf(len);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_engine *ce = NULL;
+	struct dt_copy_chan *ch = NULL;
+	struct dt_copy_op op;
+	uint64_t t = 0;
+
+	DT_REQUIRE(d != NULL && src != NULL && dst != NULL);
+	pattern_fill(src, len, 7);
+	ce = dt_copy_cuda_engine_create(gpu_id, d, len);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ d, src, (uint32_t)len };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	op = (struct dt_copy_op){ dst, d, (uint32_t)len };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK(memcmp(src, dst, len) == 0);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	DT_CHECK_EQ(xs.unpinned, 1);
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	free(src);
+	host_buf_free(dst);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/* Figures only: GB/s host -> device for a few chunk sizes and modes. */
+static double
+bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
+	uint32_t gap, enum dt_copy_cuda_mode mode, size_t win)
+{
+	struct dt_copy_engine *ce = dt_copy_cuda_engine_create(gpu_id, d, win);
+	struct dt_copy_chan *ch;
+	struct dt_copy_op *ops;
+	size_t n = total / chunk, i;
+	double t0, dt = -1;
+	uint64_t t;
+
+	ops = calloc(n, sizeof(*ops));
+	if (ce == NULL || ops == NULL)
+		goto out;
+	dt_copy_cuda_engine_set_mode(ce, mode);
+	for (i = 0; i < n; i++)
+		ops[i] = (struct dt_copy_op){ d + i * (chunk + gap),
+			h + i * chunk, chunk };
+	ch = dt_copy_chan_open(ce);
+	if (ch == NULL)
+		goto out;
+	t0 = now_s();
+	t = submit_all(ch, ops, n, 32);
+	if (t != 0 && wait_ticket(ch, t) == 0)
+		dt = now_s() - t0;
+	dt_copy_chan_close(ch);
+out:
+	free(ops);
+	if (ce != NULL)
+		ce->ops->destroy(ce);
+	return dt > 0 ? (double)n * chunk / dt / 1e9 : 0.0;
+}
+
+static void
+test_throughput(void)
+{
+	static const uint32_t chunks[] = { 1500, 9000, 65536, MiB };
+	const size_t total = 64 * MiB, win = 80 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, win, 0);
+	uint8_t *h = host_buf(total);
+	unsigned int i;
+
+	DT_REQUIRE(d != NULL && h != NULL);
+	printf("  host->device, 64 MiB per run, 32 copies per submit (GB/s):\n");
+	printf("  %8s %12s %14s %14s\n", "chunk", "contiguous", "scattered", "scattered");
+	printf("  %8s %12s %14s %14s\n", "", "(merged)", "(batch call)", "(call/copy)");
+	for (i = 0; i < RTE_DIM(chunks); i++) {
+		uint32_t gap = 256; /* breaks contiguity, keeps 256-B alignment */
+		double a = bench_one(d, h, total, chunks[i], 0,
+			DT_COPY_CUDA_MODE_AUTO, win);
+		double b = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_AUTO, win);
+		double c = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_PER_COPY, win);
+
+		printf("  %8u %12.2f %14.2f %14.2f\n", chunks[i], a, b, c);
+		DT_CHECK(a > 0 && b > 0 && c > 0);
+	}
+	host_buf_free(h);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/*
+ * Close frees what is left, even under a live engine (gpudev releases the
+ * device whatever close returns); the engine can still be closed and
+ * destroyed afterwards. Remove then finds nothing to do.
+ */
+static void
+test_close(void)
+{
+	uint8_t *leak = rte_gpu_mem_alloc(gpu_id, MiB, 0);
+	void *hleak = host_buf(4096);
+	struct dt_copy_engine *ce = NULL;
+	struct dt_copy_chan *ch = NULL;
+	struct dt_copy_op op;
+	uint64_t t;
+
+	DT_REQUIRE(leak != NULL && hleak != NULL);
+	ce = dt_copy_cuda_engine_create(gpu_id, leak, MiB);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ leak, hleak, 4096 };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK_EQ(rte_gpu_close(gpu_id), 0);
+	DT_CHECK(!rte_gpu_is_valid(gpu_id));
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	DT_CHECK_EQ(rte_vdev_uninit(VDEV_NAME), 0);
+	free(hleak);
+}
+
+/* ----------------------------------------------------------------- main */
+
+static const char *
+skip_reason(int err)
+{
+	switch (err) {
+	case ELIBACC:
+		return "libcuda.so.1 cannot be loaded: no NVIDIA driver on this machine";
+	case ENODEV:
+		return "the NVIDIA driver sees no (such) CUDA GPU";
+	case ENOTSUP:
+		return "the NVIDIA driver is too old (CUDA 12.0+ needed)";
+	default:
+		return NULL;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *args = getenv("DT_CUDA_VDEV_ARGS");
+	const char *why;
+	int ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "rte_eal_init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = rte_vdev_init(VDEV_NAME, args != NULL ? args : "");
+	if (ret < 0) {
+		why = skip_reason(-ret);
+		rte_eal_cleanup();
+		if (why != NULL)
+			DT_TEST_SKIP("gpu_cuda probe failed: %s", why);
+		fprintf(stderr, "gpu_cuda probe failed: %s\n", strerror(-ret));
+		return 1;
+	}
+	gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (gpu_id < 0) {
+		fprintf(stderr, "gpu_cuda probed but no gpudev id\n");
+		return 1;
+	}
+
+	DT_RUN(test_info);
+	DT_RUN(test_alloc_contract);
+	DT_RUN(test_register_contract);
+	DT_RUN(test_cpu_map_wmb);
+	DT_RUN(test_dmabuf);
+	DT_RUN(test_engine_contract);
+	DT_RUN(test_tickets);
+	DT_RUN(test_roundtrip_1500_9000);
+	DT_RUN(test_roundtrip_9000_1500);
+	DT_RUN(test_roundtrip_per_copy);
+	DT_RUN(test_unpinned);
+	DT_RUN(test_throughput);
+	DT_RUN(test_close);
+
+	ret = dt_test_summary();
+	rte_eal_cleanup();
+	return ret;
+}
