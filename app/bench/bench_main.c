@@ -334,7 +334,7 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	rte_eal_wait_lcore(ctx->tx_lcore);
 	drain(run);
 
-	run->res.copy_bytes = xstat_sum(o->rx_port, "payload_bytes");
+	run->res.copy_bytes = xstat_sum(o->rx_port, "_copy_bytes");
 	if (rte_eth_stats_get(o->rx_port, &st) == 0)
 		run->res.missed = st.imissed + st.rx_nombuf;
 	stop_ports(o);

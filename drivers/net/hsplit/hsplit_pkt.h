@@ -24,6 +24,12 @@ struct hsplit_pkt_info {
 	uint32_t dst_ip;        /**< IPv4 destination, network order */
 	uint16_t src_port;      /**< L4 source port, network order */
 	uint16_t dst_port;      /**< L4 destination port, network order */
+	uint16_t ip_len;        /**< L3 header + L3 payload as the IP header says
+	                         *   (Ethernet padding excluded); 0 if not IP */
+	uint8_t  vlan_tags;     /**< VLAN tags skipped (0..2) */
+	uint8_t  pad_;
+	uint8_t  src_ip6[16];   /**< IPv6 source (when L3 is IPv6) */
+	uint8_t  dst_ip6[16];   /**< IPv6 destination (when L3 is IPv6) */
 };
 
 #endif /* HSPLIT_PKT_H */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_kvargs.h>
+
+#include "hsplit_devargs.h"
+#include "hsplit_split.h"
+
+static const char *const hsplit_valid_args[] = {
+	HSPLIT_ARG_WIRE, HSPLIT_ARG_MAC, HSPLIT_ARG_RATE, HSPLIT_ARG_LOSS,
+	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
+	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, NULL
+};
+
+/* Line rates above this are a typo, not a NIC. */
+#define HSPLIT_RATE_MAX_GBPS 1600.0
+
+struct parse_ctx {
+	struct hsplit_devargs *da;
+	char *err;
+	size_t errlen;
+};
+
+static int
+bad(struct parse_ctx *c, const char *key, const char *val, const char *why)
+{
+	snprintf(c->err, c->errlen, "invalid %s=%s: %s", key, val ? val : "",
+		why);
+	return -EINVAL;
+}
+
+static int
+parse_double(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno != 0 || *end != '\0' || isnan(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int
+parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	unsigned long long x;
+	char *end;
+
+	if (v == NULL || *v == '\0' || *v == '-')
+		return -1;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno != 0 || *end != '\0' || x < lo || x > hi)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int
+parse_mac(const char *v, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (v == NULL || sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
+			&b[2], &b[3], &b[4], &b[5], &tail) != 6 ||
+			strlen(v) != 17)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	/* A multicast source address is not a port address. */
+	return (mac[0] & 1) ? -1 : 0;
+}
+
+static int
+one_arg(const char *key, const char *val, void *opaque)
+{
+	struct parse_ctx *c = opaque;
+	struct hsplit_devargs *da = c->da;
+	uint64_t u;
+
+	if (strcmp(key, HSPLIT_ARG_WIRE) == 0) {
+		if (val == NULL || *val == '\0' ||
+				strlen(val) >= sizeof(da->wire))
+			return bad(c, key, val, "need a name of 1..31 characters");
+		strcpy(da->wire, val);
+	} else if (strcmp(key, HSPLIT_ARG_MAC) == 0) {
+		if (parse_mac(val, da->mac) < 0)
+			return bad(c, key, val, "need a unicast XX:XX:XX:XX:XX:XX");
+		da->mac_set = 1;
+	} else if (strcmp(key, HSPLIT_ARG_RATE) == 0) {
+		if (parse_double(val, 0.0, HSPLIT_RATE_MAX_GBPS, &da->rate_gbps) < 0)
+			return bad(c, key, val, "need Gb/s in [0, 1600] (0 = unpaced)");
+	} else if (strcmp(key, HSPLIT_ARG_LOSS) == 0) {
+		if (parse_double(val, 0.0, 1.0, &da->loss) < 0)
+			return bad(c, key, val, "need a probability in [0, 1]");
+	} else if (strcmp(key, HSPLIT_ARG_DUP) == 0) {
+		if (parse_double(val, 0.0, 1.0, &da->dup) < 0)
+			return bad(c, key, val, "need a probability in [0, 1]");
+	} else if (strcmp(key, HSPLIT_ARG_REORDER) == 0) {
+		if (parse_double(val, 0.0, 1.0, &da->reorder) < 0)
+			return bad(c, key, val, "need a probability in [0, 1]");
+	} else if (strcmp(key, HSPLIT_ARG_SEED) == 0) {
+		if (parse_u64(val, 0, UINT64_MAX, &da->seed) < 0)
+			return bad(c, key, val, "need an unsigned integer");
+	} else if (strcmp(key, HSPLIT_ARG_NOMATCH) == 0) {
+		if (val != NULL && strcmp(val, "host") == 0)
+			da->nomatch = HSPLIT_NOMATCH_HOST;
+		else if (val != NULL && strcmp(val, "last") == 0)
+			da->nomatch = HSPLIT_NOMATCH_LAST;
+		else
+			return bad(c, key, val, "need host or last");
+	} else if (strcmp(key, HSPLIT_ARG_WIRE_BUFS) == 0) {
+		if (parse_u64(val, 64, 1u << 20, &u) < 0)
+			return bad(c, key, val, "need a count in [64, 1048576]");
+		da->wire_bufs = (uint32_t)u;
+	}
+	return 0;
+}
+
+int
+hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
+	char *err, size_t errlen)
+{
+	struct parse_ctx c = { .da = da, .err = err, .errlen = errlen };
+	struct rte_kvargs *kv;
+	int ret;
+
+	memset(da, 0, sizeof(*da));
+	da->seed = 1;
+	da->wire_bufs = 4096;
+	da->nomatch = HSPLIT_NOMATCH_HOST;
+	if (errlen > 0)
+		err[0] = '\0';
+	if (args == NULL || *args == '\0')
+		return 0;
+	kv = rte_kvargs_parse(args, hsplit_valid_args);
+	if (kv == NULL) {
+		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
+			"wire, mac, rate, loss, dup, reorder, seed, nomatch, wire_bufs)",
+			args);
+		return -EINVAL;
+	}
+	ret = rte_kvargs_process(kv, NULL, one_arg, &c);
+	rte_kvargs_free(kv);
+	return ret < 0 ? -EINVAL : 0;
+}

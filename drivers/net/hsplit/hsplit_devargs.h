@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Devargs of the software NIC, parsed without EAL (rte_kvargs only):
+ *   wire=NAME          loopback wire; two ports with the same NAME are
+ *                      connected back to back (a third is refused)
+ *   mac=XX:XX:XX:XX:XX:XX  MAC address (default: 02:68:73:00:00:<port id>)
+ *   rate=GBPS          line rate in Gb/s, paced on TX (default 0: unpaced)
+ *   loss=P dup=P reorder=P  fault probabilities in [0, 1] (default 0)
+ *   seed=N             PRNG seed of the faults (default 1)
+ *   nomatch=host|last  where frames that do not match the buffer-split rule
+ *                      go (default host; see hsplit_split.h)
+ *   wire_bufs=N        wire buffers of the port's TX side (default 4096)
+ */
+#ifndef HSPLIT_DEVARGS_H
+#define HSPLIT_DEVARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HSPLIT_WIRE_NAME_MAX 32
+
+#define HSPLIT_ARG_WIRE "wire"
+#define HSPLIT_ARG_MAC "mac"
+#define HSPLIT_ARG_RATE "rate"
+#define HSPLIT_ARG_LOSS "loss"
+#define HSPLIT_ARG_DUP "dup"
+#define HSPLIT_ARG_REORDER "reorder"
+#define HSPLIT_ARG_SEED "seed"
+#define HSPLIT_ARG_NOMATCH "nomatch"
+#define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
+
+/** Parsed devargs, defaults filled in. */
+struct hsplit_devargs {
+	char wire[HSPLIT_WIRE_NAME_MAX]; /**< "" = not connected */
+	uint8_t mac[6];
+	uint8_t mac_set;
+	uint8_t nomatch;     /**< enum hsplit_nomatch */
+	double rate_gbps;    /**< 0 = unpaced */
+	double loss, dup, reorder;
+	uint64_t seed;
+	uint32_t wire_bufs;
+};
+
+/**
+ * Parse a vdev argument string (may be NULL or empty).
+ * @return 0, or -EINVAL with a message naming the bad key and value in
+ *         @p err (@p errlen bytes)
+ */
+int hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
+	char *err, size_t errlen);
+
+#endif /* HSPLIT_DEVARGS_H */

@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_hsplit: ethdev ops, probe/remove, and the vdev driver's IOMMU model
+ * (dma_map/dma_unmap record the windows a port may DMA into).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+#include <bus_vdev_driver.h>
+
+#include "hsplit_private.h"
+#include "rte_pmd_hsplit.h"
+
+RTE_LOG_REGISTER(hsplit_logtype, pmd.net.hsplit, INFO);
+
+#define HSPLIT_RX_OFFLOADS (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | \
+	RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM | \
+	RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER | \
+	RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT)
+#define HSPLIT_RXQ_OFFLOADS (RTE_ETH_RX_OFFLOAD_SCATTER | \
+	RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT)
+#define HSPLIT_TX_OFFLOADS (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | \
+	RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM | \
+	RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+#define HSPLIT_DEFAULT_SPEED RTE_ETH_SPEED_NUM_100G
+
+static const struct eth_dev_ops hsplit_ops;
+
+/* Header combinations a protocol split segment may end at (cumulative). */
+static const uint32_t hsplit_split_ptypes[] = {
+	RTE_PTYPE_L2_ETHER,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_UNKNOWN
+};
+
+/* What the parser reports in mbuf packet_type. */
+static const uint32_t hsplit_ptypes[] = {
+	RTE_PTYPE_L2_ETHER, RTE_PTYPE_L2_ETHER_VLAN, RTE_PTYPE_L2_ETHER_QINQ,
+	RTE_PTYPE_L2_ETHER_ARP,
+	RTE_PTYPE_L3_IPV4, RTE_PTYPE_L3_IPV4_EXT, RTE_PTYPE_L3_IPV6,
+	RTE_PTYPE_L3_IPV6_EXT,
+	RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_ICMP,
+	RTE_PTYPE_L4_FRAG, RTE_PTYPE_L4_NONFRAG,
+	RTE_PTYPE_UNKNOWN
+};
+
+struct hsplit_flow_table *
+hsplit_dev_flow_table(struct rte_eth_dev *dev)
+{
+	return &hsplit_port_of(dev)->flow;
+}
+
+static const uint32_t *
+hsplit_split_ptypes_get(struct rte_eth_dev *dev)
+{
+	return hsplit_split_ptypes;
+}
+
+static const uint32_t *
+hsplit_ptypes_get(struct rte_eth_dev *dev)
+{
+	return hsplit_ptypes;
+}
+
+static int
+hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	info->max_mac_addrs = 1;
+	info->max_rx_pktlen = HSPLIT_MAX_FRAME;
+	info->min_mtu = RTE_ETHER_MIN_MTU;
+	info->max_mtu = HSPLIT_MAX_MTU;
+	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
+	info->max_rx_queues = HSPLIT_MAX_QUEUES;
+	info->max_tx_queues = HSPLIT_MAX_QUEUES;
+	info->rx_offload_capa = HSPLIT_RX_OFFLOADS;
+	info->rx_queue_offload_capa = HSPLIT_RXQ_OFFLOADS;
+	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
+	info->tx_queue_offload_capa = HSPLIT_TX_OFFLOADS;
+	info->reta_size = HSPLIT_RETA_SIZE;
+	info->hash_key_size = HSPLIT_RSS_KEY_LEN;
+	info->flow_type_rss_offloads = HSPLIT_RSS_OFFLOAD_ALL;
+	info->rx_seg_capa.max_nseg = HSPLIT_MAX_NSEG;
+	info->rx_seg_capa.multi_pools = 1;
+	info->rx_seg_capa.offset_allowed = 1;
+	info->rx_seg_capa.offset_align_log2 = 0;
+	info->rx_desc_lim.nb_max = 4096;
+	info->rx_desc_lim.nb_min = 2 * HSPLIT_BURST;
+	info->rx_desc_lim.nb_align = 1;
+	info->tx_desc_lim = info->rx_desc_lim;
+	info->default_rxportconf.burst_size = HSPLIT_BURST;
+	info->default_rxportconf.ring_size = 1024;
+	info->default_rxportconf.nb_queues = 1;
+	info->default_txportconf = info->default_rxportconf;
+	info->speed_capa = RTE_ETH_LINK_SPEED_100G;
+	return 0;
+}
+
+static void
+hsplit_rss_apply(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	const struct rte_eth_conf *c = &dev->data->dev_conf;
+	const struct rte_eth_rss_conf *rc = &c->rx_adv_conf.rss_conf;
+
+	p->rss_on = (c->rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) &&
+		dev->data->nb_rx_queues > 1;
+	p->rss_hf = rc->rss_hf & HSPLIT_RSS_OFFLOAD_ALL;
+	if (rc->rss_key != NULL && rc->rss_key_len == HSPLIT_RSS_KEY_LEN)
+		memcpy(p->rss_key, rc->rss_key, HSPLIT_RSS_KEY_LEN);
+	else
+		memcpy(p->rss_key, hsplit_rss_default_key, HSPLIT_RSS_KEY_LEN);
+	hsplit_rss_reta_default(p->reta, dev->data->nb_rx_queues);
+}
+
+static int
+hsplit_configure(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	const struct rte_eth_rss_conf *rc = &dev->data->dev_conf.rx_adv_conf.rss_conf;
+
+	if (rc->rss_key != NULL && rc->rss_key_len != 0 &&
+			rc->rss_key_len != HSPLIT_RSS_KEY_LEN) {
+		HSPLIT_LOG(ERR, "port %u: RSS key of %u bytes, need %d",
+			p->port_id, rc->rss_key_len, HSPLIT_RSS_KEY_LEN);
+		return -EINVAL;
+	}
+	p->rx_offloads = dev->data->dev_conf.rxmode.offloads;
+	p->max_frame = dev->data->mtu + RTE_ETHER_HDR_LEN + 8;
+	hsplit_rss_apply(dev);
+	return 0;
+}
+
+static int
+hsplit_link_update(struct rte_eth_dev *dev, int wait)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	struct rte_eth_link link = {
+		.link_speed = p->da.rate_gbps > 0 ?
+			(uint32_t)(p->da.rate_gbps * 1000) : HSPLIT_DEFAULT_SPEED,
+		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
+		.link_autoneg = RTE_ETH_LINK_FIXED,
+		.link_status = dev->data->dev_started ? RTE_ETH_LINK_UP :
+			RTE_ETH_LINK_DOWN,
+	};
+
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+static int
+hsplit_start(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	uint16_t i, j;
+	int ret;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		if (dev->data->rx_queues[i] == NULL) {
+			HSPLIT_LOG(ERR, "port %u: rx queue %u not set up", p->port_id, i);
+			ret = -EINVAL;
+			goto fail;
+		}
+		ret = hsplit_rxq_bind(dev->data->rx_queues[i]);
+		if (ret < 0)
+			goto fail;
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	p->rx_offloads = dev->data->dev_conf.rxmode.offloads;
+	__atomic_store_n(&p->started, 1, __ATOMIC_RELEASE);
+	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
+	return hsplit_link_update(dev, 0) < 0 ? -EIO : 0;
+fail:
+	for (j = 0; j < i; j++)
+		hsplit_rxq_unbind(dev->data->rx_queues[j]);
+	return ret;
+}
+
+static int
+hsplit_stop(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	uint16_t i;
+
+	__atomic_store_n(&p->started, 0, __ATOMIC_RELEASE);
+	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		if (dev->data->rx_queues[i] != NULL)
+			hsplit_rxq_unbind(dev->data->rx_queues[i]);
+		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		if (dev->data->tx_queues[i] != NULL)
+			hsplit_txq_unbind(dev->data->tx_queues[i]);
+		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
+	return 0;
+}
+
+static int
+hsplit_close(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	uint16_t i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (p->started)
+		hsplit_stop(dev);
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		hsplit_rxq_release(dev, i);
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		hsplit_txq_release(dev, i);
+	/*
+	 * The peer's RX rings may still hold our wire buffers while it runs:
+	 * then the pool must outlive this port (leaked, with a warning).
+	 */
+	if (p->peer != NULL && p->peer->started)
+		HSPLIT_LOG(WARNING, "port %u closed while its peer port %u runs: wire buffers leaked",
+			p->port_id, p->peer->port_id);
+	else
+		rte_mempool_free(p->wire_pool);
+	p->wire_pool = NULL;
+	hsplit_wire_detach(p);
+	hsplit_flow_table_fini(&p->flow);
+	return 0;
+}
+
+static int
+hsplit_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+
+	if (mtu > HSPLIT_MAX_MTU)
+		return -EINVAL;
+	p->max_frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + 8;
+	return 0;
+}
+
+static int
+hsplit_noop(struct rte_eth_dev *dev)
+{
+	return 0;
+}
+
+static int
+hsplit_mac_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr)
+{
+	rte_ether_addr_copy(addr, &dev->data->mac_addrs[0]);
+	return 0;
+}
+
+static int
+hsplit_reta_update(struct rte_eth_dev *dev,
+	struct rte_eth_rss_reta_entry64 *conf, uint16_t size)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	uint16_t i, g, b;
+
+	if (size != HSPLIT_RETA_SIZE) {
+		HSPLIT_LOG(ERR, "port %u: RETA size %u, the NIC has %d",
+			p->port_id, size, HSPLIT_RETA_SIZE);
+		return -EINVAL;
+	}
+	for (i = 0; i < size; i++) {
+		g = i / RTE_ETH_RETA_GROUP_SIZE;
+		b = i % RTE_ETH_RETA_GROUP_SIZE;
+		if ((conf[g].mask >> b) & 1 &&
+				conf[g].reta[b] >= dev->data->nb_rx_queues) {
+			HSPLIT_LOG(ERR, "port %u: RETA entry %u -> queue %u, only %u queues",
+				p->port_id, i, conf[g].reta[b], dev->data->nb_rx_queues);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < size; i++) {
+		g = i / RTE_ETH_RETA_GROUP_SIZE;
+		b = i % RTE_ETH_RETA_GROUP_SIZE;
+		if ((conf[g].mask >> b) & 1)
+			p->reta[i] = conf[g].reta[b];
+	}
+	return 0;
+}
+
+static int
+hsplit_reta_query(struct rte_eth_dev *dev,
+	struct rte_eth_rss_reta_entry64 *conf, uint16_t size)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	uint16_t i, g, b;
+
+	if (size != HSPLIT_RETA_SIZE)
+		return -EINVAL;
+	for (i = 0; i < size; i++) {
+		g = i / RTE_ETH_RETA_GROUP_SIZE;
+		b = i % RTE_ETH_RETA_GROUP_SIZE;
+		if ((conf[g].mask >> b) & 1)
+			conf[g].reta[b] = p->reta[i];
+	}
+	return 0;
+}
+
+static int
+hsplit_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rc)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+
+	if (rc->rss_hf & ~HSPLIT_RSS_OFFLOAD_ALL) {
+		HSPLIT_LOG(ERR, "port %u: RSS types 0x%" PRIx64 " not supported",
+			p->port_id, rc->rss_hf & ~HSPLIT_RSS_OFFLOAD_ALL);
+		return -EINVAL;
+	}
+	if (rc->rss_key != NULL && rc->rss_key_len != 0) {
+		if (rc->rss_key_len != HSPLIT_RSS_KEY_LEN) {
+			HSPLIT_LOG(ERR, "port %u: RSS key of %u bytes, need %d",
+				p->port_id, rc->rss_key_len, HSPLIT_RSS_KEY_LEN);
+			return -EINVAL;
+		}
+		memcpy(p->rss_key, rc->rss_key, HSPLIT_RSS_KEY_LEN);
+	}
+	p->rss_hf = rc->rss_hf;
+	dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf = rc->rss_hf;
+	return 0;
+}
+
+static int
+hsplit_rss_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rc)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+
+	if (rc->rss_key != NULL) {
+		if (rc->rss_key_len < HSPLIT_RSS_KEY_LEN)
+			return -EINVAL;
+		memcpy(rc->rss_key, p->rss_key, HSPLIT_RSS_KEY_LEN);
+	}
+	rc->rss_key_len = HSPLIT_RSS_KEY_LEN;
+	rc->rss_hf = p->rss_hf;
+	return 0;
+}
+
+static int
+hsplit_flow_ops(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
+{
+#ifdef HSPLIT_HAVE_FLOW
+	return hsplit_flow_ops_get(dev, ops);
+#else
+	*ops = NULL;
+	return -ENOTSUP;
+#endif
+}
+
+static const struct eth_dev_ops hsplit_ops = {
+	.dev_configure = hsplit_configure,
+	.dev_start = hsplit_start,
+	.dev_stop = hsplit_stop,
+	.dev_close = hsplit_close,
+	.dev_infos_get = hsplit_infos_get,
+	.dev_supported_ptypes_get = hsplit_ptypes_get,
+	.buffer_split_supported_hdr_ptypes_get = hsplit_split_ptypes_get,
+	.link_update = hsplit_link_update,
+	.promiscuous_enable = hsplit_noop,
+	.promiscuous_disable = hsplit_noop,
+	.allmulticast_enable = hsplit_noop,
+	.allmulticast_disable = hsplit_noop,
+	.mac_addr_set = hsplit_mac_set,
+	.mtu_set = hsplit_mtu_set,
+	.rx_queue_setup = hsplit_rxq_setup,
+	.rx_queue_release = hsplit_rxq_release,
+	.tx_queue_setup = hsplit_txq_setup,
+	.tx_queue_release = hsplit_txq_release,
+	.stats_get = hsplit_stats_get,
+	.stats_reset = hsplit_stats_reset,
+	.xstats_get = hsplit_xstats_get,
+	.xstats_get_names = hsplit_xstats_get_names,
+	.xstats_reset = hsplit_xstats_reset,
+	.reta_update = hsplit_reta_update,
+	.reta_query = hsplit_reta_query,
+	.rss_hash_update = hsplit_rss_hash_update,
+	.rss_hash_conf_get = hsplit_rss_conf_get,
+	.flow_ops_get = hsplit_flow_ops,
+};
+
+static struct hsplit_port *
+port_checked(uint16_t port_id, int *err)
+{
+	struct rte_eth_dev *dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id)) {
+		*err = -ENODEV;
+		return NULL;
+	}
+	dev = &rte_eth_devices[port_id];
+	if (dev->dev_ops != &hsplit_ops) {
+		*err = -ENOTSUP;
+		return NULL;
+	}
+	return hsplit_port_of(dev);
+}
+
+int
+rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
+	struct rte_pmd_hsplit_wire_stats *s)
+{
+	struct rte_eth_dev *dev;
+	struct hsplit_port *p;
+	uint16_t q;
+	int err = 0;
+
+	p = port_checked(port_id, &err);
+	if (p == NULL)
+		return err;
+	dev = &rte_eth_devices[port_id];
+	memset(s, 0, sizeof(*s));
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+		if (tq == NULL)
+			continue;
+		s->loss += tq->st.loss;
+		s->dup += tq->st.dup;
+		s->reorder += tq->st.reorder;
+		s->paced += tq->st.paced;
+		s->peer_down += tq->st.peer_down;
+	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct hsplit_rxq *rq = dev->data->rx_queues[q];
+
+		if (rq != NULL)
+			s->rx_missed += __atomic_load_n(&rq->st.missed, __ATOMIC_RELAXED);
+	}
+	s->rx_no_queue = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+rte_pmd_hsplit_peer_port(uint16_t port_id)
+{
+	struct hsplit_port *p;
+	int err = 0;
+
+	p = port_checked(port_id, &err);
+	if (p == NULL)
+		return err;
+	return p->peer != NULL ? p->peer->port_id : -ENOTCONN;
+}
+
+static int
+hsplit_create_wire_pool(struct hsplit_port *p, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int cache = RTE_MIN(256u, p->da.wire_bufs / 4);
+
+	snprintf(name, sizeof(name), "hsplit_wire_%u", p->port_id);
+	p->wire_pool = rte_mempool_create(name, p->da.wire_bufs,
+		sizeof(struct hsplit_wbuf), cache, 0, NULL, NULL, NULL, NULL,
+		socket, 0);
+	if (p->wire_pool == NULL) {
+		HSPLIT_LOG(ERR, "port %u: cannot create wire buffer pool %s (%u x %zu bytes): %s",
+			p->port_id, name, p->da.wire_bufs, sizeof(struct hsplit_wbuf),
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+hsplit_set_burst(struct rte_eth_dev *dev)
+{
+	dev->rx_pkt_burst = hsplit_rx_burst;
+	dev->tx_pkt_burst = hsplit_tx_burst;
+}
+
+static int
+hsplit_probe_secondary(struct rte_vdev_device *vdev, const char *name)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_attach_secondary(name);
+
+	if (dev == NULL) {
+		HSPLIT_LOG(ERR, "%s: cannot attach in the secondary process", name);
+		return -ENODEV;
+	}
+	/*
+	 * Shared: port data and queues (hugepage memory). Not shared: copy
+	 * engine channels, whose ops are per-process pointers; a secondary
+	 * only gets host-memory traffic right.
+	 */
+	dev->dev_ops = &hsplit_ops;
+	dev->device = &vdev->device;
+	hsplit_set_burst(dev);
+	rte_eth_dev_probing_finish(dev);
+	return 0;
+}
+
+static int
+hsplit_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct hsplit_devargs da;
+	struct rte_eth_dev *dev;
+	struct hsplit_port *p;
+	char err[256];
+	int ret;
+
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+		return hsplit_probe_secondary(vdev, name);
+	ret = hsplit_devargs_parse(rte_vdev_device_args(vdev), &da, err,
+		sizeof(err));
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "%s: %s", name, err);
+		return ret;
+	}
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*p));
+	if (dev == NULL) {
+		HSPLIT_LOG(ERR, "%s: cannot allocate the ethdev", name);
+		return -ENOMEM;
+	}
+	p = dev->data->dev_private;
+	p->port_id = dev->data->port_id;
+	p->data = dev->data;
+	p->da = da;
+	p->loss_thr = hsplit_prob_threshold(da.loss);
+	p->dup_thr = hsplit_prob_threshold(da.dup);
+	p->reorder_thr = hsplit_prob_threshold(da.reorder);
+	p->max_frame = RTE_ETHER_MTU + RTE_ETHER_HDR_LEN + 8;
+	memcpy(p->rss_key, hsplit_rss_default_key, HSPLIT_RSS_KEY_LEN);
+	hsplit_flow_table_init(&p->flow);
+	dev->data->mac_addrs = rte_zmalloc_socket(name, RTE_ETHER_ADDR_LEN, 0,
+		rte_socket_id());
+	if (dev->data->mac_addrs == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (da.mac_set) {
+		memcpy(dev->data->mac_addrs[0].addr_bytes, da.mac, 6);
+	} else {
+		/* Locally administered, unique per port. */
+		static const uint8_t base[6] = { 0x02, 0x68, 0x73, 0x00, 0x00, 0x00 };
+
+		memcpy(dev->data->mac_addrs[0].addr_bytes, base, 6);
+		dev->data->mac_addrs[0].addr_bytes[4] = (uint8_t)(p->port_id >> 8);
+		dev->data->mac_addrs[0].addr_bytes[5] = (uint8_t)p->port_id;
+	}
+	ret = hsplit_create_wire_pool(p, vdev->device.numa_node < 0 ?
+		SOCKET_ID_ANY : vdev->device.numa_node);
+	if (ret < 0)
+		goto fail;
+	dev->dev_ops = &hsplit_ops;
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	ret = hsplit_wire_attach(dev, &hsplit_ops);
+	if (ret < 0)
+		goto fail;
+	hsplit_set_burst(dev);
+	rte_eth_dev_probing_finish(dev);
+	HSPLIT_LOG(INFO, "%s: port %u, wire %s, rate %.3g Gb/s, loss %g dup %g reorder %g seed %" PRIu64 ", nomatch=%s",
+		name, p->port_id, da.wire[0] ? da.wire : "(none)", da.rate_gbps,
+		da.loss, da.dup, da.reorder, da.seed,
+		da.nomatch == HSPLIT_NOMATCH_LAST ? "last" : "host");
+	return 0;
+fail:
+	rte_mempool_free(p->wire_pool);
+	p->wire_pool = NULL;
+	rte_eth_dev_release_port(dev);
+	return ret;
+}
+
+static int
+hsplit_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return 0;
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		hsplit_close(dev);
+	return rte_eth_dev_release_port(dev);
+}
+
+static struct hsplit_port *
+vdev_port(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	return dev != NULL ? hsplit_port_of(dev) : NULL;
+}
+
+/* IOMMU model: record what the port may DMA into. */
+static int
+hsplit_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
+	size_t len)
+{
+	struct hsplit_port *p = vdev_port(vdev);
+
+	if (p == NULL)
+		return -ENODEV;
+	if (p->nb_dma_win >= HSPLIT_DMA_WIN_MAX) {
+		HSPLIT_LOG(ERR, "port %u: more than %d DMA windows", p->port_id,
+			HSPLIT_DMA_WIN_MAX);
+		return -ENOSPC;
+	}
+	p->dma_win[p->nb_dma_win].addr = (uintptr_t)addr;
+	p->dma_win[p->nb_dma_win].len = len;
+	p->nb_dma_win++;
+	HSPLIT_LOG(DEBUG, "port %u: dma_map %p len %zu", p->port_id, addr, len);
+	return 0;
+}
+
+static int
+hsplit_dma_unmap(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
+	size_t len)
+{
+	struct hsplit_port *p = vdev_port(vdev);
+	uint32_t i;
+
+	if (p == NULL)
+		return -ENODEV;
+	for (i = 0; i < p->nb_dma_win; i++) {
+		if (p->dma_win[i].addr == (uintptr_t)addr && p->dma_win[i].len == len) {
+			p->dma_win[i] = p->dma_win[--p->nb_dma_win];
+			return 0;
+		}
+	}
+	HSPLIT_LOG(ERR, "port %u: dma_unmap %p len %zu was not mapped",
+		p->port_id, addr, len);
+	return -ENOENT;
+}
+
+static struct rte_vdev_driver hsplit_vdev_drv = {
+	.probe = hsplit_probe,
+	.remove = hsplit_remove,
+	.dma_map = hsplit_dma_map,
+	.dma_unmap = hsplit_dma_unmap,
+};
+
+RTE_PMD_REGISTER_VDEV(net_hsplit, hsplit_vdev_drv);
+/*
+ * nomatch: frames that do not match the queue's buffer-split rule (ARP,
+ * ICMP, fragments, UDP when the rule asks for TCP, headers longer than a
+ * length split's header segments). Default "host": the whole frame goes in
+ * header-pool buffers, so the CPU stack never has to read device memory to
+ * handle them; "last" is ethdev's exact-match semantics (the whole frame in
+ * the last pool, possibly device memory).
+ */
+RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
+	HSPLIT_ARG_WIRE "=<name> "
+	HSPLIT_ARG_MAC "=<xx:xx:xx:xx:xx:xx> "
+	HSPLIT_ARG_RATE "=<Gb/s> "
+	HSPLIT_ARG_LOSS "=<0..1> "
+	HSPLIT_ARG_DUP "=<0..1> "
+	HSPLIT_ARG_REORDER "=<0..1> "
+	HSPLIT_ARG_SEED "=<uint64> "
+	HSPLIT_ARG_NOMATCH "=host|last "
+	HSPLIT_ARG_WIRE_BUFS "=<64..1048576>");

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Internal state of the software header-split NIC: port, RX queue, TX queue
+ * and wire buffer. All of it lives in the port's private data or in
+ * per-queue allocations; nothing is global.
+ */
+#ifndef HSPLIT_PRIVATE_H
+#define HSPLIT_PRIVATE_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <ethdev_driver.h>
+
+#include "dt_copy.h"
+#include "hsplit_devargs.h"
+#include "hsplit_flow.h"
+#include "hsplit_pkt.h"
+#include "hsplit_rss.h"
+#include "hsplit_split.h"
+
+extern int hsplit_logtype;
+#define HSPLIT_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, hsplit_logtype, "net_hsplit: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define HSPLIT_MAX_QUEUES 16
+#define HSPLIT_MAX_MTU 9000
+/** Largest frame: MTU + Ethernet header + two VLAN tags. */
+#define HSPLIT_MAX_FRAME (HSPLIT_MAX_MTU + RTE_ETHER_HDR_LEN + 8)
+#define HSPLIT_WIRE_DATA 9216
+#define HSPLIT_BURST 32
+/** Frames an RX queue holds between ingest and copy completion. */
+#define HSPLIT_PENDING 256
+/** Copy engines one queue can reach. */
+#define HSPLIT_MAX_ENGINES 4
+/** Copies one queue batches before it submits. */
+#define HSPLIT_OPS_MAX 512
+/** Mbufs an RX queue keeps per pool (its "descriptor ring"). */
+#define HSPLIT_STASH 64
+#define HSPLIT_DMA_WIN_MAX 32
+/** Bytes of line time per frame beyond the frame: preamble, SFD, FCS, IFG. */
+#define HSPLIT_WIRE_OVERHEAD 24
+/** A frame held back for reordering goes out after this long anyway. */
+#define HSPLIT_HOLD_US 1000
+
+/** A frame on the wire: host memory, with what the receiving NIC learnt at ingress. */
+struct hsplit_wbuf {
+	uint32_t len;
+	uint32_t rss_hash;
+	uint64_t rx_flags;      /**< RX ol_flags (checksums, RSS) */
+	uint16_t queue;         /**< receiving queue */
+	struct hsplit_pkt_info pi;
+	uint8_t data[HSPLIT_WIRE_DATA] __rte_cache_aligned;
+};
+
+/** A copy engine a queue reaches, with the queue's own channel. */
+struct hsplit_eng {
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	uintptr_t base;
+	uintptr_t end;
+};
+
+/** Where a pool's data buffers are, found at queue setup. */
+enum hsplit_mem {
+	HSPLIT_MEM_HOST = 0,  /**< all in host memory: memcpy */
+	HSPLIT_MEM_DEV,       /**< all in one engine's window */
+	HSPLIT_MEM_MIXED,     /**< look each buffer up */
+};
+
+/** Mbufs taken from one pool ahead of need, as a NIC's filled descriptors. */
+struct hsplit_stash {
+	struct rte_mempool *mp;
+	uint16_t n;
+	uint8_t mem;            /**< enum hsplit_mem */
+	uint8_t eng;            /**< engine index when HSPLIT_MEM_DEV */
+	struct rte_mbuf *m[HSPLIT_STASH];
+};
+
+struct hsplit_rxq_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t split_packets;  /**< frames split as configured */
+	uint64_t hdr_bytes;      /**< bytes in header segments of split frames */
+	uint64_t payload_bytes;  /**< bytes in payload segments of split frames */
+	uint64_t copy_bytes;     /**< bytes moved by a copy engine */
+	uint64_t copy_calls;     /**< submit calls */
+	uint64_t nomatch;        /**< frames not matching the split rule */
+	uint64_t ip_cksum_err;
+	uint64_t l4_cksum_err;
+	uint64_t drop_nombuf;
+	uint64_t drop_hdr_too_big;
+	uint64_t drop_too_big;   /**< over MTU, needs SCATTER, chain too long */
+	uint64_t drop_copy_err;
+	uint64_t missed;         /**< ring full; added atomically by the peer's TX */
+};
+
+/** A frame taken from the wire whose payload copies may still be in flight. */
+struct hsplit_pend {
+	struct rte_mbuf *m;
+	struct hsplit_wbuf *wb;  /**< source of the copies: freed on completion */
+	uint64_t ticket[HSPLIT_MAX_ENGINES];
+	uint8_t eng_mask;
+	uint8_t drop;            /**< a copy failed: free when complete */
+};
+
+struct hsplit_port;
+
+struct hsplit_rxq {
+	struct hsplit_port *port;
+	struct rte_ring *ring;   /**< the wire: wbuf pointers from the peer */
+	uint16_t qid;
+	uint16_t port_id;
+	uint64_t offloads;
+	struct hsplit_split_cfg split;
+	struct rte_eth_rxseg_split seg[HSPLIT_MAX_NSEG]; /**< copied from rx_conf */
+	uint8_t nseg;
+	uint8_t nb_eng;
+	struct hsplit_eng eng[HSPLIT_MAX_ENGINES];
+	uint16_t nops[HSPLIT_MAX_ENGINES];
+	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_OPS_MAX];
+	uint32_t pend_head;      /**< next to deliver */
+	uint32_t pend_tail;      /**< next free */
+	uint32_t pend_flush;     /**< first entry whose tickets are batch indexes */
+	struct hsplit_pend pend[HSPLIT_PENDING];
+	struct hsplit_stash stash[HSPLIT_MAX_NSEG];
+	struct hsplit_rxq_stats st;
+};
+
+struct hsplit_txq_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t copy_bytes;     /**< gathered through a copy engine */
+	uint64_t copy_calls;
+	uint64_t drop_copy_err;
+	uint64_t drop_too_big;
+	uint64_t peer_down;      /**< no started peer / queue: dropped */
+	uint64_t loss;           /**< injected */
+	uint64_t dup;
+	uint64_t reorder;
+	uint64_t paced;          /**< packets tx_burst declined for pacing */
+};
+
+#define HSPLIT_HOST_POOLS 8
+
+struct hsplit_txq {
+	struct hsplit_port *port;
+	uint16_t qid;
+	uint8_t nb_eng;
+	uint8_t hp_next;
+	struct hsplit_eng eng[HSPLIT_MAX_ENGINES];
+	/** Pools whose direct mbufs were found in host memory. */
+	struct rte_mempool *host_pool[HSPLIT_HOST_POOLS];
+	uint64_t prng;
+	/* Token bucket, in bytes of line time. */
+	double tokens;
+	double bucket_max;
+	double bytes_per_tsc;    /**< 0: unpaced */
+	uint64_t last_tsc;
+	struct hsplit_wbuf *held;
+	uint64_t held_tsc;
+	struct dt_copy_op ops[HSPLIT_OPS_MAX];
+	struct hsplit_txq_stats st;
+};
+
+struct hsplit_dma_win {
+	uintptr_t addr;
+	size_t len;
+};
+
+struct hsplit_port {
+	uint16_t port_id;
+	volatile uint8_t started;
+	uint8_t rss_on;           /**< mq_mode RSS with more than one queue */
+	struct hsplit_devargs da;
+	struct hsplit_port *peer; /**< the other end of the wire, or NULL */
+	struct rte_eth_dev_data *data;
+	struct rte_mempool *wire_pool;
+	uint64_t loss_thr;        /**< fault thresholds on a 64-bit PRNG draw */
+	uint64_t dup_thr;
+	uint64_t reorder_thr;
+	uint64_t rx_offloads;
+	uint32_t max_frame;       /**< frames above are dropped on RX */
+	uint64_t rss_hf;
+	uint8_t rss_key[HSPLIT_RSS_KEY_LEN];
+	uint16_t reta[HSPLIT_RETA_SIZE];
+	uint64_t rx_nodev;        /**< frames for a missing queue (atomic) */
+	uint32_t nb_dma_win;
+	struct hsplit_dma_win dma_win[HSPLIT_DMA_WIN_MAX];
+	struct hsplit_flow_table flow;
+};
+
+static inline struct hsplit_port *
+hsplit_port_of(struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* hsplit_wire.c */
+int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops);
+void hsplit_wire_detach(struct hsplit_port *p);
+uint64_t hsplit_prob_threshold(double p);
+uint64_t hsplit_prng_next(uint64_t *s);
+void hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid);
+void hsplit_pace_init(struct hsplit_txq *q, double rate_gbps, uint16_t nb_txq);
+uint16_t hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);
+void hsplit_pace_refund(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);
+int hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
+	uint16_t n, struct hsplit_txq *q);
+void hsplit_wire_classify(struct hsplit_port *peer, struct hsplit_wbuf *wb,
+	unsigned int tx_done);
+
+/* hsplit_copy.c */
+int hsplit_eng_find(struct hsplit_eng *eng, uint8_t *nb_eng,
+	const void *addr, size_t len, int *idx);
+void hsplit_eng_close_all(struct hsplit_eng *eng, uint8_t *nb_eng);
+
+/* hsplit_rx.c */
+uint16_t hsplit_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+int hsplit_rxq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+	unsigned int socket, const struct rte_eth_rxconf *conf,
+	struct rte_mempool *mp);
+void hsplit_rxq_release(struct rte_eth_dev *dev, uint16_t qid);
+void hsplit_rxq_flush(struct hsplit_rxq *q);
+int hsplit_rxq_bind(struct hsplit_rxq *q);
+void hsplit_rxq_unbind(struct hsplit_rxq *q);
+
+/* hsplit_tx.c */
+uint16_t hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n);
+int hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+	unsigned int socket, const struct rte_eth_txconf *conf);
+void hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid);
+void hsplit_txq_flush(struct hsplit_txq *q);
+void hsplit_txq_unbind(struct hsplit_txq *q);
+
+/* hsplit_xstats.c */
+int hsplit_xstats_get_names(struct rte_eth_dev *dev,
+	struct rte_eth_xstat_name *names, unsigned int size);
+int hsplit_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+	unsigned int n);
+int hsplit_xstats_reset(struct rte_eth_dev *dev);
+int hsplit_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
+int hsplit_stats_reset(struct rte_eth_dev *dev);
+
+#endif /* HSPLIT_PRIVATE_H */

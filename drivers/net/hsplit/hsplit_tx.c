@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Transmit side: gather each mbuf chain into a host-memory wire buffer
+ * (host segments by memcpy, device segments through the copy engine, the
+ * burst's copies submitted as one batch and waited for), apply TX checksum
+ * offloads, let the receiving NIC classify it, apply wire faults and put it
+ * on the peer's RX ring. The mbufs are freed once gathered.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_memcpy.h>
+
+#include "hsplit_offload.h"
+#include "hsplit_parse.h"
+#include "hsplit_private.h"
+
+/* Device-segment copies one engine takes per TX chunk. */
+#define HSPLIT_TX_OPS (HSPLIT_BURST * 8)
+
+void
+hsplit_txq_flush(struct hsplit_txq *q)
+{
+	if (q->held != NULL) {
+		rte_mempool_put(rte_mempool_from_obj(q->held), q->held);
+		q->held = NULL;
+	}
+}
+
+/* Port stopped: drop channels (engines may go away) and cached pools. */
+void
+hsplit_txq_unbind(struct hsplit_txq *q)
+{
+	hsplit_txq_flush(q);
+	hsplit_eng_close_all(q->eng, &q->nb_eng);
+	memset(q->host_pool, 0, sizeof(q->host_pool));
+}
+
+void
+hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct hsplit_txq *q = dev->data->tx_queues[qid];
+
+	if (q == NULL)
+		return;
+	hsplit_txq_flush(q);
+	hsplit_eng_close_all(q->eng, &q->nb_eng);
+	rte_free(q);
+	dev->data->tx_queues[qid] = NULL;
+}
+
+int
+hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+	unsigned int socket, const struct rte_eth_txconf *conf)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	struct hsplit_txq *q;
+
+	hsplit_txq_release(dev, qid);
+	q = rte_zmalloc_socket("hsplit_txq", sizeof(*q), RTE_CACHE_LINE_SIZE,
+		(int)socket);
+	if (q == NULL) {
+		HSPLIT_LOG(ERR, "port %u txq %u: no memory for the queue", p->port_id, qid);
+		return -ENOMEM;
+	}
+	q->port = p;
+	q->qid = qid;
+	hsplit_prng_seed(&q->prng, p->da.seed, qid);
+	hsplit_pace_init(q, p->da.rate_gbps, dev->data->nb_tx_queues);
+	dev->data->tx_queues[qid] = q;
+	return 0;
+}
+
+static inline int
+host_pool_known(const struct hsplit_txq *q, const struct rte_mempool *mp)
+{
+	unsigned int i;
+
+	for (i = 0; i < HSPLIT_HOST_POOLS; i++)
+		if (q->host_pool[i] == mp)
+			return 1;
+	return 0;
+}
+
+/* Per-frame bookkeeping of a burst. */
+struct tx_frame {
+	uint8_t bad;       /* dropped: too big or a copy refused */
+	uint8_t eng_mask;
+	uint16_t last_op[HSPLIT_MAX_ENGINES];
+};
+
+/* Gather one chain; device segments become copies in the queue's batch. */
+static int
+gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
+	uint16_t nops[HSPLIT_MAX_ENGINES], struct dt_copy_op ops[][HSPLIT_TX_OPS],
+	struct tx_frame *f)
+{
+	uint32_t pos = 0;
+	int idx, r;
+
+	for (; m != NULL; m = m->next) {
+		const void *src = rte_pktmbuf_mtod(m, const void *);
+		uint16_t len = m->data_len;
+
+		if (len == 0)
+			continue;
+		if (RTE_MBUF_DIRECT(m) && host_pool_known(q, m->pool)) {
+			rte_memcpy(wb->data + pos, src, len);
+			pos += len;
+			continue;
+		}
+		r = hsplit_eng_find(q->eng, &q->nb_eng, src, len, &idx);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			if (RTE_MBUF_DIRECT(m)) {
+				q->host_pool[q->hp_next] = m->pool;
+				q->hp_next = (q->hp_next + 1) % HSPLIT_HOST_POOLS;
+			}
+			rte_memcpy(wb->data + pos, src, len);
+		} else {
+			if (nops[idx] >= HSPLIT_TX_OPS)
+				return -ENOSPC;
+			ops[idx][nops[idx]] = (struct dt_copy_op){
+				.dst = wb->data + pos, .src = src, .len = len };
+			f->last_op[idx] = nops[idx]++;
+			f->eng_mask |= (uint8_t)(1u << idx);
+			q->st.copy_bytes += len;
+		}
+		pos += len;
+	}
+	return 0;
+}
+
+/* Submit each engine's copies and wait for them; refused ones fail their frame. */
+static void
+copy_wait(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
+	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct tx_frame *f, uint16_t n)
+{
+	uint32_t e, queued, i;
+	uint64_t t, last = 0;
+	int r;
+
+	for (e = 0; e < q->nb_eng; e++) {
+		if (nops[e] == 0)
+			continue;
+		queued = 0;
+		while (queued < nops[e]) {
+			r = dt_copy_submit(q->eng[e].ch, ops[e] + queued,
+				(uint16_t)(nops[e] - queued), &t);
+			if (r <= 0)
+				break;
+			q->st.copy_calls++;
+			queued += (uint32_t)r;
+			last = t;
+		}
+		if (queued)
+			dt_copy_wait(q->eng[e].ch, last);
+		for (i = 0; i < n; i++)
+			if ((f[i].eng_mask & (1u << e)) &&
+					f[i].last_op[e] >= queued && !f[i].bad) {
+				f[i].bad = 1;
+				q->st.drop_copy_err++;
+			}
+	}
+}
+
+/* Faults, then the peer's rings; @p wb are the burst's good frames. */
+static void
+wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
+{
+	struct hsplit_port *p = q->port;
+	struct hsplit_wbuf *out[2 * HSPLIT_BURST + 1], *c;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p->loss_thr && hsplit_prng_next(&q->prng) < p->loss_thr) {
+			q->st.loss++;
+			rte_mempool_put(p->wire_pool, wb[i]);
+			continue;
+		}
+		if (q->held != NULL) {
+			/* The held frame goes right after this one. */
+			out[k++] = wb[i];
+			out[k++] = q->held;
+			q->held = NULL;
+		} else if (p->reorder_thr &&
+				hsplit_prng_next(&q->prng) < p->reorder_thr) {
+			q->held = wb[i];
+			q->held_tsc = rte_rdtsc();
+			q->st.reorder++;
+		} else {
+			out[k++] = wb[i];
+		}
+		if (p->dup_thr && hsplit_prng_next(&q->prng) < p->dup_thr &&
+				rte_mempool_get(p->wire_pool, (void **)&c) == 0) {
+			c->len = wb[i]->len;
+			c->rss_hash = wb[i]->rss_hash;
+			c->rx_flags = wb[i]->rx_flags;
+			c->queue = wb[i]->queue;
+			c->pi = wb[i]->pi;
+			rte_memcpy(c->data, wb[i]->data, wb[i]->len);
+			out[k++] = c;
+			q->st.dup++;
+		}
+	}
+	if (k)
+		hsplit_wire_deliver(p->peer, out, k, q);
+}
+
+static uint16_t
+tx_chunk(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hsplit_port *p = q->port;
+	struct hsplit_wbuf *wb[HSPLIT_BURST], *good[HSPLIT_BURST];
+	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_TX_OPS];
+	uint16_t nops[HSPLIT_MAX_ENGINES] = { 0 };
+	struct tx_frame f[HSPLIT_BURST];
+	uint16_t i, ng = 0;
+	unsigned int done;
+
+	n = hsplit_pace(q, pkts, n);
+	if (n == 0)
+		return 0;
+	if (rte_mempool_get_bulk(p->wire_pool, (void **)wb, n) != 0) {
+		/* Out of wire buffers: send what we can, one at a time. */
+		for (i = 0; i < n; i++)
+			if (rte_mempool_get(p->wire_pool, (void **)&wb[i]) != 0)
+				break;
+		hsplit_pace_refund(q, pkts + i, (uint16_t)(n - i));
+		n = i;
+		if (n == 0)
+			return 0;
+	}
+	memset(f, 0, sizeof(f[0]) * n);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m->pkt_len > HSPLIT_MAX_FRAME || m->pkt_len < RTE_ETHER_HDR_LEN) {
+			q->st.drop_too_big++;
+			f[i].bad = 1;
+			continue;
+		}
+		wb[i]->len = m->pkt_len;
+		if (gather(q, m, wb[i], nops, ops, &f[i]) < 0) {
+			q->st.drop_copy_err++;
+			f[i].bad = 1;
+		}
+	}
+	copy_wait(q, nops, ops, f, n);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (f[i].bad) {
+			rte_mempool_put(p->wire_pool, wb[i]);
+			continue;
+		}
+		hsplit_parse(wb[i]->data, wb[i]->len, &wb[i]->pi);
+		done = hsplit_tx_cksum(wb[i]->data, wb[i]->len, m->ol_flags,
+			m->l2_len, m->l3_len, &wb[i]->pi);
+		hsplit_wire_classify(p->peer, wb[i], done);
+		q->st.packets++;
+		q->st.bytes += wb[i]->len;
+		good[ng++] = wb[i];
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	wire_out(q, good, ng);
+	return n;
+}
+
+uint16_t
+hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hsplit_txq *q = txq;
+	uint16_t sent = 0, k, r;
+
+	if (q->held != NULL &&
+			rte_rdtsc() - q->held_tsc > rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
+		struct hsplit_wbuf *h = q->held;
+
+		q->held = NULL;
+		hsplit_wire_deliver(q->port->peer, &h, 1, q);
+	}
+	while (sent < n) {
+		k = (uint16_t)RTE_MIN(n - sent, HSPLIT_BURST);
+		r = tx_chunk(q, pkts + sent, k);
+		sent = (uint16_t)(sent + r);
+		if (r < k)
+			break;
+	}
+	return sent;
+}

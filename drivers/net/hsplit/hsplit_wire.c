@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The loopback wire: pairing of ports by wire name, what the receiving NIC
+ * does at ingress (checksum verification, RSS, rte_flow, queue choice),
+ * seeded faults and line-rate pacing.
+ *
+ * Ingress processing runs on the sending thread, on the host-memory wire
+ * buffer, before the frame is queued: the receiving queue's thread then only
+ * splits and copies. Its per-queue counters are derived from what is stored
+ * in the wire buffer, so only ring-full drops are counted across threads
+ * (atomically).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "hsplit_offload.h"
+#include "hsplit_private.h"
+
+int
+hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops)
+{
+	struct hsplit_port *p = hsplit_port_of(dev), *other = NULL;
+	uint16_t pid, ports[2];
+	unsigned int count = 0;
+
+	p->peer = NULL;
+	if (p->da.wire[0] == '\0')
+		return 0;
+	for (pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		struct rte_eth_dev *d = &rte_eth_devices[pid];
+		struct hsplit_port *o;
+
+		if (d == dev || d->state == RTE_ETH_DEV_UNUSED ||
+				d->dev_ops != ops || d->data == NULL ||
+				d->data->dev_private == NULL)
+			continue;
+		o = d->data->dev_private;
+		if (strcmp(o->da.wire, p->da.wire) != 0)
+			continue;
+		if (count < 2)
+			ports[count] = pid;
+		count++;
+		other = o;
+	}
+	if (count >= 2) {
+		HSPLIT_LOG(ERR, "wire %s already connects ports %u and %u; port %u cannot join it",
+			p->da.wire, ports[0], ports[1], p->port_id);
+		return -EADDRINUSE;
+	}
+	if (other != NULL) {
+		p->peer = other;
+		other->peer = p;
+		HSPLIT_LOG(INFO, "wire %s: port %u <-> port %u", p->da.wire,
+			other->port_id, p->port_id);
+	}
+	return 0;
+}
+
+void
+hsplit_wire_detach(struct hsplit_port *p)
+{
+	if (p->peer != NULL && p->peer->peer == p)
+		p->peer->peer = NULL;
+	p->peer = NULL;
+}
+
+uint64_t
+hsplit_prob_threshold(double pr)
+{
+	if (pr <= 0.0)
+		return 0;
+	if (pr >= 1.0)
+		return UINT64_MAX;
+	return (uint64_t)(pr * 18446744073709551616.0);
+}
+
+/* xorshift64*: fast, deterministic for a seed, no shared state. */
+uint64_t
+hsplit_prng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+void
+hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid)
+{
+	/* splitmix64 of (seed, queue): never 0, distinct per queue. */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull * (qid + 1u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	*s = z ? z : 1;
+}
+
+void
+hsplit_pace_init(struct hsplit_txq *q, double rate_gbps, uint16_t nb_txq)
+{
+	double tsc_hz = (double)rte_get_tsc_hz();
+
+	if (rate_gbps <= 0.0 || nb_txq == 0) {
+		q->bytes_per_tsc = 0;
+		return;
+	}
+	/* The line rate is shared evenly by the port's TX queues. */
+	q->bytes_per_tsc = rate_gbps * 1e9 / 8.0 / tsc_hz / nb_txq;
+	q->bucket_max = RTE_MAX(65536.0, 2.0 * (HSPLIT_MAX_FRAME + HSPLIT_WIRE_OVERHEAD));
+	q->tokens = q->bucket_max;
+	q->last_tsc = rte_rdtsc();
+}
+
+uint16_t
+hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t now;
+	uint16_t i;
+	double cost;
+
+	if (q->bytes_per_tsc == 0)
+		return n;
+	now = rte_rdtsc();
+	q->tokens += (double)(now - q->last_tsc) * q->bytes_per_tsc;
+	if (q->tokens > q->bucket_max)
+		q->tokens = q->bucket_max;
+	q->last_tsc = now;
+	for (i = 0; i < n; i++) {
+		cost = (double)pkts[i]->pkt_len + HSPLIT_WIRE_OVERHEAD;
+		if (q->tokens < cost)
+			break;
+		q->tokens -= cost;
+	}
+	q->st.paced += (uint64_t)(n - i);
+	return i;
+}
+
+void
+hsplit_pace_refund(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	if (q->bytes_per_tsc == 0)
+		return;
+	for (i = 0; i < n; i++)
+		q->tokens += (double)pkts[i]->pkt_len + HSPLIT_WIRE_OVERHEAD;
+}
+
+void
+hsplit_wire_classify(struct hsplit_port *peer, struct hsplit_wbuf *wb,
+	unsigned int tx_done)
+{
+	uint64_t off;
+	uint32_t hash = 0;
+	uint16_t q = 0, nbq;
+	int hashed = 0;
+
+	wb->rx_flags = 0;
+	wb->rss_hash = 0;
+	wb->queue = 0;
+	if (peer == NULL)
+		return;
+	off = peer->rx_offloads;
+	wb->rx_flags = hsplit_rx_cksum(wb->data, wb->len, &wb->pi,
+		!!(off & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM),
+		!!(off & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM)),
+		tx_done);
+	if (peer->rss_on || (off & RTE_ETH_RX_OFFLOAD_RSS_HASH))
+		hashed = hsplit_rss_hash(&wb->pi, peer->rss_hf, peer->rss_key, &hash);
+	if (hashed) {
+		wb->rss_hash = hash;
+		wb->rx_flags |= RTE_MBUF_F_RX_RSS_HASH;
+	}
+	nbq = peer->data->nb_rx_queues;
+#ifdef HSPLIT_HAVE_FLOW
+	if (hsplit_flow_classify(&peer->flow, &wb->pi, hash, &q) && q < nbq) {
+		wb->queue = q;
+		return;
+	}
+#endif
+	if (peer->rss_on && hashed)
+		q = peer->reta[hash % HSPLIT_RETA_SIZE];
+	wb->queue = q < nbq ? q : 0;
+}
+
+static void
+free_run(struct hsplit_wbuf **wb, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		rte_mempool_put(rte_mempool_from_obj(wb[i]), wb[i]);
+}
+
+int
+hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
+	uint16_t n, struct hsplit_txq *tq)
+{
+	uint16_t i = 0, j, qid;
+	unsigned int k;
+	struct hsplit_rxq *rq;
+
+	if (peer == NULL || !peer->started) {
+		tq->st.peer_down += n;
+		free_run(wb, n);
+		return 0;
+	}
+	/* Runs of frames for the same queue go in one enqueue, order kept. */
+	while (i < n) {
+		qid = wb[i]->queue;
+		for (j = i + 1; j < n && wb[j]->queue == qid; j++)
+			;
+		rq = qid < peer->data->nb_rx_queues ?
+			peer->data->rx_queues[qid] : NULL;
+		if (rq == NULL) {
+			__atomic_fetch_add(&peer->rx_nodev, j - i, __ATOMIC_RELAXED);
+			free_run(wb + i, (uint16_t)(j - i));
+		} else {
+			k = rte_ring_enqueue_burst(rq->ring, (void **)(wb + i),
+				j - i, NULL);
+			if (k < (unsigned int)(j - i)) {
+				__atomic_fetch_add(&rq->st.missed, j - i - k,
+					__ATOMIC_RELAXED);
+				free_run(wb + i + k, (uint16_t)(j - i - k));
+			}
+		}
+		i = j;
+	}
+	return 0;
+}

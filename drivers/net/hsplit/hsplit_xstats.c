@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Basic stats and xstats. Names: rx_q<N>_<counter>, tx_q<N>_<counter> per
+ * queue, then the port's wire counters. Counters live in the queues (one
+ * writer each); ring-full drops are added by the peer's TX atomically.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hsplit_private.h"
+
+struct xname_off {
+	const char *name;
+	size_t off;
+};
+
+static const struct xname_off rx_xstats[] = {
+	{ "split_packets", offsetof(struct hsplit_rxq_stats, split_packets) },
+	{ "header_bytes", offsetof(struct hsplit_rxq_stats, hdr_bytes) },
+	{ "payload_bytes", offsetof(struct hsplit_rxq_stats, payload_bytes) },
+	{ "copy_bytes", offsetof(struct hsplit_rxq_stats, copy_bytes) },
+	{ "copy_calls", offsetof(struct hsplit_rxq_stats, copy_calls) },
+	{ "nomatch_packets", offsetof(struct hsplit_rxq_stats, nomatch) },
+	{ "ip_cksum_errors", offsetof(struct hsplit_rxq_stats, ip_cksum_err) },
+	{ "l4_cksum_errors", offsetof(struct hsplit_rxq_stats, l4_cksum_err) },
+	{ "drop_no_mbuf", offsetof(struct hsplit_rxq_stats, drop_nombuf) },
+	{ "drop_hdr_too_big", offsetof(struct hsplit_rxq_stats, drop_hdr_too_big) },
+	{ "drop_too_big", offsetof(struct hsplit_rxq_stats, drop_too_big) },
+	{ "drop_copy_error", offsetof(struct hsplit_rxq_stats, drop_copy_err) },
+	{ "drop_ring_full", offsetof(struct hsplit_rxq_stats, missed) },
+};
+
+static const struct xname_off tx_xstats[] = {
+	{ "copy_bytes", offsetof(struct hsplit_txq_stats, copy_bytes) },
+	{ "copy_calls", offsetof(struct hsplit_txq_stats, copy_calls) },
+	{ "drop_copy_error", offsetof(struct hsplit_txq_stats, drop_copy_err) },
+	{ "drop_too_big", offsetof(struct hsplit_txq_stats, drop_too_big) },
+};
+
+/* Port counters: sums over the TX queues, and the port's own. */
+static const struct xname_off wire_xstats[] = {
+	{ "wire_loss", offsetof(struct hsplit_txq_stats, loss) },
+	{ "wire_dup", offsetof(struct hsplit_txq_stats, dup) },
+	{ "wire_reorder", offsetof(struct hsplit_txq_stats, reorder) },
+	{ "wire_paced", offsetof(struct hsplit_txq_stats, paced) },
+	{ "wire_peer_down", offsetof(struct hsplit_txq_stats, peer_down) },
+};
+
+#define NB_RX RTE_DIM(rx_xstats)
+#define NB_TX RTE_DIM(tx_xstats)
+#define NB_WIRE RTE_DIM(wire_xstats)
+
+static unsigned int
+xstats_count(const struct rte_eth_dev *dev)
+{
+	return dev->data->nb_rx_queues * NB_RX + dev->data->nb_tx_queues * NB_TX +
+		NB_WIRE + 1;
+}
+
+static inline uint64_t
+field(const void *base, size_t off)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)
+		((const char *)base + off), __ATOMIC_RELAXED);
+}
+
+int
+hsplit_xstats_get_names(struct rte_eth_dev *dev,
+	struct rte_eth_xstat_name *names, unsigned int size)
+{
+	unsigned int n = xstats_count(dev), k = 0, q, i;
+
+	if (names == NULL || size < n)
+		return (int)n;
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (i = 0; i < NB_RX; i++)
+			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+				"rx_q%u_%s", q, rx_xstats[i].name);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		for (i = 0; i < NB_TX; i++)
+			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+				"tx_q%u_%s", q, tx_xstats[i].name);
+	for (i = 0; i < NB_WIRE; i++)
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
+			wire_xstats[i].name);
+	snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_no_queue_drops");
+	return (int)k;
+}
+
+int
+hsplit_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+	unsigned int size)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	unsigned int n = xstats_count(dev), k = 0, q, i;
+
+	if (xs == NULL || size < n)
+		return (int)n;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct hsplit_rxq *rq = dev->data->rx_queues[q];
+
+		for (i = 0; i < NB_RX; i++, k++) {
+			xs[k].id = k;
+			xs[k].value = rq ? field(&rq->st, rx_xstats[i].off) : 0;
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+		for (i = 0; i < NB_TX; i++, k++) {
+			xs[k].id = k;
+			xs[k].value = tq ? field(&tq->st, tx_xstats[i].off) : 0;
+		}
+	}
+	for (i = 0; i < NB_WIRE; i++, k++) {
+		xs[k].id = k;
+		xs[k].value = 0;
+		for (q = 0; q < dev->data->nb_tx_queues; q++) {
+			struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+			if (tq != NULL)
+				xs[k].value += field(&tq->st, wire_xstats[i].off);
+		}
+	}
+	xs[k].id = k;
+	xs[k].value = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
+	k++;
+	return (int)k;
+}
+
+int
+hsplit_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	unsigned int q;
+
+	st->imissed = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct hsplit_rxq *rq = dev->data->rx_queues[q];
+		const struct hsplit_rxq_stats *s;
+
+		if (rq == NULL)
+			continue;
+		s = &rq->st;
+		st->ipackets += s->packets;
+		st->ibytes += s->bytes;
+		st->imissed += __atomic_load_n(&s->missed, __ATOMIC_RELAXED);
+		st->ierrors += s->drop_hdr_too_big + s->drop_too_big +
+			s->drop_copy_err;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			st->q_ipackets[q] = s->packets;
+			st->q_ibytes[q] = s->bytes;
+			st->q_errors[q] = s->drop_hdr_too_big + s->drop_too_big +
+				s->drop_copy_err;
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+		if (tq == NULL)
+			continue;
+		st->opackets += tq->st.packets;
+		st->obytes += tq->st.bytes;
+		st->oerrors += tq->st.drop_copy_err + tq->st.drop_too_big;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			st->q_opackets[q] = tq->st.packets;
+			st->q_obytes[q] = tq->st.bytes;
+		}
+	}
+	return 0;
+}
+
+int
+hsplit_stats_reset(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	unsigned int q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct hsplit_rxq *rq = dev->data->rx_queues[q];
+
+		if (rq != NULL)
+			memset(&rq->st, 0, sizeof(rq->st));
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+		if (tq != NULL)
+			memset(&tq->st, 0, sizeof(tq->st));
+	}
+	__atomic_store_n(&p->rx_nodev, 0, __ATOMIC_RELAXED);
+	dev->data->rx_mbuf_alloc_failed = 0;
+	return 0;
+}
+
+int
+hsplit_xstats_reset(struct rte_eth_dev *dev)
+{
+	return hsplit_stats_reset(dev);
+}

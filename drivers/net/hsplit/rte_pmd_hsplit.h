@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Public API of the software header-split NIC (vdev net_hsplit) for
+ * applications: wire counters and the port at the other end of a wire.
+ * Per-queue split counters are xstats (rx_q<N>_split_packets, ...).
+ */
+#ifndef RTE_PMD_HSPLIT_H
+#define RTE_PMD_HSPLIT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Driver name, as given to --vdev (net_hsplit0, net_hsplit_a, ...). */
+#define RTE_PMD_HSPLIT_DRIVER_NAME "net_hsplit"
+
+/** Wire counters of one port (its TX side unless said otherwise). */
+struct rte_pmd_hsplit_wire_stats {
+	uint64_t loss;        /**< frames dropped by injected loss */
+	uint64_t dup;         /**< frames duplicated */
+	uint64_t reorder;     /**< frames held back and sent after the next */
+	uint64_t paced;       /**< packets tx_burst declined to keep the line rate */
+	uint64_t peer_down;   /**< frames sent while the peer was absent or stopped */
+	uint64_t rx_missed;   /**< RX side: frames dropped on a full RX ring */
+	uint64_t rx_no_queue; /**< RX side: frames for a queue not set up */
+};
+
+/**
+ * Read the wire counters of a net_hsplit port.
+ * @return 0, -ENODEV (no such port), -ENOTSUP (not a net_hsplit port)
+ */
+int rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
+	struct rte_pmd_hsplit_wire_stats *stats);
+
+/**
+ * Port at the other end of the port's wire.
+ * @return the peer's port id, -ENOTCONN when the wire has no other end,
+ *         -ENODEV, -ENOTSUP as above
+ */
+int rte_pmd_hsplit_peer_port(uint16_t port_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_PMD_HSPLIT_H */

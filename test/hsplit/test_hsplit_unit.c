@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of net_hsplit's pure parts (no EAL): frame parsing, split
+ * layout, devargs, checksum offloads, RSS hash.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf_core.h>
+#include <rte_mbuf_ptype.h>
+
+#include "dt_test.h"
+#include "hsplit_devargs.h"
+#include "hsplit_offload.h"
+#include "hsplit_parse.h"
+#include "hsplit_rss.h"
+#include "hsplit_split.h"
+#include "hsplit_test_frames.h"
+
+static uint8_t frame[9100];
+
+static struct tf_opts
+tcp_opts(uint16_t payload)
+{
+	return (struct tf_opts){ .proto = 6, .src = 0x0a000001,
+		.dst = 0x0a000002, .sport = 1234, .dport = 80,
+		.payload = payload, .cksum = 1 };
+}
+
+static void
+test_parse_tcp(void)
+{
+	struct tf_opts o = tcp_opts(100);
+	struct hsplit_pkt_info pi;
+	uint32_t len = tf_build(frame, &o);
+
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP);
+	DT_CHECK_EQ(pi.l2_len, 14);
+	DT_CHECK_EQ(pi.l3_len, 20);
+	DT_CHECK_EQ(pi.l4_len, 20);
+	DT_CHECK_EQ(pi.ip_len, 140);
+	DT_CHECK_EQ(pi.ip_proto, 6);
+	DT_CHECK_EQ(rte_be_to_cpu_32(pi.src_ip), 0x0a000001);
+	DT_CHECK_EQ(rte_be_to_cpu_16(pi.dst_port), 80);
+	DT_CHECK_EQ(hsplit_pkt_hdr_len(&pi), 54);
+	/* Ethernet padding after the IP datagram is not L4. */
+	hsplit_parse(frame, len + 6, &pi);
+	DT_CHECK_EQ(pi.ip_len, 140);
+}
+
+static void
+test_parse_options_vlan_udp(void)
+{
+	struct tf_opts o = tcp_opts(10);
+	struct hsplit_pkt_info pi;
+	uint32_t len;
+
+	o.ip_opt_words = 2;
+	o.tcp_opt_words = 3;
+	o.vlan = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_TCP);
+	DT_CHECK_EQ(pi.l2_len, 18);
+	DT_CHECK_EQ(pi.l3_len, 28);
+	DT_CHECK_EQ(pi.l4_len, 32);
+	DT_CHECK_EQ(pi.vlan_tags, 1);
+	o = tcp_opts(33);
+	o.proto = 17;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP);
+	DT_CHECK_EQ(pi.l4_len, 8);
+}
+
+static void
+test_parse_arp_icmp_frag(void)
+{
+	struct tf_opts o = tcp_opts(56);
+	struct hsplit_pkt_info pi;
+	uint32_t len;
+
+	len = tf_build_arp(frame);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER_ARP);
+	DT_CHECK_EQ(pi.l3_len, 0);
+	o.proto = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP);
+	DT_CHECK_EQ(pi.l4_len, 0);
+	o = tcp_opts(200);
+	o.frag = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG);
+	DT_CHECK_EQ(pi.is_fragment, 1);
+	DT_CHECK_EQ(pi.l4_len, 0);
+}
+
+static void
+test_parse_truncated(void)
+{
+	struct tf_opts o = tcp_opts(100);
+	struct hsplit_pkt_info pi;
+	uint32_t len = tf_build(frame, &o);
+
+	hsplit_parse(frame, 10, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_UNKNOWN);
+	DT_CHECK_EQ(pi.l2_len, 0);
+	/* IP total length beyond the frame: L2 only. */
+	hsplit_parse(frame, len - 1, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER);
+	DT_CHECK_EQ(pi.l3_len, 0);
+	/* Bad IHL. */
+	frame[14] = 0x43;
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER);
+	/* TCP data offset beyond the IP payload: L2+L3. */
+	o.payload = 0;
+	len = tf_build(frame, &o);
+	frame[14 + 20 + 12] = 0xf0;
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4);
+	DT_CHECK_EQ(pi.l4_len, 0);
+}
+
+static void
+test_parse_ipv6(void)
+{
+	struct hsplit_pkt_info pi;
+	uint8_t *ip = frame + 14;
+
+	memset(frame, 0, 200);
+	tf_w16(frame + 12, 0x86dd);
+	ip[0] = 0x60;
+	tf_w16(ip + 4, 20 + 10);
+	ip[6] = 6;
+	ip[8] = 0xfe;
+	ip[39] = 2;
+	ip[40 + 12] = 0x50;
+	hsplit_parse(frame, 14 + 40 + 30, &pi);
+	DT_CHECK_EQ(pi.ptype, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP);
+	DT_CHECK_EQ(pi.l3_len, 40);
+	DT_CHECK_EQ(pi.l4_len, 20);
+	DT_CHECK_EQ(pi.src_ip6[0], 0xfe);
+	DT_CHECK_EQ(pi.dst_ip6[15], 2);
+}
+
+/* seg0 headers in 128-byte host buffers, payload in 2048-byte buffers. */
+static struct hsplit_split_cfg
+proto_cfg(uint32_t mask, int scatter, int nomatch)
+{
+	struct hsplit_split_cfg c = { .mode = HSPLIT_SPLIT_PROTO, .nseg = 2,
+		.nb_hdr = 1, .scatter = (uint8_t)scatter, .nomatch = (uint8_t)nomatch };
+
+	c.seg[0] = (struct hsplit_seg_cfg){ .proto_mask = mask, .off = 128,
+		.cap = 128, .cont_off = 0, .cont_cap = 256 };
+	c.seg[1] = (struct hsplit_seg_cfg){ .length = 2048, .off = 0,
+		.cap = 2048, .cont_off = 0, .cont_cap = 2048 };
+	return c;
+}
+
+#define M_TCP (RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP)
+
+static void
+test_split_proto(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(M_TCP, 1, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(1000);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len = tf_build(frame, &o);
+
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 1);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].len, 54);
+	DT_CHECK_EQ(l.s[0].off, 128);
+	DT_CHECK_EQ(l.s[0].pool, 0);
+	DT_CHECK_EQ(l.s[1].len, 1000);
+	DT_CHECK_EQ(l.s[1].pool, 1);
+	DT_CHECK_EQ(l.hdr_bytes, 54);
+	/* Split at L3 only: TCP header goes with the payload. */
+	c = proto_cfg(RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN, 1, 0);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.s[0].len, 34);
+	DT_CHECK_EQ(l.s[1].len, 1020);
+	/* Three segments: eth | ipv4 | tcp+payload. */
+	c = proto_cfg(RTE_PTYPE_L2_ETHER, 1, 0);
+	c.nseg = 3;
+	c.nb_hdr = 2;
+	c.seg[2] = c.seg[1];
+	c.seg[1] = c.seg[0];
+	c.seg[1].proto_mask = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN;
+	c.seg[1].off = 0;
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 3);
+	DT_CHECK_EQ(l.s[0].len, 14);
+	DT_CHECK_EQ(l.s[1].len, 20);
+	DT_CHECK_EQ(l.s[1].pool, 1);
+	DT_CHECK_EQ(l.s[2].len, 1020);
+}
+
+static void
+test_split_zero_payload_and_jumbo(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(M_TCP, 1, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(0);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len = tf_build(frame, &o);
+
+	/* Pure ACK: header segment plus a 0-byte payload segment (ice-like). */
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].len, 54);
+	DT_CHECK_EQ(l.s[1].len, 0);
+	/* Jumbo: payload chained over 2048-byte buffers. */
+	o = tcp_opts(8946);
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(len, 9000);
+	DT_CHECK_EQ(l.nb, 1 + 5);
+	DT_CHECK_EQ(l.s[1].len, 2048);
+	DT_CHECK_EQ(l.s[4].len, 2048);
+	DT_CHECK_EQ(l.s[5].len, 8946 - 4 * 2048);
+	DT_CHECK_EQ(l.s[5].pool, 1);
+	/* Without SCATTER the payload must fit one buffer. */
+	c.scatter = 0;
+	DT_CHECK_EQ(hsplit_split_layout(&c, &pi, len, &l), HSPLIT_LAYOUT_TOO_BIG);
+}
+
+static void
+test_split_hdr_too_big(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(M_TCP, 1, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(10);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len;
+
+	o.ip_opt_words = 10;
+	o.tcp_opt_words = 10;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(hsplit_pkt_hdr_len(&pi), 14 + 60 + 60);
+	DT_CHECK_EQ(hsplit_split_layout(&c, &pi, len, &l), HSPLIT_LAYOUT_HDR_TOO_BIG);
+	c.seg[0].cap = 134;
+	DT_CHECK_EQ(hsplit_split_layout(&c, &pi, len, &l), HSPLIT_LAYOUT_OK);
+}
+
+static void
+test_split_nomatch(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(M_TCP, 0, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(500);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len;
+
+	/* UDP when the rule asks for TCP: whole frame in 128 + 256-byte host buffers. */
+	o.proto = 17;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 0);
+	DT_CHECK_EQ(len, 542);
+	DT_CHECK_EQ(l.nb, 3);
+	DT_CHECK_EQ(l.s[0].len, 128);
+	DT_CHECK_EQ(l.s[1].len, 256);
+	DT_CHECK_EQ(l.s[1].off, 0);
+	DT_CHECK_EQ(l.s[2].len, 542 - 128 - 256);
+	DT_CHECK_EQ(l.s[0].pool + l.s[1].pool + l.s[2].pool, 0);
+	/* nomatch=last: the whole frame in the last pool. */
+	c.nomatch = HSPLIT_NOMATCH_LAST;
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 1);
+	DT_CHECK_EQ(l.s[0].pool, 1);
+	DT_CHECK_EQ(l.s[0].len, 542);
+	/* ARP and fragments do not match either. */
+	len = tf_build_arp(frame);
+	hsplit_parse(frame, len, &pi);
+	c.nomatch = HSPLIT_NOMATCH_HOST;
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 0);
+	DT_CHECK_EQ(l.nb, 1);
+	DT_CHECK_EQ(l.s[0].len, 60);
+	o = tcp_opts(100);
+	o.frag = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 0);
+	DT_CHECK_EQ(l.s[0].pool, 0);
+}
+
+static void
+test_split_length(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(0, 1, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(1000);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len = tf_build(frame, &o);
+
+	c.mode = HSPLIT_SPLIT_LENGTH;
+	c.seg[0].length = 64;
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 1);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].len, 64);   /* 10 payload bytes stay in the header mbuf */
+	DT_CHECK_EQ(l.s[1].len, 990);
+	DT_CHECK_EQ(l.hdr_bytes, 64);
+	/* Short frame: seg0 takes it all, the payload segment is empty. */
+	o = tcp_opts(2);
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].len, 56);
+	DT_CHECK_EQ(l.s[1].len, 0);
+	/* Headers longer than seg0 allows: no match, whole frame on the host. */
+	c.seg[0].length = 42;
+	o = tcp_opts(300);
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 0);
+	DT_CHECK_EQ(l.s[0].pool, 0);
+	DT_CHECK_EQ(l.s[0].len, 128);
+	/* ICMP under a length split: no match. */
+	c.seg[0].length = 64;
+	o.proto = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 0);
+}
+
+static void
+test_split_none(void)
+{
+	struct hsplit_split_cfg c = { .mode = HSPLIT_SPLIT_NONE, .nseg = 1 };
+	struct hsplit_pkt_info pi = { 0 };
+	struct hsplit_layout l;
+
+	c.seg[0] = (struct hsplit_seg_cfg){ .off = 128, .cap = 1920,
+		.cont_off = 128, .cont_cap = 1920 };
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, 1514, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 1);
+	DT_CHECK_EQ(hsplit_split_layout(&c, &pi, 9000, &l), HSPLIT_LAYOUT_TOO_BIG);
+	c.scatter = 1;
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, 9000, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 5);
+	DT_CHECK_EQ(l.s[4].len, 9000 - 4 * 1920);
+	DT_CHECK_EQ(l.s[4].off, 128);
+	/* Chain limit. */
+	c.seg[0].cap = c.seg[0].cont_cap = 64;
+	DT_CHECK_EQ(hsplit_split_layout(&c, &pi, 9000, &l), HSPLIT_LAYOUT_TOO_BIG);
+}
+
+static void
+test_devargs(void)
+{
+	struct hsplit_devargs da;
+	char err[256];
+
+	DT_CHECK_EQ(hsplit_devargs_parse(NULL, &da, err, sizeof(err)), 0);
+	DT_CHECK_EQ(da.seed, 1);
+	DT_CHECK_EQ(da.nomatch, HSPLIT_NOMATCH_HOST);
+	DT_CHECK_EQ(da.wire[0], 0);
+	DT_CHECK_EQ(hsplit_devargs_parse("wire=w1,rate=25,loss=0.01,dup=0.5,"
+		"reorder=1,seed=42,nomatch=last,mac=02:11:22:33:44:55,wire_bufs=128",
+		&da, err, sizeof(err)), 0);
+	DT_CHECK(strcmp(da.wire, "w1") == 0);
+	DT_CHECK(da.rate_gbps == 25.0);
+	DT_CHECK(da.loss == 0.01);
+	DT_CHECK(da.dup == 0.5);
+	DT_CHECK(da.reorder == 1.0);
+	DT_CHECK_EQ(da.seed, 42);
+	DT_CHECK_EQ(da.nomatch, HSPLIT_NOMATCH_LAST);
+	DT_CHECK_EQ(da.mac_set, 1);
+	DT_CHECK_EQ(da.mac[5], 0x55);
+	DT_CHECK_EQ(da.wire_bufs, 128);
+	DT_CHECK_EQ(hsplit_devargs_parse("loss=1.5", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK(strstr(err, "loss=1.5") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("loss=-0.1", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("rate=fast", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("seed=-1", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("nomatch=gpu", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK(strstr(err, "host or last") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("mac=01:00:00:00:00:01", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("mac=02:00:00:00:00", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("wire=0123456789012345678901234567890123",
+		&da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("speed=10", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK(strstr(err, "speed=10") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("wire_bufs=3", &da, err, sizeof(err)), -EINVAL);
+}
+
+static void
+test_offload_cksum(void)
+{
+	struct tf_opts o = tcp_opts(333);
+	struct hsplit_pkt_info pi;
+	uint8_t ref[600];
+	uint32_t len;
+	unsigned int done;
+	uint64_t fl;
+
+	len = tf_build(ref, &o);
+	o.cksum = 0;
+	tf_build(frame, &o);
+	/* Intel-style pseudo-header sum in the field must not matter. */
+	frame[14 + 20 + 16] = 0xab;
+	hsplit_parse(frame, len, &pi);
+	fl = hsplit_rx_cksum(frame, len, &pi, 1, 1, 0);
+	DT_CHECK_EQ(fl, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	done = hsplit_tx_cksum(frame, len, RTE_MBUF_F_TX_IPV4 |
+		RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_CKSUM, 14, 20, &pi);
+	DT_CHECK_EQ(done, HSPLIT_CK_IP | HSPLIT_CK_L4);
+	DT_CHECK(memcmp(frame, ref, len) == 0);
+	fl = hsplit_rx_cksum(frame, len, &pi, 1, 1, 0);
+	DT_CHECK_EQ(fl, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+	DT_CHECK_EQ(hsplit_rx_cksum(frame, len, &pi, 0, 0, 0), 0);
+	frame[len - 1] ^= 0xff;
+	fl = hsplit_rx_cksum(frame, len, &pi, 1, 1, 0);
+	DT_CHECK_EQ(fl, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	/* UDP, headers located by the parse (l2_len/l3_len 0). */
+	o = tcp_opts(77);
+	o.proto = 17;
+	len = tf_build(ref, &o);
+	o.cksum = 0;
+	tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_CHECK_EQ(hsplit_rx_cksum(frame, len, &pi, 1, 1, 0),
+		RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	done = hsplit_tx_cksum(frame, len, RTE_MBUF_F_TX_IP_CKSUM |
+		RTE_MBUF_F_TX_UDP_CKSUM, 0, 0, &pi);
+	DT_CHECK_EQ(done, HSPLIT_CK_IP | HSPLIT_CK_L4);
+	DT_CHECK(memcmp(frame, ref, len) == 0);
+	DT_CHECK_EQ(hsplit_tx_cksum(frame, len, 0, 14, 20, &pi), 0);
+}
+
+static void
+test_rss(void)
+{
+	struct hsplit_pkt_info pi = { 0 };
+	uint16_t reta[HSPLIT_RETA_SIZE];
+	uint32_t h = 0;
+
+	/* Microsoft's RSS verification suite, first IPv4 vector. */
+	pi.ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP;
+	pi.l3_len = 20;
+	pi.l4_len = 20;
+	pi.src_ip = rte_cpu_to_be_32(0x420995bb);  /* 66.9.149.187 */
+	pi.dst_ip = rte_cpu_to_be_32(0xa18e6450);  /* 161.142.100.80 */
+	pi.src_port = rte_cpu_to_be_16(2794);
+	pi.dst_port = rte_cpu_to_be_16(1766);
+	DT_REQUIRE(hsplit_rss_hash(&pi, RTE_ETH_RSS_NONFRAG_IPV4_TCP,
+		hsplit_rss_default_key, &h) == 1);
+	DT_CHECK_EQ(h, 0x51ccc178);
+	DT_REQUIRE(hsplit_rss_hash(&pi, RTE_ETH_RSS_IPV4,
+		hsplit_rss_default_key, &h) == 1);
+	DT_CHECK_EQ(h, 0x323e8fc2);
+	DT_CHECK_EQ(hsplit_rss_hash(&pi, RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+		hsplit_rss_default_key, &h), 0);
+	pi.ptype = RTE_PTYPE_L2_ETHER_ARP;
+	pi.l3_len = 0;
+	DT_CHECK_EQ(hsplit_rss_hash(&pi, HSPLIT_RSS_OFFLOAD_ALL,
+		hsplit_rss_default_key, &h), 0);
+	hsplit_rss_reta_default(reta, 3);
+	DT_CHECK_EQ(reta[0], 0);
+	DT_CHECK_EQ(reta[4], 1);
+	DT_CHECK_EQ(reta[511], 511 % 3);
+}
+
+int
+main(void)
+{
+	DT_RUN(test_parse_tcp);
+	DT_RUN(test_parse_options_vlan_udp);
+	DT_RUN(test_parse_arp_icmp_frag);
+	DT_RUN(test_parse_truncated);
+	DT_RUN(test_parse_ipv6);
+	DT_RUN(test_split_proto);
+	DT_RUN(test_split_zero_payload_and_jumbo);
+	DT_RUN(test_split_hdr_too_big);
+	DT_RUN(test_split_nomatch);
+	DT_RUN(test_split_length);
+	DT_RUN(test_split_none);
+	DT_RUN(test_devargs);
+	DT_RUN(test_offload_cksum);
+	DT_RUN(test_rss);
+	return dt_test_summary();
+}
