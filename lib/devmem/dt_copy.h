@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_pause.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,6 +57,13 @@ struct dt_copy_engine_ops {
 	/**
 	 * Queue @p n copies. Returns the number queued (0..n) or a negative
 	 * errno; *ticket receives the ticket of the last one queued.
+	 *
+	 * Copies are queued in order. An engine stops at the first copy it
+	 * cannot do: it returns how many it queued before it, or, when that
+	 * copy is the first of the batch, -EFAULT (a range straddling the
+	 * window boundary) or -EINVAL, counting it in stats.errors. A caller
+	 * that gets a short count resubmits the rest, and so learns which
+	 * copy was refused. @p ticket may be NULL.
 	 */
 	int (*submit)(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
 		uint16_t n, uint64_t *ticket);
@@ -86,12 +95,14 @@ struct dt_copy_engine {
 	size_t len;             /**< length of the window */
 };
 
+/** Open a channel on @p ce for the calling thread; NULL with rte_errno set. */
 static inline struct dt_copy_chan *
 dt_copy_chan_open(struct dt_copy_engine *ce)
 {
 	return ce->ops->chan_open(ce);
 }
 
+/** Close a channel (NULL is a no-op), waiting for its outstanding copies. */
 static inline void
 dt_copy_chan_close(struct dt_copy_chan *ch)
 {
@@ -99,6 +110,7 @@ dt_copy_chan_close(struct dt_copy_chan *ch)
 		ch->ce->ops->chan_close(ch);
 }
 
+/** Queue copies on a channel; see dt_copy_engine_ops.submit. */
 static inline int
 dt_copy_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
 	uint16_t n, uint64_t *ticket)
@@ -106,6 +118,7 @@ dt_copy_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
 	return ch->ce->ops->submit(ch, ops, n, ticket);
 }
 
+/** Highest ticket known complete on @p ch (0 before the first copy); never blocks. */
 static inline uint64_t
 dt_copy_completed(struct dt_copy_chan *ch)
 {
@@ -113,7 +126,26 @@ dt_copy_completed(struct dt_copy_chan *ch)
 }
 
 /**
+ * Busy-wait until the copy with @p ticket (and every earlier one on the
+ * channel) has landed. For control paths and tests; a poll loop calls
+ * dt_copy_completed() instead.
+ */
+static inline void
+dt_copy_wait(struct dt_copy_chan *ch, uint64_t ticket)
+{
+	while (dt_copy_completed(ch) < ticket)
+		rte_pause();
+}
+
+/**
  * Create a CPU copy engine for a window.
+ *
+ * It copies synchronously with the CPU: a range inside
+ * [@p base, @p base + @p len) is reached at the same offset from
+ * @p cpu_side; any other address is host memory and used as is. A copy
+ * range that straddles the window boundary is refused (-EFAULT). Tickets
+ * start at 1 and increase by one per copy; every copy has completed when
+ * submit returns.
  *
  * @param base      start of the window as the stack sees it
  * @param len       its length
@@ -125,8 +157,15 @@ dt_copy_completed(struct dt_copy_chan *ch)
 struct dt_copy_engine *dt_copy_cpu_engine_create(void *base, size_t len,
 	void *cpu_side);
 
-/** Destroy an engine created by any implementation. */
+/**
+ * Destroy an engine created by any implementation (NULL is a no-op).
+ * Its channels must be closed. An engine still in the registry is removed
+ * from it first (and that is logged as a caller bug).
+ */
 void dt_copy_engine_destroy(struct dt_copy_engine *ce);
+
+/** Number of slots of the registry: regions alive at once in a process. */
+#define DT_COPY_REGISTRY_MAX 32
 
 /**
  * Register @p ce as the engine for its window [ce->base, ce->base + ce->len).
@@ -142,8 +181,25 @@ int dt_copy_registry_del(struct dt_copy_engine *ce);
  * host memory that the CPU may touch (no engine registered for it).
  * A range straddling a window boundary also returns NULL with rte_errno
  * set to EFAULT; callers must treat that as an error, not as host memory.
+ * A plain host-memory answer sets rte_errno to 0, so the test is reliable.
+ * Lock-free: a short scan of the table, fit for the TX fast path. A
+ * @p len of 0 is looked up as one byte.
  */
 struct dt_copy_engine *dt_copy_registry_lookup(const void *addr, size_t len);
+
+/**
+ * Same search as dt_copy_registry_lookup() with an explicit result, for
+ * callers that prefer not to test rte_errno.
+ *
+ * @param[out] ce  the engine, or NULL for host memory
+ * @return 0 (engine or host memory), or -EFAULT when [addr, addr + len)
+ *         straddles a window boundary (*ce is then NULL).
+ */
+int dt_copy_registry_find(const void *addr, size_t len,
+	struct dt_copy_engine **ce);
+
+/** Number of engines registered now (for teardown checks and telemetry). */
+unsigned int dt_copy_registry_count(void);
 
 #ifdef __cplusplus
 }

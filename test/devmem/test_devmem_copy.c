@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Component test of dt_copy: the CPU copy engine and the engine registry.
+ *
+ * The engine's window is an address range mapped with no access rights, as
+ * the simulated GPU's device addresses are, and its CPU side is a separate
+ * buffer: a copy that is not translated, or a translation that is wrong,
+ * crashes or lands in the wrong place instead of passing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dt_copy.h"
+#include "dt_test.h"
+
+#define WIN_LEN (64u * 1024u)
+
+struct window {
+	uint8_t *base;  /* PROT_NONE: what the stack sees */
+	uint8_t *side;  /* where the engine reaches the same bytes */
+	struct dt_copy_engine *ce;
+};
+
+static int
+window_open(struct window *w)
+{
+	w->base = mmap(NULL, WIN_LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		-1, 0);
+	w->side = mmap(NULL, WIN_LEN, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w->base == MAP_FAILED || w->side == MAP_FAILED)
+		return -1;
+	w->ce = dt_copy_cpu_engine_create(w->base, WIN_LEN, w->side);
+	return w->ce == NULL ? -1 : 0;
+}
+
+static void
+window_close(struct window *w)
+{
+	dt_copy_engine_destroy(w->ce);
+	munmap(w->base, WIN_LEN);
+	munmap(w->side, WIN_LEN);
+}
+
+static void
+fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static void
+test_cpu_engine_translates(void)
+{
+	struct window w;
+	struct dt_copy_chan *ch;
+	uint8_t src[3000], back[3000];
+	struct dt_copy_op op;
+	uint64_t ticket = 0;
+
+	DT_REQUIRE(window_open(&w) == 0);
+	ch = dt_copy_chan_open(w.ce);
+	DT_REQUIRE(ch != NULL);
+	DT_CHECK_EQ(dt_copy_completed(ch), 0);
+
+	/* Host to window: lands at the same offset of the CPU side. */
+	fill(src, sizeof(src), 3);
+	op = (struct dt_copy_op){ w.base + 1000, src, sizeof(src) };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 1);
+	DT_CHECK_EQ(dt_copy_completed(ch), 1);
+	DT_CHECK(memcmp(w.side + 1000, src, sizeof(src)) == 0);
+	DT_CHECK_EQ(w.side[999], 0);
+	DT_CHECK_EQ(w.side[1000 + sizeof(src)], 0);
+
+	/* Window to host. */
+	memset(back, 0, sizeof(back));
+	op = (struct dt_copy_op){ back, w.base + 1000, sizeof(back) };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 2);
+	DT_CHECK(memcmp(back, src, sizeof(src)) == 0);
+
+	/* Window to window, and the last byte of the window. */
+	op = (struct dt_copy_op){ w.base + WIN_LEN - 100, w.base + 1000, 100 };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, NULL), 1);
+	DT_CHECK(memcmp(w.side + WIN_LEN - 100, src, 100) == 0);
+	DT_CHECK_EQ(dt_copy_completed(ch), 3);
+
+	dt_copy_chan_close(ch);
+	window_close(&w);
+}
+
+static void
+test_cpu_engine_tickets_and_stats(void)
+{
+	struct window w;
+	struct dt_copy_chan *ch, *ch2;
+	uint8_t a[64], b[64], c[64];
+	struct dt_copy_op ops[3];
+	uint64_t ticket = 0;
+
+	DT_REQUIRE(window_open(&w) == 0);
+	ch = dt_copy_chan_open(w.ce);
+	ch2 = dt_copy_chan_open(w.ce);
+	DT_REQUIRE(ch != NULL && ch2 != NULL);
+
+	fill(a, sizeof(a), 1);
+	fill(b, sizeof(b), 2);
+	ops[0] = (struct dt_copy_op){ w.base, a, sizeof(a) };
+	ops[1] = (struct dt_copy_op){ w.base + 64, b, sizeof(b) };
+	ops[2] = (struct dt_copy_op){ c, a, sizeof(a) };   /* host to host */
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 3, &ticket), 3);
+	DT_CHECK_EQ(ticket, 3);
+	DT_CHECK_EQ(dt_copy_completed(ch), 3);
+	DT_CHECK(memcmp(w.side, a, 64) == 0);
+	DT_CHECK(memcmp(w.side + 64, b, 64) == 0);
+	DT_CHECK(memcmp(c, a, 64) == 0);
+	dt_copy_wait(ch, 3);
+
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 4);
+	/* An empty batch queues nothing and takes no ticket. */
+	ticket = 99;
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 0, &ticket), 0);
+	DT_CHECK_EQ(ticket, 99);
+	DT_CHECK_EQ(dt_copy_completed(ch), 4);
+
+	DT_CHECK_EQ(ch->stats.calls, 2);
+	DT_CHECK_EQ(ch->stats.copies, 4);
+	DT_CHECK_EQ(ch->stats.bytes, 4 * 64);
+	DT_CHECK_EQ(ch->stats.errors, 0);
+
+	/* Channels are independent: their own tickets and counters. */
+	DT_CHECK_EQ(dt_copy_completed(ch2), 0);
+	DT_CHECK_EQ(dt_copy_submit(ch2, ops, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 1);
+	DT_CHECK_EQ(ch2->stats.copies, 1);
+	DT_CHECK_EQ(ch->stats.copies, 4);
+
+	dt_copy_chan_close(ch2);
+	dt_copy_chan_close(ch);
+	window_close(&w);
+}
+
+static void
+test_cpu_engine_refuses_straddling(void)
+{
+	struct window w;
+	struct dt_copy_chan *ch;
+	uint8_t host[256];
+	struct dt_copy_op ops[3];
+	uint64_t ticket = 0;
+
+	DT_REQUIRE(window_open(&w) == 0);
+	ch = dt_copy_chan_open(w.ce);
+	DT_REQUIRE(ch != NULL);
+	fill(host, sizeof(host), 9);
+	memset(w.side, 0xee, WIN_LEN);
+
+	/* Destination starting before the window and running into it. */
+	ops[0] = (struct dt_copy_op){ w.base - 16, host, 32 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &ticket), -EFAULT);
+	/* Destination running past the end of the window. */
+	ops[0] = (struct dt_copy_op){ w.base + WIN_LEN - 16, host, 32 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &ticket), -EFAULT);
+	/* Source straddling the end. */
+	ops[0] = (struct dt_copy_op){ host, w.base + WIN_LEN - 1, 2 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 1, &ticket), -EFAULT);
+	DT_CHECK_EQ(ch->stats.errors, 3);
+	DT_CHECK_EQ(ch->stats.copies, 0);
+	DT_CHECK_EQ(dt_copy_completed(ch), 0);
+	/* Nothing was written: the CPU side of the window is unchanged. */
+	DT_CHECK_EQ(w.side[WIN_LEN - 16], 0xee);
+	DT_CHECK_EQ(w.side[0], 0xee);
+
+	/* A batch stops at the refused copy; resubmitting names it. */
+	ops[0] = (struct dt_copy_op){ w.base, host, 16 };
+	ops[1] = (struct dt_copy_op){ w.base + WIN_LEN - 8, host, 16 };
+	ops[2] = (struct dt_copy_op){ w.base + 32, host, 16 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 3, &ticket), 1);
+	DT_CHECK_EQ(ticket, 1);
+	DT_CHECK(memcmp(w.side, host, 16) == 0);
+	DT_CHECK_EQ(w.side[32], 0xee);
+	DT_CHECK_EQ(dt_copy_submit(ch, &ops[1], 2, &ticket), -EFAULT);
+	DT_CHECK_EQ(ticket, 1);
+	DT_CHECK_EQ(ch->stats.errors, 4);
+	DT_CHECK_EQ(ch->stats.copies, 1);
+	DT_CHECK_EQ(dt_copy_completed(ch), 1);
+
+	dt_copy_chan_close(ch);
+	window_close(&w);
+}
+
+static void
+test_cpu_engine_bad_args(void)
+{
+	uint8_t buf[64];
+
+	rte_errno = 0;
+	DT_CHECK(dt_copy_cpu_engine_create(NULL, 64, buf) == NULL);
+	DT_CHECK_EQ(rte_errno, EINVAL);
+	rte_errno = 0;
+	DT_CHECK(dt_copy_cpu_engine_create(buf, 0, buf) == NULL);
+	DT_CHECK_EQ(rte_errno, EINVAL);
+	rte_errno = 0;
+	DT_CHECK(dt_copy_cpu_engine_create(buf, 64, NULL) == NULL);
+	DT_CHECK_EQ(rte_errno, EINVAL);
+	rte_errno = 0;
+	DT_CHECK(dt_copy_cpu_engine_create((void *)(UINTPTR_MAX - 10), 64,
+		buf) == NULL);
+	DT_CHECK_EQ(rte_errno, EINVAL);
+	dt_copy_engine_destroy(NULL);
+}
+
+/* Engines over fake windows: the registry never touches the memory. */
+static struct dt_copy_engine *
+fake_engine(uintptr_t base, size_t len)
+{
+	static uint8_t side[1];
+
+	return dt_copy_cpu_engine_create((void *)base, len, side);
+}
+
+#define W1 ((uintptr_t)0x7e0000000000ull)
+#define WLEN 0x10000u
+
+static void
+test_registry_add_lookup_del(void)
+{
+	struct dt_copy_engine *a, *b, *c, *found;
+	unsigned int n0 = dt_copy_registry_count();
+
+	a = fake_engine(W1, WLEN);
+	b = fake_engine(W1 + WLEN, WLEN);        /* adjacent to a */
+	c = fake_engine(W1 + WLEN / 2, WLEN);    /* overlaps a and b */
+	DT_REQUIRE(a != NULL && b != NULL && c != NULL);
+
+	DT_CHECK_EQ(dt_copy_registry_add(a), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0 + 1);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, 1) == a);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, WLEN) == a);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN - 1), 1) == a);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + 100), 0) == a);
+
+	/* Host memory: NULL, and rte_errno cleared even if it was set. */
+	rte_errno = EFAULT;
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 - 64), 64) == NULL);
+	DT_CHECK_EQ(rte_errno, 0);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN), 64) == NULL);
+	DT_CHECK_EQ(rte_errno, 0);
+
+	/* Straddling either boundary: NULL with EFAULT. */
+	rte_errno = 0;
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 - 1), 2) == NULL);
+	DT_CHECK_EQ(rte_errno, EFAULT);
+	rte_errno = 0;
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN - 1), 2) == NULL);
+	DT_CHECK_EQ(rte_errno, EFAULT);
+	DT_CHECK_EQ(dt_copy_registry_find((void *)(W1 - 8), WLEN + 16, &found),
+		-EFAULT);
+	DT_CHECK(found == NULL);
+	DT_CHECK_EQ(dt_copy_registry_find((void *)(W1 + 8), 8, &found), 0);
+	DT_CHECK(found == a);
+
+	/* Overlap refused, the same engine twice too; adjacent accepted. */
+	DT_CHECK_EQ(dt_copy_registry_add(c), -EEXIST);
+	DT_CHECK_EQ(rte_errno, EEXIST);
+	DT_CHECK_EQ(dt_copy_registry_add(a), -EEXIST);
+	DT_CHECK_EQ(dt_copy_registry_add(b), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0 + 2);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN), 1) == b);
+	/* Spanning two windows is a straddle, not either engine. */
+	rte_errno = 0;
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN - 4), 8) == NULL);
+	DT_CHECK_EQ(rte_errno, EFAULT);
+
+	DT_CHECK_EQ(dt_copy_registry_del(a), 0);
+	DT_CHECK_EQ(dt_copy_registry_del(a), -ENOENT);
+	DT_CHECK_EQ(dt_copy_registry_del(c), -ENOENT);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, 1) == NULL);
+	DT_CHECK_EQ(rte_errno, 0);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN), 1) == b);
+	/* With a gone, c no longer overlaps anything but b. */
+	DT_CHECK_EQ(dt_copy_registry_add(c), -EEXIST);
+	DT_CHECK_EQ(dt_copy_registry_del(b), 0);
+	DT_CHECK_EQ(dt_copy_registry_add(c), 0);
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + WLEN / 2), 1) == c);
+	DT_CHECK_EQ(dt_copy_registry_del(c), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0);
+
+	DT_CHECK_EQ(dt_copy_registry_add(NULL), -EINVAL);
+	dt_copy_engine_destroy(a);
+	dt_copy_engine_destroy(b);
+	dt_copy_engine_destroy(c);
+}
+
+static void
+test_registry_full(void)
+{
+	struct dt_copy_engine *ce[DT_COPY_REGISTRY_MAX + 1];
+	unsigned int n0 = dt_copy_registry_count();
+	unsigned int room = DT_COPY_REGISTRY_MAX - n0;
+	unsigned int i;
+
+	for (i = 0; i <= room; i++) {
+		ce[i] = fake_engine(W1 + (uintptr_t)i * WLEN, WLEN);
+		DT_REQUIRE(ce[i] != NULL);
+	}
+	for (i = 0; i < room; i++)
+		DT_CHECK_EQ(dt_copy_registry_add(ce[i]), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), DT_COPY_REGISTRY_MAX);
+	DT_CHECK_EQ(dt_copy_registry_add(ce[room]), -ENOSPC);
+	DT_CHECK_EQ(rte_errno, ENOSPC);
+	/* Every entry is still found after the refusal... */
+	for (i = 0; i < room; i++)
+		DT_CHECK(dt_copy_registry_lookup(
+			(void *)(W1 + (uintptr_t)i * WLEN + 5), 10) == ce[i]);
+	/* ...and after removing one from the middle (the table compacts). */
+	DT_CHECK_EQ(dt_copy_registry_del(ce[room / 2]), 0);
+	for (i = 0; i < room; i++)
+		DT_CHECK(dt_copy_registry_lookup(
+			(void *)(W1 + (uintptr_t)i * WLEN + 5), 10) ==
+			(i == room / 2 ? NULL : ce[i]));
+	DT_CHECK_EQ(dt_copy_registry_add(ce[room]), 0);
+	DT_CHECK_EQ(dt_copy_registry_del(ce[room]), 0);
+
+	for (i = 0; i < room; i++)
+		if (i != room / 2)
+			DT_CHECK_EQ(dt_copy_registry_del(ce[i]), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0);
+	for (i = 0; i <= room; i++)
+		dt_copy_engine_destroy(ce[i]);
+}
+
+static void
+test_destroy_removes_from_registry(void)
+{
+	struct dt_copy_engine *a = fake_engine(W1, WLEN);
+	unsigned int n0 = dt_copy_registry_count();
+
+	DT_REQUIRE(a != NULL);
+	DT_CHECK_EQ(dt_copy_registry_add(a), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0 + 1);
+	/* A caller bug, but it must not leave a dangling engine behind. */
+	dt_copy_engine_destroy(a);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, 1) == NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	int ret;
+
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	DT_RUN(test_cpu_engine_translates);
+	DT_RUN(test_cpu_engine_tickets_and_stats);
+	DT_RUN(test_cpu_engine_refuses_straddling);
+	DT_RUN(test_cpu_engine_bad_args);
+	DT_RUN(test_registry_add_lookup_del);
+	DT_RUN(test_registry_full);
+	DT_RUN(test_destroy_removes_from_registry);
+	ret = dt_test_summary();
+	rte_eal_cleanup();
+	return ret;
+}
