@@ -87,10 +87,29 @@ maps_count(const void *p, size_t len, const char *needle, char perms[5])
 	return n;
 }
 
+/*
+ * Whether a simulator mapping (a memfd) still covers part of [p, p + len).
+ * Only memfd mappings count: once freed, the address range may be taken by
+ * any other mapping of the process (a thread stack, a malloc arena), which
+ * says nothing about the simulator.
+ */
 static bool
 range_mapped(const void *p, size_t len)
 {
-	return maps_count(p, len, NULL, NULL) > 0;
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	unsigned long start, end;
+	char line[512];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (f == NULL)
+		return true;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+			start < hi && lo < end && strstr(line, "memfd:") != NULL;
+	fclose(f);
+	return found;
 }
 
 /** Open file descriptors whose target contains @p needle. */
