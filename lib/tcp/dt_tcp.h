@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * devtcp's sans-IO TCP engine (RFC 9293 with RFC 5681/6582/6298/7323/2018/
+ * 5961/6528).
+ *
+ * A connection is a struct the caller owns. Every entry point takes the
+ * current time (microseconds, monotonic) and a struct dt_tcp_out that it
+ * overwrites with what the call produced: segments to send, events for the
+ * application and timer changes. The engine never reads a clock, never
+ * does I/O and never touches payload bytes: payload is passed by reference
+ * as extents {ref, off, len}, in and out.
+ *
+ * Ownership of received payload: every reference handed in with a segment
+ * gets exactly one outcome, either a DT_TCP_EV_DATA event (the application
+ * now owns it; the extent may have been trimmed) or a DT_TCP_EV_FREE event
+ * (the engine dropped it; the caller frees it). Out-of-order payload is
+ * held until one of the two happens; DT_TCP_EV_CLOSED means none is held.
+ *
+ * Ownership of sent payload: extents passed to dt_tcp_send() stay the
+ * caller's memory; the engine references them until acknowledged, then
+ * reports them completed, in order, with DT_TCP_EV_SENT. After
+ * DT_TCP_EV_CLOSED none is referenced any more.
+ */
+#ifndef DT_TCP_H
+#define DT_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dt_net_tcp.h"
+#include "dt_tcp_seq.h"
+
+/** Max payload extents in one inbound segment. */
+#define DT_TCP_SEG_MAX_EXT 8
+/** Max out-of-order extents a connection may hold. */
+#define DT_TCP_OOO_MAX 64
+/** Max send-buffer extents referenced by one outbound segment. */
+#define DT_TCP_TX_MAX_EXT 4
+/** Segments one call can emit before it sets dt_tcp_out.more. */
+#define DT_TCP_OUT_SEGS 16
+/** Events one call can emit (bounded by the limits above). */
+#define DT_TCP_OUT_EVENTS (2 * (DT_TCP_SEG_MAX_EXT + DT_TCP_OOO_MAX) + 8)
+
+/** A piece of payload by reference: @c len bytes at offset @c off of @c ref. */
+struct dt_tcp_extent {
+	void *ref;
+	uint32_t off;
+	uint32_t len;
+};
+
+/** A connection's addresses and ports, host order. */
+struct dt_tcp_tuple {
+	uint32_t laddr;
+	uint32_t raddr;
+	uint16_t lport;
+	uint16_t rport;
+};
+
+/** The eleven states of RFC 9293 3.3.2. */
+enum dt_tcp_state {
+	DT_TCP_CLOSED,
+	DT_TCP_LISTEN,
+	DT_TCP_SYN_SENT,
+	DT_TCP_SYN_RECEIVED,
+	DT_TCP_ESTABLISHED,
+	DT_TCP_FIN_WAIT_1,
+	DT_TCP_FIN_WAIT_2,
+	DT_TCP_CLOSE_WAIT,
+	DT_TCP_CLOSING,
+	DT_TCP_LAST_ACK,
+	DT_TCP_TIME_WAIT,
+	DT_TCP_STATE__COUNT
+};
+
+/** State name ("ESTABLISHED"...). */
+const char *dt_tcp_state_str(enum dt_tcp_state st);
+
+/** An inbound segment: parsed header plus payload extents in order. */
+struct dt_tcp_seg {
+	struct dt_net_tcp_hdr th;		/**< ports are not used */
+	const struct dt_tcp_extent *ext;	/**< payload, may be NULL */
+	uint16_t n_ext;				/**< <= DT_TCP_SEG_MAX_EXT */
+};
+
+/** An outbound segment; the caller fills in ports, IP and checksums. */
+struct dt_tcp_tx_seg {
+	struct dt_net_tcp_hdr th;	/**< seq, ack, flags, win, opts */
+	uint32_t len;			/**< payload bytes */
+	uint8_t n_ext;
+	struct dt_tcp_extent ext[DT_TCP_TX_MAX_EXT]; /**< slices of sends */
+};
+
+/** Events for the application. */
+enum dt_tcp_ev_type {
+	DT_TCP_EV_CONNECTED,	/**< handshake completed */
+	DT_TCP_EV_DATA,		/**< @c ext: next in-order payload */
+	DT_TCP_EV_FREE,		/**< @c ext.ref: payload dropped by the engine */
+	DT_TCP_EV_SENT,		/**< @c bytes acked, @c count sends completed */
+	DT_TCP_EV_PEER_CLOSED,	/**< FIN received after all data */
+	DT_TCP_EV_RESET,	/**< connection reset by the peer */
+	DT_TCP_EV_ERROR,	/**< @c err: DT_TCP_ERR_* */
+	DT_TCP_EV_CLOSED,	/**< reached CLOSED; no reference is held */
+};
+
+/** Reasons of DT_TCP_EV_ERROR. */
+enum dt_tcp_err {
+	DT_TCP_ERR_NONE,
+	DT_TCP_ERR_REFUSED,	/**< RST answered our SYN */
+	DT_TCP_ERR_TIMEOUT,	/**< retransmissions or keepalives exhausted */
+};
+
+/** One application event. */
+struct dt_tcp_event {
+	uint8_t type;		/**< enum dt_tcp_ev_type */
+	uint8_t err;		/**< enum dt_tcp_err */
+	uint32_t count;
+	uint64_t bytes;
+	struct dt_tcp_extent ext;
+};
+
+/** Timers; each object has at most one deadline per kind. */
+enum dt_tcp_timer {
+	DT_TCP_T_RTX,		/**< retransmission (SYN, data, FIN) */
+	DT_TCP_T_PERSIST,	/**< zero-window probe */
+	DT_TCP_T_DELACK,	/**< delayed ACK */
+	DT_TCP_T_KEEPALIVE,
+	DT_TCP_T_TIMEWAIT,	/**< 2 MSL */
+	DT_TCP_T_CONN__COUNT,
+	DT_TCP_T_SYNQ = DT_TCP_T_CONN__COUNT,	/**< listener SYN-ACK rtx */
+	DT_TCP_T__COUNT
+};
+
+/** A timer change: arm at @c deadline, or cancel when it is 0. */
+struct dt_tcp_timer_action {
+	uint8_t kind;		/**< enum dt_tcp_timer */
+	uint64_t deadline;	/**< microseconds; 0 = cancelled */
+};
+
+/** What one call produced. Overwritten by every entry point. */
+struct dt_tcp_out {
+	uint16_t n_segs;
+	uint16_t n_events;
+	uint16_t n_timers;
+	/** Segment array filled: send them, then call dt_tcp_output(). */
+	bool more;
+	struct dt_tcp_tx_seg segs[DT_TCP_OUT_SEGS];
+	struct dt_tcp_event events[DT_TCP_OUT_EVENTS];
+	struct dt_tcp_timer_action timers[DT_TCP_T__COUNT];
+};
+
+struct dt_tcp_conn;
+
+/**
+ * Congestion control, pluggable (like Linux's tcp_congestion_ops). The
+ * engine runs loss detection and NewReno's recovery (RFC 6582); the ops
+ * decide the windows. Implementations read and write the conn's cwnd and
+ * ssthresh and may keep state in cc_priv.
+ */
+struct dt_tcp_cc_ops {
+	const char *name;
+	/** Set the initial cwnd/ssthresh once the handshake completes. */
+	void (*init)(struct dt_tcp_conn *c);
+	/** ssthresh after a loss (fast retransmit or RTO). */
+	uint32_t (*ssthresh)(const struct dt_tcp_conn *c);
+	/** @p acked new bytes acknowledged outside recovery. */
+	void (*cong_avoid)(struct dt_tcp_conn *c, uint32_t acked,
+		uint64_t now);
+	/** Optional: retransmission timeout happened (cwnd already reset). */
+	void (*on_rto)(struct dt_tcp_conn *c);
+};
+
+/** NewReno (RFC 5681 slow start / congestion avoidance). */
+extern const struct dt_tcp_cc_ops dt_tcp_cc_newreno;
+
+/** Per-stack (or per-listener) settings; shared, read-only. */
+struct dt_tcp_cfg {
+	uint16_t mss;		/**< MSS we advertise (MTU - 40) */
+	uint8_t wscale;		/**< our receive window shift, 0..14 */
+	bool wscale_ok;		/**< offer window scaling */
+	bool sack_ok;		/**< offer SACK-permitted */
+	bool ts_ok;		/**< offer timestamps */
+	bool nagle;		/**< Nagle's algorithm */
+	bool delack;		/**< delayed ACKs */
+	bool keepalive;		/**< keepalive on new connections */
+	uint8_t syn_retries;	/**< SYN / SYN-ACK retransmissions */
+	uint8_t max_retries;	/**< data retransmissions before timeout */
+	uint8_t keepalive_probes;
+	uint16_t challenge_ack_limit;	/**< challenge ACKs per second */
+	uint32_t rcv_space;	/**< initial free receive capacity, bytes */
+	uint64_t rto_init_us;	/**< RFC 6298: 1 s */
+	uint64_t rto_min_us;
+	uint64_t rto_max_us;
+	uint64_t delack_us;
+	uint64_t msl_us;	/**< TIME_WAIT lasts 2 MSL */
+	uint64_t keepalive_idle_us;
+	uint64_t keepalive_intvl_us;
+	const struct dt_tcp_cc_ops *cc;	/**< NULL: NewReno */
+};
+
+/** Fill @p cfg with defaults (RFC values; MSS 1460, wscale 7, all on). */
+void dt_tcp_cfg_default(struct dt_tcp_cfg *cfg);
+
+/** An out-of-order extent, kept sorted by @c seq. */
+struct dt_tcp_ooo {
+	uint32_t seq;
+	struct dt_tcp_extent ext;
+};
+
+/** Caller storage for a connection's queues. */
+struct dt_tcp_bufs {
+	struct dt_tcp_extent *txq;	/**< send queue ring */
+	uint16_t txq_cap;
+	struct dt_tcp_ooo *ooo;		/**< out-of-order queue */
+	uint16_t ooo_cap;		/**< <= DT_TCP_OOO_MAX */
+};
+
+/**
+ * A connection. Allocated by the caller, set up by dt_tcp_conn_init();
+ * fields are the engine's (read-only for the caller, except from
+ * congestion-control ops, which own cwnd, ssthresh and cc_priv).
+ */
+struct dt_tcp_conn {
+	/* Send sequence space. */
+	uint32_t iss;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_max;	/**< highest sequence sent + 1 */
+	uint32_t snd_wnd;	/**< scaled peer window */
+	uint32_t snd_wl1;
+	uint32_t snd_wl2;
+	uint32_t max_snd_wnd;
+	/* Receive sequence space. */
+	uint32_t irs;
+	uint32_t rcv_nxt;
+	uint32_t rcv_adv;	/**< right edge we advertised */
+	uint32_t rcv_space;	/**< free receive capacity, bytes */
+	uint32_t rcv_space_max;
+	uint32_t fin_seq;	/**< peer FIN, when DT_TCP_F_FIN_RCVD_OOO */
+	/* Congestion control. */
+	uint32_t cwnd;
+	uint32_t ssthresh;
+	uint32_t recover;
+	/* RTT (RFC 6298), microseconds. */
+	uint32_t srtt;
+	uint32_t rttvar;
+	uint32_t rto;
+	uint32_t rtt_seq;
+	uint64_t rtt_start;
+	/* Timestamps (RFC 7323). */
+	uint32_t ts_recent;
+	uint32_t ts_offset;
+	uint64_t ts_recent_at;
+	uint64_t last_rx;
+	uint64_t chack_start;	/**< challenge ACK rate window start */
+	uint16_t chack_count;
+	uint16_t smss;		/**< payload bytes per segment we send */
+	uint16_t flags;		/**< DT_TCP_F_* (private) */
+	uint8_t state;		/**< enum dt_tcp_state */
+	uint8_t snd_ws;
+	uint8_t rcv_ws;
+	uint8_t dupacks;
+	uint8_t backoff;	/**< RTO doublings in a row */
+	uint8_t probes;		/**< zero-window probes in a row */
+	uint8_t ka_probes;	/**< keepalive probes unanswered */
+	uint8_t delack_segs;
+	/* Send queue: ring of caller extents, from snd_una onwards. */
+	struct dt_tcp_extent *txq;
+	uint16_t txq_cap;
+	uint16_t txq_head;
+	uint16_t txq_n;
+	uint32_t txq_head_off;	/**< acked bytes of the head extent */
+	uint32_t txq_seq;	/**< sequence of the first unacked byte */
+	uint32_t txq_bytes;	/**< queued bytes from txq_seq */
+	/* Out-of-order queue. */
+	struct dt_tcp_ooo *ooo;
+	uint16_t ooo_cap;
+	uint16_t ooo_n;
+	uint32_t ooo_last;	/**< seq of the latest out-of-order arrival */
+	uint64_t timers[DT_TCP_T_CONN__COUNT];	/**< deadlines, 0 = off */
+	const struct dt_tcp_cfg *cfg;
+	const struct dt_tcp_cc_ops *cc;
+	uint64_t cc_priv[4];
+	struct dt_tcp_tuple tuple;
+};
+
+/**
+ * Prepare @p c in CLOSED with @p cfg (kept by pointer) and queue storage
+ * @p bufs (txq_cap >= 1, 1 <= ooo_cap <= DT_TCP_OOO_MAX).
+ * @return 0 or -EINVAL
+ */
+int dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
+	const struct dt_tcp_bufs *bufs);
+
+/**
+ * Active open: send SYN with initial sequence @p iss (see dt_tcp_isn()).
+ * @return 0, -EISCONN when not CLOSED
+ */
+int dt_tcp_connect(struct dt_tcp_conn *c, const struct dt_tcp_tuple *t,
+	uint32_t iss, uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * Process an inbound segment for @p c.
+ * @return 0, or -EINVAL (too many extents; nothing was done)
+ */
+int dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+	uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * Queue @p ext for sending (referenced, not copied).
+ * @return 0, -ENOBUFS (queue full), -ENOTCONN (not open yet / closed),
+ *	-EPIPE (we already closed), -EINVAL (empty extent)
+ */
+int dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
+	uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * Close our direction: FIN after all queued data (half-close: receiving
+ * goes on until the peer's FIN).
+ * @return 0, -ENOTCONN (CLOSED), -EALREADY (already closing)
+ */
+int dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/** Abort: RST to the peer when synchronized, then CLOSED. */
+void dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * The caller's free receive capacity changed to @p bytes (free device
+ * buffers for this connection). The engine also deducts payload it
+ * accepts until the next call. May send a window update.
+ */
+void dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
+	struct dt_tcp_out *out);
+
+/** Run every timer of @p c whose deadline is <= @p now. */
+void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/** Send what windows allow (after dt_tcp_out.more was set). */
+void dt_tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/** Turn keepalive on or off for @p c. */
+void dt_tcp_set_keepalive(struct dt_tcp_conn *c, bool on, uint64_t now,
+	struct dt_tcp_out *out);
+
+/** Turn Nagle's algorithm on or off for @p c. */
+void dt_tcp_set_nagle(struct dt_tcp_conn *c, bool on);
+
+/** Earliest armed deadline of @p c, 0 when none. */
+uint64_t dt_tcp_next_deadline(const struct dt_tcp_conn *c);
+
+/**
+ * Answer a segment for which no connection or listener exists (RFC 9293
+ * 3.10.7.1): RST unless it is one; its payload is reported freed.
+ */
+void dt_tcp_rst_closed(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
+
+/** Reset @p out to empty (entry points do it themselves). */
+void dt_tcp_out_reset(struct dt_tcp_out *out);
+
+#endif /* DT_TCP_H */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SEGMENT ARRIVES (RFC 9293 3.10.7) with RFC 5961 (RST/SYN/ACK checks)
+ * and RFC 7323 (PAWS).
+ */
+#include "dt_tcp_priv.h"
+
+uint32_t
+tcp_seg_payload_len(const struct dt_tcp_seg *seg)
+{
+	uint32_t len = 0;
+	uint16_t i;
+
+	for (i = 0; i < seg->n_ext; i++)
+		len += seg->ext[i].len;
+	return len;
+}
+
+void
+tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+{
+	uint16_t i;
+
+	for (i = 0; i < seg->n_ext; i++)
+		tcp_event(out, DT_TCP_EV_FREE)->ext = seg->ext[i];
+}
+
+/* RFC 9293 3.10.7.4 first check: the four acceptability cases. */
+static bool
+tcp_seq_acceptable(uint32_t seq, uint32_t len, uint32_t rcv_nxt, uint32_t wnd)
+{
+	if (len == 0)
+		return wnd == 0 ? seq == rcv_nxt :
+			dt_tcp_seq_in(seq, rcv_nxt, rcv_nxt + wnd);
+	if (wnd == 0)
+		return false;
+	return dt_tcp_seq_in(seq, rcv_nxt, rcv_nxt + wnd) ||
+		dt_tcp_seq_in(seq + len - 1, rcv_nxt, rcv_nxt + wnd);
+}
+
+static void
+tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+	uint64_t now, struct dt_tcp_out *out)
+{
+	const struct dt_net_tcp_hdr *th = &seg->th;
+	bool ack = th->flags & DT_NET_TCP_ACK;
+
+	/* Data on a SYN is not accepted: it is retransmitted later. */
+	tcp_free_payload(seg, out);
+	if (ack && (dt_tcp_seq_le(th->ack, c->iss) ||
+			dt_tcp_seq_gt(th->ack, c->snd_max))) {
+		if (!(th->flags & DT_NET_TCP_RST))
+			tcp_send_rst(out, th->ack, 0, false);
+		return;
+	}
+	if (th->flags & DT_NET_TCP_RST) {
+		if (ack) {
+			tcp_event(out, DT_TCP_EV_ERROR)->err =
+				DT_TCP_ERR_REFUSED;
+			tcp_enter_closed(c, out);
+		}
+		return;
+	}
+	if (!(th->flags & DT_NET_TCP_SYN))
+		return;
+	c->irs = th->seq;
+	c->rcv_nxt = th->seq + 1;
+	c->rcv_adv = c->rcv_nxt;
+	tcp_negotiate(c, &th->opts, now);
+	/* The window of a SYN is never scaled (RFC 7323 2.2). */
+	c->snd_wnd = th->win;
+	c->max_snd_wnd = th->win;
+	c->snd_wl1 = th->seq;
+	c->snd_wl2 = th->ack;
+	if (!ack) {
+		/* Simultaneous open. */
+		tcp_set_state(c, DT_TCP_SYN_RECEIVED);
+		c->flags |= DT_TCP_F_SIMOPEN;
+		tcp_send_syn(c, now, out);
+		return;
+	}
+	c->snd_una = th->ack;
+	if (tcp_flag(c, DT_TCP_F_RTT_TIMING)) {
+		tcp_rtt_sample(c, now - c->rtt_start);
+		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
+	}
+	c->backoff = 0;
+	c->timers[DT_TCP_T_RTX] = 0;
+	tcp_become_established(c, now, out);
+	c->flags |= DT_TCP_F_ACK_NOW;
+}
+
+static void
+tcp_process_fin(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	c->rcv_nxt++;
+	c->flags &= (uint16_t)~DT_TCP_F_FIN_RCVD_OOO;
+	c->flags |= DT_TCP_F_ACK_NOW;
+	tcp_event(out, DT_TCP_EV_PEER_CLOSED);
+	switch (c->state) {
+	case DT_TCP_SYN_RECEIVED:
+	case DT_TCP_ESTABLISHED:
+		tcp_set_state(c, DT_TCP_CLOSE_WAIT);
+		break;
+	case DT_TCP_FIN_WAIT_1:
+		if (tcp_fin_acked(c))
+			tcp_enter_time_wait(c, now);
+		else
+			tcp_set_state(c, DT_TCP_CLOSING);
+		break;
+	case DT_TCP_FIN_WAIT_2:
+		tcp_enter_time_wait(c, now);
+		break;
+	default:
+		break;
+	}
+}
+
+/* RST in a synchronized state whose sequence is exactly rcv_nxt. */
+static void
+tcp_reset_by_peer(struct dt_tcp_conn *c, struct dt_tcp_out *out)
+{
+	switch (c->state) {
+	case DT_TCP_SYN_RECEIVED:
+		tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_REFUSED;
+		break;
+	case DT_TCP_ESTABLISHED:
+	case DT_TCP_FIN_WAIT_1:
+	case DT_TCP_FIN_WAIT_2:
+	case DT_TCP_CLOSE_WAIT:
+		tcp_event(out, DT_TCP_EV_RESET);
+		break;
+	default:
+		break;
+	}
+	tcp_enter_closed(c, out);
+}
+
+/* RFC 7323 5.3 R1: false when the segment fails PAWS. */
+static bool
+tcp_paws_ok(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
+	uint64_t now)
+{
+	if (!tcp_flag(c, DT_TCP_F_TS) || !(th->opts.present & DT_NET_TCPOPT_F_TS) ||
+			(th->flags & DT_NET_TCP_RST))
+		return true;
+	if (!dt_tcp_seq_lt(th->opts.ts_val, c->ts_recent))
+		return true;
+	/* ts_recent older than 24 days is invalid (RFC 7323 5.5). */
+	if (now - c->ts_recent_at > DT_TCP_PAWS_IDLE_US) {
+		c->ts_recent = th->opts.ts_val;
+		c->ts_recent_at = now;
+		return true;
+	}
+	return false;
+}
+
+static bool
+tcp_can_receive_data(const struct dt_tcp_conn *c)
+{
+	return c->state == DT_TCP_ESTABLISHED ||
+		c->state == DT_TCP_FIN_WAIT_1 || c->state == DT_TCP_FIN_WAIT_2;
+}
+
+static void
+tcp_input_fin(struct dt_tcp_conn *c, uint32_t fin, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	if (fin == c->rcv_nxt) {
+		tcp_process_fin(c, now, out);
+	} else if (dt_tcp_seq_gt(fin, c->rcv_nxt) &&
+			dt_tcp_seq_lt(fin, c->rcv_adv)) {
+		/* After a gap: processed when the data before it arrives. */
+		c->flags |= DT_TCP_F_FIN_RCVD_OOO | DT_TCP_F_ACK_NOW;
+		c->fin_seq = fin;
+	}
+}
+
+static void
+tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+	uint64_t now, struct dt_tcp_out *out)
+{
+	const struct dt_net_tcp_hdr *th = &seg->th;
+	uint8_t flags = th->flags;
+	uint32_t seq = th->seq;
+	uint32_t plen = tcp_seg_payload_len(seg);
+	uint32_t len, wnd;
+	bool drop_text = false;
+
+	/*
+	 * Simultaneous open: the peer's SYN-ACK repeats a SYN we already
+	 * took; skip it and use the ACK (as Linux does).
+	 */
+	if (c->state == DT_TCP_SYN_RECEIVED && tcp_flag(c, DT_TCP_F_SIMOPEN) &&
+			(flags & DT_NET_TCP_SYN) && (flags & DT_NET_TCP_ACK) &&
+			seq + 1 == c->rcv_nxt && th->ack == c->snd_nxt) {
+		flags &= (uint8_t)~DT_NET_TCP_SYN;
+		seq++;
+	}
+	len = plen + ((flags & DT_NET_TCP_SYN) ? 1 : 0) +
+		((flags & DT_NET_TCP_FIN) ? 1 : 0);
+	if (!tcp_paws_ok(c, th, now)) {
+		c->flags |= DT_TCP_F_ACK_NOW;
+		goto drop;
+	}
+	/* TIME_WAIT: a retransmitted FIN is acked and restarts 2 MSL. */
+	if (c->state == DT_TCP_TIME_WAIT && (flags & DT_NET_TCP_FIN) &&
+			!(flags & (DT_NET_TCP_RST | DT_NET_TCP_SYN)) &&
+			seq + len == c->rcv_nxt) {
+		tcp_send_ack(c, c->snd_nxt, now, out);
+		tcp_enter_time_wait(c, now);
+		goto drop;
+	}
+	if ((flags & DT_NET_TCP_SYN) && !(flags & DT_NET_TCP_RST)) {
+		if (c->state == DT_TCP_SYN_RECEIVED && seq == c->irs) {
+			/* The peer missed our SYN-ACK: send it again. */
+			tcp_send_syn(c, now, out);
+		} else {
+			/* RFC 5961 4.2: any other SYN, whatever its sequence
+			 * number, gets a (rate-limited) challenge ACK. */
+			tcp_challenge_ack(c, now);
+		}
+		goto drop;
+	}
+	wnd = tcp_rcv_wnd(c);
+	if (!tcp_seq_acceptable(seq, len, c->rcv_nxt, wnd)) {
+		/* Zero window: still take ACK and RST at rcv_nxt (3.10.7.4). */
+		if (wnd == 0 && seq == c->rcv_nxt) {
+			drop_text = true;
+			c->flags |= DT_TCP_F_ACK_NOW;
+		} else {
+			if (!(flags & DT_NET_TCP_RST))
+				c->flags |= DT_TCP_F_ACK_NOW;
+			goto drop;
+		}
+	}
+	c->last_rx = now;
+	c->ka_probes = 0;
+	if (flags & DT_NET_TCP_RST) {
+		/* RFC 5961 3.2: exact match resets, else challenge. */
+		tcp_free_payload(seg, out);
+		if (seq == c->rcv_nxt)
+			tcp_reset_by_peer(c, out);
+		else
+			tcp_challenge_ack(c, now);
+		return;
+	}
+	if (!(flags & DT_NET_TCP_ACK))
+		goto drop;
+	if (!tcp_ack_process(c, seg, plen, now, out) ||
+			c->state == DT_TCP_CLOSED)
+		goto drop;
+	/* RFC 7323 4.3: remember the timestamp to echo. */
+	if (tcp_flag(c, DT_TCP_F_TS) && (th->opts.present & DT_NET_TCPOPT_F_TS) &&
+			dt_tcp_seq_ge(th->opts.ts_val, c->ts_recent) &&
+			dt_tcp_seq_le(seq, c->rcv_nxt)) {
+		c->ts_recent = th->opts.ts_val;
+		c->ts_recent_at = now;
+	}
+	if (drop_text)
+		goto drop;
+	if (plen) {
+		if (tcp_can_receive_data(c))
+			tcp_rx_payload(c, seq, seg, now, out);
+		else
+			tcp_free_payload(seg, out);
+	}
+	if ((flags & DT_NET_TCP_FIN) && (c->state == DT_TCP_SYN_RECEIVED ||
+			tcp_can_receive_data(c)))
+		tcp_input_fin(c, seq + plen, now, out);
+	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) && c->fin_seq == c->rcv_nxt)
+		tcp_process_fin(c, now, out);
+	return;
+drop:
+	tcp_free_payload(seg, out);
+}
+
+void
+tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	switch (c->state) {
+	case DT_TCP_CLOSED:
+	case DT_TCP_LISTEN:
+		tcp_free_payload(seg, out);
+		tcp_rst_reply(seg, out);
+		break;
+	case DT_TCP_SYN_SENT:
+		tcp_input_syn_sent(c, seg, now, out);
+		break;
+	default:
+		tcp_input_sync(c, seg, now, out);
+		break;
+	}
+}

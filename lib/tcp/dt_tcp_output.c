@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Segment construction and the send loop: windows (min of peer window and
+ * cwnd), sender SWS avoidance and Nagle (RFC 9293 3.8.6.2.1), PSH on the
+ * segment that empties the queue, FIN after the data, pure ACKs.
+ */
+#include <string.h>
+
+#include "dt_tcp_priv.h"
+
+uint32_t
+tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now)
+{
+	/* 1 ms ticks, offset per connection (RFC 7323 5.4). */
+	return (uint32_t)(now / 1000) + c->ts_offset;
+}
+
+struct dt_tcp_tx_seg *
+tcp_seg_new(struct dt_tcp_out *out)
+{
+	struct dt_tcp_tx_seg *seg;
+
+	if (out->n_segs == DT_TCP_OUT_SEGS) {
+		out->more = true;
+		return NULL;
+	}
+	seg = &out->segs[out->n_segs++];
+	memset(seg, 0, sizeof(*seg));
+	return seg;
+}
+
+static void
+tcp_fill_hdr(struct dt_tcp_conn *c, struct dt_tcp_tx_seg *seg, uint32_t seq,
+	uint8_t flags, uint64_t now)
+{
+	struct dt_net_tcp_hdr *th = &seg->th;
+	struct dt_net_tcp_opts *o = &th->opts;
+	unsigned int max;
+
+	th->seq = seq;
+	th->flags = flags;
+	th->ack = c->rcv_nxt;
+	th->win = tcp_rcv_wnd_field(c);
+	if (tcp_flag(c, DT_TCP_F_TS)) {
+		o->present |= DT_NET_TCPOPT_F_TS;
+		o->ts_val = tcp_ts_now(c, now);
+		o->ts_ecr = c->ts_recent;
+	}
+	if (tcp_flag(c, DT_TCP_F_SACK) && c->ooo_n > 0) {
+		max = tcp_flag(c, DT_TCP_F_TS) ? 3 : DT_NET_TCP_SACK_MAX;
+		o->n_sack = (uint8_t)tcp_sack_blocks(c, o->sack, max);
+		o->present |= DT_NET_TCPOPT_F_SACK;
+	}
+	/* This segment carries the ACK: nothing is owed any more. */
+	c->flags &= (uint16_t)~DT_TCP_F_ACK_NOW;
+	c->timers[DT_TCP_T_DELACK] = 0;
+	c->delack_segs = 0;
+}
+
+/* Describe @p len queued bytes from data offset @p off as slices. */
+static uint32_t
+tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
+	struct dt_tcp_tx_seg *seg)
+{
+	uint32_t pos = c->txq_head_off + off, got = 0, take;
+	const struct dt_tcp_extent *e;
+	uint16_t i = 0;
+
+	while (i < c->txq_n &&
+			pos >= c->txq[(c->txq_head + i) % c->txq_cap].len) {
+		pos -= c->txq[(c->txq_head + i) % c->txq_cap].len;
+		i++;
+	}
+	while (got < len && i < c->txq_n && seg->n_ext < DT_TCP_TX_MAX_EXT) {
+		e = &c->txq[(c->txq_head + i) % c->txq_cap];
+		take = e->len - pos < len - got ? e->len - pos : len - got;
+		seg->ext[seg->n_ext].ref = e->ref;
+		seg->ext[seg->n_ext].off = e->off + pos;
+		seg->ext[seg->n_ext].len = take;
+		seg->n_ext++;
+		got += take;
+		pos = 0;
+		i++;
+	}
+	return got;
+}
+
+/* One segment at @p seq with up to @p len bytes; returns sequence used. */
+static uint32_t
+tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
+	uint64_t now, struct dt_tcp_out *out)
+{
+	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	uint8_t flags = DT_NET_TCP_ACK;
+	bool fin;
+
+	if (seg == NULL)
+		return 0;
+	if (len)
+		len = tcp_slice(c, seq - c->txq_seq, len, seg);
+	fin = tcp_flag(c, DT_TCP_F_FIN_QUEUED) && seq + len == data_end;
+	if (fin)
+		flags |= DT_NET_TCP_FIN;
+	if (len && seq + len == data_end)
+		flags |= DT_NET_TCP_PSH;
+	tcp_fill_hdr(c, seg, seq, flags, now);
+	seg->len = len;
+	c->snd_max = dt_tcp_seq_max(c->snd_max, seq + len + (fin ? 1 : 0));
+	return len + (fin ? 1 : 0);
+}
+
+uint32_t
+tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t avail = dt_tcp_seq_lt(seq, data_end) ? data_end - seq : 0;
+
+	if (seq == c->iss && (c->state == DT_TCP_SYN_SENT ||
+			c->state == DT_TCP_SYN_RECEIVED)) {
+		tcp_send_syn(c, now, out);
+		return 1;
+	}
+	if (dt_tcp_seq_lt(seq, c->txq_seq))
+		return 0;
+	return tcp_build_data(c, seq, avail < c->smss ? avail : c->smss, now,
+		out);
+}
+
+void
+tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	const struct dt_tcp_cfg *cfg = c->cfg;
+	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_net_tcp_opts *o;
+	bool synack = c->state == DT_TCP_SYN_RECEIVED;
+
+	if (seg == NULL)
+		return;
+	o = &seg->th.opts;
+	seg->th.seq = c->iss;
+	seg->th.flags = DT_NET_TCP_SYN | (synack ? DT_NET_TCP_ACK : 0);
+	/* A SYN's window is never scaled (RFC 7323 2.2). */
+	seg->th.win = (uint16_t)(c->rcv_space < 0xffff ? c->rcv_space : 0xffff);
+	o->present = DT_NET_TCPOPT_F_MSS;
+	o->mss = cfg->mss;
+	if (synack ? tcp_flag(c, DT_TCP_F_WS) : cfg->wscale_ok) {
+		o->present |= DT_NET_TCPOPT_F_WSCALE;
+		o->wscale = cfg->wscale;
+	}
+	if (synack ? tcp_flag(c, DT_TCP_F_SACK) : cfg->sack_ok)
+		o->present |= DT_NET_TCPOPT_F_SACK_PERM;
+	if (synack ? tcp_flag(c, DT_TCP_F_TS) : cfg->ts_ok) {
+		o->present |= DT_NET_TCPOPT_F_TS;
+		o->ts_val = tcp_ts_now(c, now);
+		o->ts_ecr = synack ? c->ts_recent : 0;
+	}
+	if (synack) {
+		seg->th.ack = c->rcv_nxt;
+		c->rcv_adv = c->rcv_nxt + seg->th.win;
+		c->flags &= (uint16_t)~DT_TCP_F_ACK_NOW;
+	}
+	c->snd_nxt = c->iss + 1;
+	c->snd_max = dt_tcp_seq_max(c->snd_max, c->iss + 1);
+	if (c->backoff == 0 && !tcp_flag(c, DT_TCP_F_RTT_TIMING)) {
+		c->flags |= DT_TCP_F_RTT_TIMING;
+		c->rtt_seq = c->iss;
+		c->rtt_start = now;
+	}
+}
+
+void
+tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+
+	if (seg != NULL)
+		tcp_fill_hdr(c, seg, seq, DT_NET_TCP_ACK, now);
+}
+
+void
+tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
+	bool with_ack)
+{
+	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+
+	if (seg == NULL)
+		return;
+	seg->th.seq = seq;
+	seg->th.flags = DT_NET_TCP_RST | (with_ack ? DT_NET_TCP_ACK : 0);
+	seg->th.ack = with_ack ? ack : 0;
+}
+
+void
+tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+{
+	const struct dt_net_tcp_hdr *th = &seg->th;
+	uint32_t len;
+
+	/* RFC 9293 3.10.7.1: never answer a RST. */
+	if (th->flags & DT_NET_TCP_RST)
+		return;
+	if (th->flags & DT_NET_TCP_ACK) {
+		tcp_send_rst(out, th->ack, 0, false);
+		return;
+	}
+	len = tcp_seg_payload_len(seg);
+	len += (th->flags & DT_NET_TCP_SYN) ? 1 : 0;
+	len += (th->flags & DT_NET_TCP_FIN) ? 1 : 0;
+	tcp_send_rst(out, 0, th->seq + len, true);
+}
+
+static bool
+tcp_may_send_data(const struct dt_tcp_conn *c)
+{
+	switch (c->state) {
+	case DT_TCP_ESTABLISHED:
+	case DT_TCP_CLOSE_WAIT:
+	case DT_TCP_FIN_WAIT_1:
+	case DT_TCP_CLOSING:
+	case DT_TCP_LAST_ACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* How much to send at snd_nxt now; *fin set when the FIN goes too. */
+static uint32_t
+tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
+{
+	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t avail = dt_tcp_seq_lt(c->snd_nxt, data_end) ?
+		data_end - c->snd_nxt : 0;
+	uint32_t wnd = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
+	uint32_t right = c->snd_una + wnd;
+	uint32_t usable = dt_tcp_seq_lt(c->snd_nxt, right) ?
+		right - c->snd_nxt : 0;
+	uint32_t len = avail < usable ? avail : usable;
+
+	if (len > c->smss)
+		len = c->smss;
+	*fin = tcp_flag(c, DT_TCP_F_FIN_QUEUED) && c->snd_nxt + len == data_end;
+	if (len == 0 || len == c->smss)
+		return len;
+	/* Sender SWS avoidance: a small piece of a larger queue waits for
+	 * more window unless it is half the largest window seen. */
+	if (len < avail && len < c->max_snd_wnd / 2) {
+		*fin = false;
+		return 0;
+	}
+	/* Nagle: one small segment in flight at a time. */
+	if (len == avail && tcp_flag(c, DT_TCP_F_NAGLE) && !*fin &&
+			c->snd_max != c->snd_una)
+		return 0;
+	return len;
+}
+
+void
+tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	bool sent = false, fin;
+	uint32_t len, used;
+
+	while (tcp_may_send_data(c)) {
+		len = tcp_next_len(c, &fin);
+		if (len == 0 && !fin)
+			break;
+		if (!tcp_flag(c, DT_TCP_F_RTT_TIMING) && len &&
+				c->snd_nxt == c->snd_max) {
+			c->flags |= DT_TCP_F_RTT_TIMING;
+			c->rtt_seq = c->snd_nxt;
+			c->rtt_start = now;
+		}
+		used = tcp_build_data(c, c->snd_nxt, len, now, out);
+		if (used == 0)
+			break;
+		c->snd_nxt += used;
+		sent = true;
+	}
+	if (!sent && tcp_flag(c, DT_TCP_F_ACK_NOW) && c->state != DT_TCP_SYN_SENT)
+		tcp_send_ack(c, c->snd_nxt, now, out);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal interfaces between the engine's files. Not installed.
+ */
+#ifndef DT_TCP_PRIV_H
+#define DT_TCP_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dt_tcp.h"
+
+/* dt_tcp_conn.flags */
+#define DT_TCP_F_TS		(1u << 0)	/* timestamps negotiated */
+#define DT_TCP_F_SACK		(1u << 1)	/* SACK-permitted negotiated */
+#define DT_TCP_F_WS		(1u << 2)	/* window scaling negotiated */
+#define DT_TCP_F_NAGLE		(1u << 3)
+#define DT_TCP_F_KEEPALIVE	(1u << 4)
+#define DT_TCP_F_FIN_QUEUED	(1u << 5)	/* app closed: FIN after data */
+#define DT_TCP_F_FIN_RCVD_OOO	(1u << 6)	/* peer FIN at fin_seq, pending */
+#define DT_TCP_F_ACK_NOW	(1u << 7)
+#define DT_TCP_F_RTT_TIMING	(1u << 8)	/* rtt_seq is being timed */
+#define DT_TCP_F_RECOVERY	(1u << 9)	/* NewReno fast recovery */
+#define DT_TCP_F_SIMOPEN	(1u << 10)	/* SYN_RECEIVED from SYN_SENT */
+#define DT_TCP_F_SYN_RTX	(1u << 11)	/* SYN was retransmitted */
+
+#define DT_TCP_TS_OPT_LEN 12		/* NOP NOP TS */
+#define DT_TCP_MSS_DEFAULT 536		/* RFC 9293 3.7.1 */
+#define DT_TCP_WS_MAX 14
+#define DT_TCP_PAWS_IDLE_US (24ull * 24 * 3600 * 1000000)
+#define DT_TCP_RTO_G_US 1000		/* clock granularity term */
+
+static inline bool
+tcp_flag(const struct dt_tcp_conn *c, uint16_t f)
+{
+	return (c->flags & f) != 0;
+}
+
+/* Sequence of our FIN (valid with DT_TCP_F_FIN_QUEUED). */
+static inline uint32_t
+tcp_fin_seq(const struct dt_tcp_conn *c)
+{
+	return c->txq_seq + c->txq_bytes;
+}
+
+/* True when our FIN has been sent and acknowledged. */
+static inline bool
+tcp_fin_acked(const struct dt_tcp_conn *c)
+{
+	return tcp_flag(c, DT_TCP_F_FIN_QUEUED) &&
+		dt_tcp_seq_gt(c->snd_una, tcp_fin_seq(c));
+}
+
+/* Synchronized states (RFC 9293 3.5): a SYN of each side was acked. */
+static inline bool
+tcp_synchronized(const struct dt_tcp_conn *c)
+{
+	return c->state >= DT_TCP_ESTABLISHED;
+}
+
+/* dt_tcp_conn.c */
+struct dt_tcp_event *tcp_event(struct dt_tcp_out *out, uint8_t type);
+void tcp_set_state(struct dt_tcp_conn *c, enum dt_tcp_state st);
+void tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out);
+void tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
+	uint64_t now);
+void tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now);
+
+/* dt_tcp_input.c */
+void tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+	uint64_t now, struct dt_tcp_out *out);
+void tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
+uint32_t tcp_seg_payload_len(const struct dt_tcp_seg *seg);
+
+/* dt_tcp_ack.c */
+bool tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+	uint32_t plen, uint64_t now, struct dt_tcp_out *out);
+void tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
+
+/* dt_tcp_rx.c */
+void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
+	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out);
+void tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
+unsigned int tcp_sack_blocks(const struct dt_tcp_conn *c,
+	struct dt_net_tcp_sack_block *b, unsigned int max);
+uint32_t tcp_rcv_wnd(const struct dt_tcp_conn *c);
+uint16_t tcp_rcv_wnd_field(struct dt_tcp_conn *c);
+uint32_t tcp_rcv_edge_candidate(const struct dt_tcp_conn *c);
+
+/* dt_tcp_output.c */
+struct dt_tcp_tx_seg *tcp_seg_new(struct dt_tcp_out *out);
+void tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+void tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+uint32_t tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
+	bool with_ack);
+void tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
+uint32_t tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now);
+
+/* dt_tcp_timer.c */
+void tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k,
+	uint64_t deadline);
+void tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now);
+void tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t rtt_us);
+void tcp_timers_update(struct dt_tcp_conn *c, uint64_t now);
+void tcp_timers_run(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_timer_diff(const uint64_t *before, const uint64_t *after,
+	unsigned int first_kind, unsigned int n, struct dt_tcp_out *out);
+
+#endif /* DT_TCP_PRIV_H */

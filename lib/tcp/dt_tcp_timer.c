@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timers: retransmission with RTT estimation and backoff (RFC 6298),
+ * persist / zero-window probes (RFC 9293 3.8.6.1), delayed ACK, keepalive
+ * (RFC 9293 3.8.4, RFC 1122 4.2.3.6) and TIME_WAIT (2 MSL).
+ *
+ * Deadlines live in the connection; entry points report changes as timer
+ * actions (tcp_timer_diff()) and the caller calls dt_tcp_timeout().
+ */
+#include "dt_tcp_priv.h"
+
+void
+tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k, uint64_t deadline)
+{
+	c->timers[k] = deadline;
+}
+
+void
+tcp_timer_diff(const uint64_t *before, const uint64_t *after,
+	unsigned int first_kind, unsigned int n, struct dt_tcp_out *out)
+{
+	struct dt_tcp_timer_action *a;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (before[i] == after[i])
+			continue;
+		a = &out->timers[out->n_timers++];
+		a->kind = (uint8_t)(first_kind + i);
+		a->deadline = after[i];
+	}
+}
+
+/* Current RTO with backoff, bounded by rto_max. */
+static uint64_t
+tcp_rto_backed_off(const struct dt_tcp_conn *c, uint8_t shift)
+{
+	uint64_t rto = c->rto;
+
+	while (shift-- > 0 && rto < c->cfg->rto_max_us)
+		rto *= 2;
+	return rto < c->cfg->rto_max_us ? rto : c->cfg->rto_max_us;
+}
+
+void
+tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now)
+{
+	c->timers[DT_TCP_T_RTX] = now + tcp_rto_backed_off(c, c->backoff);
+}
+
+void
+tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t r)
+{
+	const struct dt_tcp_cfg *cfg = c->cfg;
+	uint64_t delta, rto, var;
+
+	if (r > UINT32_MAX / 2)
+		r = UINT32_MAX / 2;
+	if (c->srtt == 0) {
+		/* RFC 6298 2.2 */
+		c->srtt = (uint32_t)(r ? r : 1);
+		c->rttvar = (uint32_t)(r / 2);
+	} else {
+		/* RFC 6298 2.3, beta 1/4 and alpha 1/8 */
+		delta = c->srtt > r ? c->srtt - r : r - c->srtt;
+		c->rttvar = (uint32_t)((3 * (uint64_t)c->rttvar + delta) / 4);
+		c->srtt = (uint32_t)((7 * (uint64_t)c->srtt + r) / 8);
+	}
+	var = 4 * (uint64_t)c->rttvar;
+	rto = c->srtt + (var > DT_TCP_RTO_G_US ? var : DT_TCP_RTO_G_US);
+	if (rto < cfg->rto_min_us)
+		rto = cfg->rto_min_us;
+	if (rto > cfg->rto_max_us)
+		rto = cfg->rto_max_us;
+	c->rto = (uint32_t)rto;
+	/* A valid sample ends the backoff (Karn's algorithm). */
+	c->backoff = 0;
+}
+
+static bool
+tcp_unsent_data(const struct dt_tcp_conn *c)
+{
+	return dt_tcp_seq_lt(c->snd_nxt, c->txq_seq + c->txq_bytes);
+}
+
+void
+tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
+{
+	bool persist;
+
+	if (c->state == DT_TCP_CLOSED || c->state == DT_TCP_TIME_WAIT)
+		return;
+	/* Persist: data waits, nothing is in flight to bring an ACK. */
+	persist = tcp_synchronized(c) && c->snd_una == c->snd_max &&
+		tcp_unsent_data(c);
+	if (!persist) {
+		c->timers[DT_TCP_T_PERSIST] = 0;
+		c->probes = 0;
+	} else if (c->timers[DT_TCP_T_PERSIST] == 0) {
+		c->timers[DT_TCP_T_PERSIST] = now +
+			tcp_rto_backed_off(c, c->probes);
+	}
+	if (c->snd_una == c->snd_max)
+		c->timers[DT_TCP_T_RTX] = 0;
+	else if (c->timers[DT_TCP_T_RTX] == 0)
+		tcp_rtx_restart(c, now);
+	if (tcp_flag(c, DT_TCP_F_KEEPALIVE) && (c->state == DT_TCP_ESTABLISHED ||
+			c->state == DT_TCP_CLOSE_WAIT)) {
+		if (c->timers[DT_TCP_T_KEEPALIVE] == 0)
+			c->timers[DT_TCP_T_KEEPALIVE] = c->last_rx +
+				c->cfg->keepalive_idle_us;
+	} else {
+		c->timers[DT_TCP_T_KEEPALIVE] = 0;
+	}
+}
+
+static void
+tcp_timeout_error(struct dt_tcp_conn *c, struct dt_tcp_out *out)
+{
+	tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_TIMEOUT;
+	tcp_enter_closed(c, out);
+}
+
+static void
+tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	const struct dt_tcp_cfg *cfg = c->cfg;
+	uint32_t used;
+
+	if (c->state == DT_TCP_SYN_SENT || c->state == DT_TCP_SYN_RECEIVED) {
+		if (c->backoff >= cfg->syn_retries) {
+			tcp_timeout_error(c, out);
+			return;
+		}
+		c->backoff++;
+		c->flags |= DT_TCP_F_SYN_RTX;
+		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
+		tcp_send_syn(c, now, out);
+		tcp_rtx_restart(c, now);
+		return;
+	}
+	if (c->backoff >= cfg->max_retries) {
+		tcp_timeout_error(c, out);
+		return;
+	}
+	/* RFC 5681 3.1 eq. 4 and loss window; RFC 6582 4 for recover. */
+	c->ssthresh = c->cc->ssthresh(c);
+	c->cwnd = c->smss;
+	c->recover = c->snd_max;
+	c->dupacks = 0;
+	c->flags &= (uint16_t)~(DT_TCP_F_RECOVERY | DT_TCP_F_RTT_TIMING);
+	if (c->cc->on_rto)
+		c->cc->on_rto(c);
+	c->backoff++;
+	/* Go back: resend from snd_una, then as ACKs come. */
+	used = tcp_send_at(c, c->snd_una, now, out);
+	c->snd_nxt = c->snd_una + used;
+	tcp_rtx_restart(c, now);
+}
+
+static void
+tcp_on_persist(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	/* Probe with an old sequence number: the peer must answer with an
+	 * ACK carrying its current window. Probes never time out while
+	 * they are answered (RFC 9293 3.8.6.1). */
+	tcp_send_ack(c, c->snd_una - 1, now, out);
+	if (c->probes < 16)
+		c->probes++;
+	c->timers[DT_TCP_T_PERSIST] = now + tcp_rto_backed_off(c, c->probes);
+}
+
+static void
+tcp_on_keepalive(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	const struct dt_tcp_cfg *cfg = c->cfg;
+
+	if (c->ka_probes == 0 && now < c->last_rx + cfg->keepalive_idle_us) {
+		/* Traffic since arming: sleep until idle again. */
+		c->timers[DT_TCP_T_KEEPALIVE] = c->last_rx +
+			cfg->keepalive_idle_us;
+		return;
+	}
+	if (c->ka_probes >= cfg->keepalive_probes) {
+		tcp_timeout_error(c, out);
+		return;
+	}
+	if (c->snd_una == c->snd_max) {
+		tcp_send_ack(c, c->snd_una - 1, now, out);
+		c->ka_probes++;
+	}
+	c->timers[DT_TCP_T_KEEPALIVE] = now + cfg->keepalive_intvl_us;
+}
+
+void
+tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	unsigned int k;
+
+	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++) {
+		if (c->state == DT_TCP_CLOSED)
+			return;
+		if (c->timers[k] == 0 || c->timers[k] > now)
+			continue;
+		c->timers[k] = 0;
+		switch (k) {
+		case DT_TCP_T_RTX:
+			tcp_on_rtx(c, now, out);
+			break;
+		case DT_TCP_T_PERSIST:
+			tcp_on_persist(c, now, out);
+			break;
+		case DT_TCP_T_DELACK:
+			c->flags |= DT_TCP_F_ACK_NOW;
+			break;
+		case DT_TCP_T_KEEPALIVE:
+			tcp_on_keepalive(c, now, out);
+			break;
+		case DT_TCP_T_TIMEWAIT:
+			tcp_enter_closed(c, out);
+			break;
+		}
+	}
+}
