@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * devtcp's application API: a TCP/IPv4 stack per lcore whose received
+ * payload stays in device memory.
+ *
+ * One stack instance runs on one lcore and owns one RX and one TX queue of a
+ * port (shared-nothing: no locks on the data path). The application drives
+ * it from that lcore: dt_dp_poll() receives a burst, runs the TCP engine and
+ * timers and flushes one TX burst; dt_dp_events() then hands out what
+ * happened. Every API call on a stack must come from its lcore.
+ *
+ * Receive: payload arrives as chunks. A DEVICE chunk is bytes in a payload
+ * region (device memory): the application gets the region, the offset in
+ * it and the device address, and must not read it with the CPU (zero-touch
+ * rule). A HOST chunk holds payload bytes that the NIC left in the header
+ * buffer (length split, see DESIGN rule 4): CPU-readable. Each chunk carries
+ * a token; dt_dp_release() returns the buffer to its pool, and the
+ * connection's receive window reopens by the released bytes. Chunks are
+ * delivered in stream order.
+ *
+ * Transmit: dt_dp_send() queues a buffer in host or device memory by
+ * reference (no copy). The stack builds header mbufs and chains the payload;
+ * the buffer must stay untouched until a DT_DP_EV_SENT event counts its
+ * send as completed (all its bytes acknowledged, no mbuf referencing it).
+ */
+#ifndef DT_DP_H
+#define DT_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "dt_tcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dt_dp_stack;
+struct dt_devmem_region;
+
+/** A connection: index and generation; 0 is never a valid id. */
+typedef uint64_t dt_dp_conn_t;
+
+/** Error codes returned (negated) by API calls, besides standard errno. */
+#define DT_DP_E_BADCONN   EBADF     /**< unknown or stale connection id */
+#define DT_DP_E_STATE     ENOTCONN  /**< call not valid in the connection's state */
+#define DT_DP_E_FULL      ENOBUFS   /**< send queue or table full: retry after events */
+#define DT_DP_E_NOPORT    EADDRNOTAVAIL /**< no local port left for connect */
+
+/** Configuration of one stack (one lcore, one queue pair). */
+struct dt_dp_stack_conf {
+	uint16_t port_id;
+	uint16_t rxq;                    /**< RX queue this stack polls */
+	uint16_t txq;                    /**< TX queue this stack fills */
+	uint32_t ipv4;                   /**< local address, network order */
+	uint32_t netmask;                /**< network order; off-link needs gateway */
+	uint32_t gateway;                /**< network order, 0: none */
+	uint32_t max_conns;              /**< connection table size */
+	uint16_t backlog;                /**< per listener accept backlog */
+	uint32_t window;                 /**< receive window per connection, bytes */
+	uint16_t txq_cap;                /**< sends queued per connection */
+	struct rte_mempool *hdr_pool;    /**< host mbufs for TX headers and ARP/ICMP */
+	struct rte_mempool *shell_pool;  /**< mbufs that attach TX payload (no data room) */
+	struct dt_devmem_region *region; /**< payload region behind the RX queue (device chunks) */
+	struct dt_tcp_cfg tcp;           /**< engine settings; mss from the port MTU if 0 */
+	bool tx_cksum_offload;           /**< NIC computes IPv4/TCP checksums (else CPU, host payload only) */
+	uint64_t isn_key[2];             /**< RFC 6528 secret; 0: random */
+};
+
+/** Fill @p conf with defaults (window 1 MiB, 1024 connections, ...). */
+void dt_dp_stack_conf_default(struct dt_dp_stack_conf *conf);
+
+/**
+ * Create a stack. The port must be configured and started (dt_dp_port_start)
+ * with the queues named in @p conf.
+ * @return the stack, or NULL with rte_errno set (and a log line saying why).
+ */
+struct dt_dp_stack *dt_dp_stack_create(const struct dt_dp_stack_conf *conf);
+
+/** Abort every connection, free what the stack holds. */
+void dt_dp_stack_destroy(struct dt_dp_stack *st);
+
+/**
+ * One iteration of the poll loop: RX burst, header parsing (header segment
+ * only), engine, due timers, one TX flush.
+ * @return the number of frames received.
+ */
+int dt_dp_poll(struct dt_dp_stack *st);
+
+/** Kinds of event. */
+enum dt_dp_event_type {
+	DT_DP_EV_ACCEPTED,     /**< new passive connection on @c listen_port */
+	DT_DP_EV_CONNECTED,    /**< active open completed */
+	DT_DP_EV_DATA,         /**< @c chunk: next in-order payload */
+	DT_DP_EV_SENT,         /**< @c sent.count sends completed, @c sent.bytes acked */
+	DT_DP_EV_PEER_CLOSED,  /**< peer sent FIN after all its data */
+	DT_DP_EV_RESET,        /**< peer reset the connection */
+	DT_DP_EV_ERROR,        /**< @c err: ETIMEDOUT, ECONNREFUSED, ... */
+	DT_DP_EV_CLOSED,       /**< connection gone; its id is now stale */
+};
+
+/** Where a chunk's bytes are. */
+enum dt_dp_chunk_kind {
+	DT_DP_CHUNK_DEVICE,    /**< in the payload region: never read by the CPU */
+	DT_DP_CHUNK_HOST,      /**< in a host mbuf: CPU-readable at @c addr */
+};
+
+/** A piece of received payload. */
+struct dt_dp_chunk {
+	const struct dt_devmem_region *region; /**< DEVICE: the payload region */
+	uint64_t offset;       /**< DEVICE: offset of the bytes in the region */
+	const void *addr;      /**< device address (DEVICE) or CPU address (HOST) */
+	uint32_t len;
+	uint8_t kind;          /**< enum dt_dp_chunk_kind */
+	uint64_t token;        /**< give back with dt_dp_release() */
+};
+
+/** One event. */
+struct dt_dp_event {
+	uint8_t type;          /**< enum dt_dp_event_type */
+	dt_dp_conn_t conn;
+	void *udata;           /**< the connection's user data */
+	union {
+		struct dt_dp_chunk chunk;                   /**< DATA */
+		struct { uint32_t count; uint64_t bytes; } sent; /**< SENT */
+		int err;                                    /**< ERROR (positive errno) */
+		uint16_t listen_port;                       /**< ACCEPTED, host order */
+	};
+};
+
+/**
+ * Take up to @p n pending events, oldest first. Call after every
+ * dt_dp_poll() until it returns fewer than @p n: the queue is bounded.
+ */
+uint16_t dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev,
+	uint16_t n);
+
+/** Listen on a local TCP port (host order). */
+int dt_dp_listen(struct dt_dp_stack *st, uint16_t port);
+
+/** Stop listening; established connections stay. */
+int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
+
+/**
+ * Open a connection to @p raddr:@p rport (network order address, host order
+ * port). The local port is chosen so that the peer's replies hash (RSS) to
+ * this stack's queue. Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
+ * @return 0 and *conn, or a negative errno.
+ */
+int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	void *udata, dt_dp_conn_t *conn);
+
+/** Attach user data to a connection (e.g. after ACCEPTED). */
+int dt_dp_set_udata(struct dt_dp_stack *st, dt_dp_conn_t conn, void *udata);
+
+/** A buffer to send, by reference. */
+struct dt_dp_buf {
+	void *addr;            /**< CPU address (host) or device address */
+	uint64_t iova;         /**< IOVA of @c addr, or RTE_BAD_IOVA */
+	uint32_t len;
+	bool device;           /**< in device memory (read by the NIC's engine) */
+};
+
+/**
+ * Queue @p buf on @p conn. Completion: a DT_DP_EV_SENT whose count
+ * includes it (sends complete in order).
+ * @return 0, -DT_DP_E_FULL (retry after SENT events), -DT_DP_E_STATE, ...
+ */
+int dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
+	const struct dt_dp_buf *buf);
+
+/** Give back the buffer of a received chunk. */
+void dt_dp_release(struct dt_dp_stack *st, uint64_t token);
+
+/** Send FIN after queued data (half-close). */
+int dt_dp_shutdown(struct dt_dp_stack *st, dt_dp_conn_t conn);
+
+/** Close: FIN after queued data; DT_DP_EV_CLOSED follows. */
+int dt_dp_close(struct dt_dp_stack *st, dt_dp_conn_t conn);
+
+/** Abort: RST now, drop queued data; DT_DP_EV_CLOSED follows. */
+int dt_dp_abort(struct dt_dp_stack *st, dt_dp_conn_t conn);
+
+/** Per-connection statistics. */
+struct dt_dp_conn_stats {
+	uint8_t state;                   /**< enum dt_tcp_state */
+	struct dt_tcp_tuple tuple;       /**< network-order addresses, host-order ports */
+	uint64_t rx_bytes, tx_bytes;     /**< delivered / acknowledged payload */
+	uint64_t rx_device_bytes, rx_host_bytes;
+	uint64_t retransmits;
+	uint32_t held_bytes;             /**< delivered, not yet released */
+	uint32_t rcv_wnd, snd_wnd, cwnd, srtt_us;
+};
+
+int dt_dp_conn_stats_get(struct dt_dp_stack *st, dt_dp_conn_t conn,
+	struct dt_dp_conn_stats *s);
+
+/** Per-stack statistics: every drop has a counter. */
+struct dt_dp_stats {
+	uint64_t rx_frames, tx_frames;
+	uint64_t rx_tcp, rx_arp, rx_icmp;
+	uint64_t tx_arp, tx_icmp, tx_rst;
+	uint64_t conns_open, conns_accepted, conns_connected, conns_closed;
+	uint64_t drop_not_ipv4, drop_bad_ip, drop_ip_fragment, drop_not_for_us;
+	uint64_t drop_bad_tcp, drop_l4_cksum, drop_no_conn, drop_conn_table_full;
+	uint64_t drop_hdr_in_device;     /**< header spilled into device memory, no CPU map */
+	uint64_t drop_unsupported_proto;
+	uint64_t drop_tx_no_mbuf, drop_tx_ring_full, drop_no_neighbour;
+	uint64_t arp_requests, arp_timeouts;
+	uint64_t host_chunks, device_chunks;
+	uint64_t events_overflow;        /**< must stay 0: the application drains too slowly */
+};
+
+void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);
+
+/** Call @p fn for every connection of the stack (telemetry, CLI). */
+void dt_dp_conn_foreach(struct dt_dp_stack *st,
+	void (*fn)(dt_dp_conn_t conn, const struct dt_dp_conn_stats *s, void *arg),
+	void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DT_DP_H */
