@@ -29,11 +29,13 @@ cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
 find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
 # DPDK's own drivers that EAL needs at run time (no PCI on that machine's
 # DPDK-less image: the mempool handler and the vdev bus are enough).
-pmddir=$(pkg-config --variable=pmdsdir libdpdk 2>/dev/null ||
-	echo /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0)
-for d in librte_mempool_ring librte_bus_vdev; do
-	cp -L "$pmddir/$d.so.23" "$dest/pmds/$d.so"
-done
+pmddir=$(ls -d "$(pkg-config --variable=libdir libdpdk)"/dpdk/pmds-* | head -n 1)
+[ -d "$pmddir" ] || { echo "device-bundle: DPDK's PMD folder not found" >&2; exit 1; }
+# Only the mempool handler: the vdev bus comes in through lib/ as a
+# dependency of our programs, and a second copy loaded from pmds/ would
+# register a second vdev bus that --vdev devices never reach.
+cp -L "$pmddir/librte_mempool_ring.so.23" "$dest/pmds/librte_mempool_ring.so"
+
 
 # The ldd closure, without the C library that the target provides.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so)'
