@@ -6,7 +6,10 @@
 #
 # usage: scripts/device-bundle.sh [DEST]   (default: .bundle, git-ignored)
 # On the target:  DEST/run.sh PROGRAM [args]   e.g.
-#   .bundle/run.sh devtcp-bench -l 0-1 --in-memory --no-pci -d .bundle/pmds ...
+#   .bundle/run.sh devtcp-bench -l 0-1 --in-memory --no-pci \
+#       --vdev=net_hsplit0,wire=w --vdev=net_hsplit1,wire=w --vdev=gpu_cuda0 \
+#       -- --compare --verify
+# (run.sh adds -d DEST/pmds; docs/gpu.md has the GPU runs.)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,7 +64,11 @@ grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts ||
 export LD_LIBRARY_PATH="$here/lib:$here/plugins${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 prog=$1; shift
 case "$prog" in
-*.py|*.sh) exec "$here/bin/$prog" "$@" ;;
+*.py|*.sh)
+	# Scripts start bundled programs themselves: hand them the -d too
+	# (test/e2e/check_bench.py reads DEVTCP_EAL_ARGS).
+	export DEVTCP_EAL_ARGS="-d $here/pmds${DEVTCP_EAL_ARGS:+ $DEVTCP_EAL_ARGS}"
+	exec "$here/bin/$prog" "$@" ;;
 esac
 exec "$here/bin/$prog" -d "$here/pmds" "$@"
 RUN

@@ -3,7 +3,11 @@
  * devtcp-bench: the L2 loopback benchmark. Port 0 sends raw Ethernet/IPv4/
  * TCP frames over the wire to port 1, which either splits them (headers in
  * hugepage mbufs, payload in device memory through the NIC's copy engine) or
- * receives them whole into host memory, the baseline of the same wire.
+ * receives them whole into host memory, the baseline of the same wire. The
+ * GPU baselines: "bounce" receives whole frames and then copies each payload
+ * into device memory with the region's copy engine (what an application on
+ * kernel TCP does with cudaMemcpy); "ceiling" runs the copy engine alone on
+ * payload-sized chunks, without the wire.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -11,14 +15,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "dt_copy.h"
+#include "dt_pattern.h"
+
 #define BENCH_BURST 32
+/* Ethernet + IPv4 + TCP headers of the bench's frames (no options). */
+#define BENCH_HDR_LEN (14 + 20 + 20)
 #define BENCH_TX_FRAMES 4096   /* distinct prebuilt frames cycled by TX */
+#define BENCH_VERIFY_FRAMES 1024 /* frames held per device verification batch */
+#define BENCH_VERIFY_SEGS (BENCH_VERIFY_FRAMES * 8) /* segments per batch */
+#define BENCH_CEIL_BATCH 32    /* copies per submit in ceiling mode */
 
 enum bench_mode {
 	BENCH_MODE_RAW_SPLIT,  /* raw frames, RX split into device memory */
 	BENCH_MODE_RAW,        /* raw frames, RX whole into host memory */
+	BENCH_MODE_BOUNCE,     /* RX whole, then payload copied to the device */
+	BENCH_MODE_CEILING,    /* copy engine alone: host chunks to the device */
 	BENCH_MODE_MAX,
 };
 
@@ -31,7 +46,7 @@ struct bench_opts {
 	uint16_t mtu;
 	bool payload_host;       /* payload region in host memory, not on the GPU */
 	int16_t gpu_id;
-	bool verify;             /* check every payload byte through the CPU alias */
+	bool verify;             /* check every payload byte (CPU alias or GPU kernel) */
 	bool quiet;              /* no live progress line */
 	const char *json_path;
 	uint16_t tx_port, rx_port;
@@ -47,6 +62,44 @@ struct bench_result {
 	uint64_t cksum_bad, missed, verify_errors, verified_bytes;
 	uint64_t rx_cycles;         /* TSC cycles spent in the RX loop's work */
 	uint64_t tsc_hz;
+	uint64_t copy_errors;       /* bench copies refused or failed (bounce, ceiling) */
+	uint64_t verify_batches;    /* device verification batches run */
+};
+
+struct bench_verifier;
+
+/*
+ * Checks a batch of device-memory segments against the pattern; sets
+ * *bad_bytes and *bad_segs. 0, or a negative errno (the batch is then
+ * counted as failed).
+ */
+typedef int (*bench_verify_fn)(struct bench_verifier *v, uint64_t *bad_bytes,
+	uint64_t *bad_segs);
+
+/* One payload range in the region to check: byte i is dt_pattern_byte(stream_off + i). */
+struct bench_vseg {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t stream_off;
+};
+
+/*
+ * Verification of payload in device memory, in batches: received frames
+ * hand their device segments in and their mbufs are held (the buffers must
+ * not be reused before they are checked); a batch is checked at once by the
+ * backend (through the region's CPU alias, or by a kernel on the GPU), then
+ * the mbufs are freed.
+ */
+struct bench_verifier {
+	bench_verify_fn check;
+	const uint8_t *alias;       /* CPU alias of the region (CPU backend) */
+	uintptr_t region_base;
+	int16_t gpu_id;             /* gpudev of the region (GPU backend) */
+	uint32_t nseg, nheld;
+	uint64_t seg_bytes;         /* bytes in seg[0, nseg) */
+	struct bench_result *res;   /* where a flush accounts */
+	struct bench_vseg seg[BENCH_VERIFY_SEGS];
+	struct rte_mbuf *held[BENCH_VERIFY_FRAMES];
 };
 
 /* Run context shared by the TX and RX lcores of one run. */
@@ -54,9 +107,23 @@ struct bench_run {
 	const struct bench_opts *opts;
 	struct rte_mempool *tx_pool;
 	struct rte_mbuf *tx_frames[BENCH_TX_FRAMES];
-	const uint8_t *alias;       /* CPU alias of the payload region (verification) */
 	uintptr_t region_base;
 	size_t region_len;
+	struct bench_verifier *ver; /* NULL without --verify */
+	struct dt_copy_engine *engine; /* the region's (bounce, ceiling) */
+	struct dt_copy_chan *ch;    /* the bench's own channel on it, per run */
+	uint8_t *ceil_src;          /* ceiling: host chunks holding the pattern */
+	size_t ceil_stride;         /* distance between chunks, both sides */
+	uint32_t ceil_chunks;       /* chunks in ceil_src */
+	size_t bounce_off;          /* bounce: next free offset in the region */
+	/* Ceiling state: chunks are counted from the start of the run. */
+	uint64_t ceil_ticket0;      /* channel ticket before the first chunk */
+	uint64_t ceil_sub;          /* chunks submitted */
+	uint64_t ceil_verq;         /* chunks handed to the verifier */
+	uint64_t ceil_flushed;      /* chunks known verified */
+	uint32_t ceil_slots;        /* destination slots in the region */
+	uint32_t ceil_inflight;     /* most chunks in flight */
+	bool failed;                /* a copy failed: the run stops */
 	volatile bool stop;
 	struct bench_result res;
 };
@@ -68,12 +135,61 @@ int bench_build_frames(struct bench_run *run);
 void bench_free_frames(struct bench_run *run);
 int bench_tx_loop(void *arg);
 void bench_rx_poll(struct bench_run *run, uint64_t deadline_tsc);
-uint8_t bench_pattern(uint32_t stream_off);
+uint32_t bench_payload_len(const struct bench_opts *o);
+
+void bench_account_frame(struct bench_run *run, const struct rte_mbuf *m);
+
+/* bench_copy.c: the GPU baselines */
+void bench_bounce_poll(struct bench_run *run, uint64_t deadline_tsc);
+int bench_ceiling_start(struct bench_run *run);
+void bench_ceiling_poll(struct bench_run *run, uint64_t deadline_tsc);
+void bench_ceiling_finish(struct bench_run *run);
+int bench_copy_all(struct bench_run *run, const struct dt_copy_op *ops,
+	uint32_t n, uint64_t *ticket);
+
+/* bench_verify.c */
+int bench_verify_cpu(struct bench_verifier *v, uint64_t *bad_bytes,
+	uint64_t *bad_segs);
+void bench_verify_add(struct bench_verifier *v, uintptr_t addr, uint32_t len,
+	uint32_t stream_off);
+void bench_verify_hold(struct bench_verifier *v, struct rte_mbuf *m);
+void bench_verify_flush(struct bench_verifier *v);
+static inline uint32_t
+bench_verify_room(const struct bench_verifier *v)
+{
+	return BENCH_VERIFY_SEGS - v->nseg;
+}
+
+/* bench_gpu.c: CUDA glue (no-ops without gpu_cuda) */
+bool bench_gpu_is_cuda(int16_t gpu_id);
+int bench_verify_cuda(struct bench_verifier *v, uint64_t *bad_bytes,
+	uint64_t *bad_segs);
+#define BENCH_GPU_REG_POOLS 4
+/* Host memory the copy engine reads, and what got registered with the GPU. */
+struct bench_gpu_reg {
+	struct rte_mempool *pool[BENCH_GPU_REG_POOLS]; /* NULL: unused slot */
+	bool pool_ok[BENCH_GPU_REG_POOLS];
+	void *buf;
+	size_t buf_len;
+	bool buf_ok;
+};
+/* Register everything in @p r; false when something failed (logged). */
+bool bench_gpu_register(int16_t gpu_id, struct bench_gpu_reg *r);
+/* Undo what bench_gpu_register() did, and only that. */
+void bench_gpu_unregister(int16_t gpu_id, struct bench_gpu_reg *r);
 
 /* bench_report.c */
 void bench_progress(const struct bench_result *r, double elapsed);
 void bench_print_table(const struct bench_result *res, int n);
+
+/* What the run set up, for the JSON header. */
+struct bench_setup {
+	const char *gpu_name;       /* gpudev device name, or "host" */
+	const char *engine;         /* the region's copy engine */
+	bool host_registered;       /* host copy sources registered with the GPU */
+	const char *verify_on;      /* "cpu", "gpu" or "off" */
+};
 int bench_write_json(const char *path, const struct bench_opts *o,
-	const struct bench_result *res, int n);
+	const struct bench_setup *su, const struct bench_result *res, int n);
 
 #endif /* BENCH_H */

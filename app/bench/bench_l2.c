@@ -8,6 +8,7 @@
  * Each frame's payload is a pattern of its TCP sequence number, so the
  * receiver can check every byte without any state shared with the sender.
  */
+#include <assert.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -21,11 +22,12 @@
 
 #define HDR_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + \
 	sizeof(struct rte_tcp_hdr))
+static_assert(HDR_LEN == BENCH_HDR_LEN, "BENCH_HDR_LEN is the frames' header");
 
-uint8_t
-bench_pattern(uint32_t stream_off)
+uint32_t
+bench_payload_len(const struct bench_opts *o)
 {
-	return (uint8_t)((stream_off * 2654435761u) >> 24);
+	return o->frame_len > HDR_LEN ? o->frame_len - HDR_LEN : 0;
 }
 
 static void
@@ -55,7 +57,7 @@ build_frame(uint8_t *f, uint16_t frame_len, uint32_t seq)
 	tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
 	tcp->rx_win = rte_cpu_to_be_16(65535);
 	for (i = 0; i < plen; i++)
-		pay[i] = bench_pattern(seq + i);
+		pay[i] = dt_pattern_byte(seq + i);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	tcp->cksum = rte_ipv4_udptcp_cksum(ip, tcp);
 }
@@ -131,43 +133,58 @@ in_region(const struct bench_run *run, const void *p, uint32_t len)
 }
 
 /*
- * Check every payload byte of @p m. Device-memory bytes are read through the
- * region's CPU alias only: this is verification code, outside the data path.
+ * Check every payload byte of @p m. Host bytes are checked here; device
+ * bytes are handed to the verifier, which checks them in batches (through
+ * the region's CPU alias or on the GPU) and frees @p m afterwards.
+ *
+ * @return true when the verifier holds @p m (the caller must not free it)
  */
-static void
-verify_frame(struct bench_run *run, const struct rte_mbuf *m)
+static bool
+verify_frame(struct bench_run *run, struct rte_mbuf *m)
 {
+	struct bench_verifier *v = run->ver;
 	const struct rte_tcp_hdr *tcp;
 	uint32_t seq, off = 0;
 	const struct rte_mbuf *s;
+	bool device = false;
 
 	if (m->data_len < HDR_LEN) {
 		run->res.verify_errors++;
-		return;
+		return false;
 	}
 	tcp = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *,
 		RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
 	seq = rte_be_to_cpu_32(tcp->sent_seq);
-	for (s = m; s != NULL; s = s->next) {
+	for (s = m; s != NULL; off += s->data_len, s = s->next) {
 		const uint8_t *p = rte_pktmbuf_mtod(s, const uint8_t *);
+		uint32_t skip = off < HDR_LEN ? RTE_MIN(HDR_LEN - off, s->data_len) : 0;
 		uint32_t i;
 
-		if (s->data_len != 0 && in_region(run, p, s->data_len))
-			p = run->alias + ((uintptr_t)p - run->region_base);
-		for (i = 0; i < s->data_len; i++, off++) {
-			if (off < HDR_LEN)
-				continue;
-			if (p[i] != bench_pattern(seq + off - HDR_LEN)) {
-				run->res.verify_errors++;
-				return;
-			}
-			run->res.verified_bytes++;
+		if (s->data_len == skip)
+			continue;
+		if (in_region(run, p, s->data_len)) {
+			/* Device memory: never read here (zero touch). */
+			bench_verify_add(v, (uintptr_t)p + skip, s->data_len - skip,
+				seq + off + skip - HDR_LEN);
+			device = true;
+			continue;
 		}
+		for (i = skip; i < s->data_len; i++) {
+			if (p[i] != dt_pattern_byte(seq + off + i - HDR_LEN)) {
+				run->res.verify_errors++;
+				goto out;
+			}
+		}
+		run->res.verified_bytes += s->data_len - skip;
 	}
+out:
+	if (device)
+		bench_verify_hold(v, m);
+	return device;
 }
 
-static inline void
-account_frame(struct bench_run *run, const struct rte_mbuf *m)
+void
+bench_account_frame(struct bench_run *run, const struct rte_mbuf *m)
 {
 	run->res.rx_frames++;
 	run->res.rx_bytes += m->pkt_len;
@@ -188,8 +205,8 @@ void
 bench_rx_poll(struct bench_run *run, uint64_t deadline)
 {
 	const struct bench_opts *o = run->opts;
-	struct rte_mbuf *burst[BENCH_BURST];
-	uint16_t n, i;
+	struct rte_mbuf *burst[BENCH_BURST], *done[BENCH_BURST];
+	uint16_t n, i, nd;
 	uint64_t t0;
 
 	/*
@@ -202,14 +219,17 @@ bench_rx_poll(struct bench_run *run, uint64_t deadline)
 		n = rte_eth_rx_burst(o->rx_port, 0, burst, BENCH_BURST);
 		if (n == 0)
 			continue;
-		for (i = 0; i < n; i++) {
-			account_frame(run, burst[i]);
-			if (o->verify)
-				verify_frame(run, burst[i]);
+		for (i = 0, nd = 0; i < n; i++) {
+			bench_account_frame(run, burst[i]);
+			if (!o->verify || !verify_frame(run, burst[i]))
+				done[nd++] = burst[i];
 		}
-		rte_pktmbuf_free_bulk(burst, n);
+		rte_pktmbuf_free_bulk(done, nd);
 		run->res.rx_cycles += rte_rdtsc() - t0;
 		if (o->frames != 0 && run->res.rx_frames >= o->frames)
-			return;
+			break;
 	}
+	/* Check what is held and give its buffers back before the caller looks. */
+	if (run->ver != NULL)
+		bench_verify_flush(run->ver);
 }

@@ -20,11 +20,13 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "bench.h"
 #include "dt_devmem.h"
 #include "dt_dp_port.h"
+#include "rte_pmd_hsplit.h"
 
 RTE_LOG_REGISTER(bench_logtype, devtcp.bench, INFO);
 #define BLOG(level, fmt, ...) \
@@ -32,6 +34,7 @@ RTE_LOG_REGISTER(bench_logtype, devtcp.bench, INFO);
 
 #define NB_MBUFS 16384
 #define HDR_ROOM 256
+#define CEIL_CHUNKS 1024       /* distinct source chunks of the ceiling */
 
 /* Set by SIGINT/SIGTERM: the only state a signal handler may touch. */
 static volatile sig_atomic_t bench_quit;
@@ -46,6 +49,8 @@ on_signal(int sig)
 static const char *const mode_names[BENCH_MODE_MAX] = {
 	[BENCH_MODE_RAW_SPLIT] = "raw-split",
 	[BENCH_MODE_RAW] = "raw",
+	[BENCH_MODE_BOUNCE] = "bounce",
+	[BENCH_MODE_CEILING] = "ceiling",
 };
 
 const char *
@@ -61,22 +66,30 @@ usage(const char *prog)
 		"L2 loopback benchmark: port 0 sends TCP/IPv4 frames to port 1.\n\n"
 		"  --mode MODE       raw-split: port 1 splits each frame, headers in hugepage\n"
 		"                    mbufs, payload in device memory (default);\n"
-		"                    raw: port 1 receives whole frames in host memory\n"
-		"  --compare         run raw-split then raw on the same wire; print both\n"
+		"                    raw: port 1 receives whole frames in host memory;\n"
+		"                    bounce: as raw, then each payload is copied into device\n"
+		"                    memory by the region's copy engine (kernel TCP + cudaMemcpy);\n"
+		"                    ceiling: no wire, the copy engine alone moves payload-sized\n"
+		"                    chunks from host to device memory, 32 per batch\n"
+		"  --compare         run raw-split, raw, bounce and ceiling; print the ratios\n"
 		"  --duration SEC    seconds per run (default 3)\n"
 		"  --frames N        stop a run after N received frames\n"
 		"  --frame-size B    Ethernet frame size without FCS (default 1514)\n"
 		"  --mtu B           port MTU (default: fits the frame size; up to 9000)\n"
 		"  --payload-mem M   gpu (first gpudev device, default) or host\n"
-		"  --verify          check every payload byte (device bytes through the\n"
-		"                    GPU's CPU mapping); slows the receiver\n"
+		"  --verify          check every payload byte: device bytes through the GPU's\n"
+		"                    CPU mapping (gpu_sim) or by a kernel on the GPU (gpu_cuda),\n"
+		"                    in batches of %u frames; slows the receiver\n"
 		"  --quiet           no live progress line\n"
 		"  --json FILE       write the results as JSON\n"
 		"  --help            this text\n\n"
 		"example (software NIC, simulated GPU):\n"
 		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
-		"     --vdev=net_hsplit1,wire=w --vdev=gpu_sim0,size=256M -- --compare\n",
-		prog, prog);
+		"     --vdev=net_hsplit1,wire=w --vdev=gpu_sim0,size=256M -- --compare\n"
+		"example (software NIC, CUDA GPU):\n"
+		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
+		"     --vdev=net_hsplit1,wire=w --vdev=gpu_cuda0 -- --compare --verify\n",
+		prog, BENCH_VERIFY_FRAMES, prog, prog);
 }
 
 static int
@@ -106,8 +119,12 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 				o->mode = BENCH_MODE_RAW_SPLIT;
 			else if (strcmp(optarg, "raw") == 0)
 				o->mode = BENCH_MODE_RAW;
+			else if (strcmp(optarg, "bounce") == 0)
+				o->mode = BENCH_MODE_BOUNCE;
+			else if (strcmp(optarg, "ceiling") == 0)
+				o->mode = BENCH_MODE_CEILING;
 			else
-				return fprintf(stderr, "unknown --mode '%s' (raw-split, raw)\n",
+				return fprintf(stderr, "unknown --mode '%s' (raw-split, raw, bounce, ceiling)\n",
 					optarg), -EINVAL;
 			break;
 		case 'c':
@@ -177,6 +194,13 @@ struct bench_ctx {
 	struct dt_devmem_region *region;
 	void *alias;
 	unsigned int tx_lcore;
+	bool cuda;                      /* the payload GPU is a gpu_cuda device */
+	struct bench_verifier *ver;     /* with --verify */
+	uint8_t *ceil_src;              /* ceiling's host chunks */
+	size_t ceil_stride;
+	struct bench_gpu_reg reg;       /* host memory registered with a CUDA GPU */
+	struct bench_setup setup;
+	char gpu_name[RTE_DEV_NAME_MAX_LEN];
 };
 
 static uint64_t
@@ -207,6 +231,68 @@ xstat_sum(uint16_t port, const char *suffix)
 	free(names);
 	free(vals);
 	return sum;
+}
+
+/*
+ * The ceiling's source: CEIL_CHUNKS payload-sized chunks of the pattern in
+ * hugepage memory, spaced like the region's targets so that no two
+ * neighbours merge into one copy. Chunk j holds stream offsets j * plen on.
+ */
+static int
+create_ceiling_source(struct bench_ctx *ctx)
+{
+	const struct bench_opts *o = &ctx->opts;
+	uint32_t plen = bench_payload_len(o), j, i;
+
+	ctx->ceil_stride = RTE_ALIGN_CEIL(plen, RTE_CACHE_LINE_SIZE) +
+		RTE_CACHE_LINE_SIZE;
+	ctx->ceil_src = rte_malloc_socket("bench_ceil_src",
+		ctx->ceil_stride * CEIL_CHUNKS, 4096,
+		rte_eth_dev_socket_id(o->rx_port));
+	if (ctx->ceil_src == NULL) {
+		BLOG(ERR, "cannot allocate %zu bytes of hugepage memory for the ceiling's source",
+			ctx->ceil_stride * CEIL_CHUNKS);
+		return -ENOMEM;
+	}
+	for (j = 0; j < CEIL_CHUNKS; j++)
+		for (i = 0; i < plen; i++)
+			ctx->ceil_src[j * ctx->ceil_stride + i] =
+				dt_pattern_byte(j * plen + i);
+	return 0;
+}
+
+/*
+ * --verify checks device bytes through the region's CPU alias where the
+ * device has one (gpu_sim; a host region is its own alias) and with a
+ * kernel on the GPU where it does not (gpu_cuda: no GDRCopy mapping).
+ */
+static int
+create_verifier(struct bench_ctx *ctx)
+{
+	const struct bench_opts *o = &ctx->opts;
+	struct bench_verifier *v;
+
+	v = calloc(1, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	v->region_base = (uintptr_t)dt_devmem_region_base(ctx->region);
+	v->gpu_id = o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id;
+	ctx->ver = v;
+	if (ctx->cuda) {
+		v->check = bench_verify_cuda;
+		ctx->setup.verify_on = "gpu";
+		return 0;
+	}
+	ctx->alias = dt_devmem_region_cpu_map(ctx->region);
+	if (ctx->alias == NULL) {
+		BLOG(ERR, "--verify needs a CPU mapping of the payload region (or a gpu_cuda device, checked by a kernel): %s",
+			rte_strerror(rte_errno));
+		return -ENOTSUP;
+	}
+	v->alias = ctx->alias;
+	v->check = bench_verify_cpu;
+	ctx->setup.verify_on = "cpu";
+	return 0;
 }
 
 static int
@@ -244,13 +330,21 @@ create_pools(struct bench_ctx *ctx)
 			o->payload_host ? "host" : "device", rte_strerror(-rc_));
 		return rc_;
 	}
-	ctx->alias = dt_devmem_region_cpu_map(ctx->region);
-	if (ctx->alias == NULL && o->verify) {
-		BLOG(ERR, "--verify needs a CPU mapping of the payload region: %s",
-			rte_strerror(rte_errno));
-		return -ENOTSUP;
+	ctx->setup.engine = dt_devmem_region_engine(ctx->region)->ops->name;
+	rc_ = create_ceiling_source(ctx);
+	if (rc_ != 0)
+		return rc_;
+	if (ctx->cuda) {
+		/* Host sources of CUDA copies: the wire (RX split), whole-frame mbufs (bounce), the ceiling's chunks. */
+		ctx->reg.pool[0] = rte_pmd_hsplit_wire_pool(o->tx_port);
+		ctx->reg.pool[1] = o->rx_port != o->tx_port ?
+			rte_pmd_hsplit_wire_pool(o->rx_port) : NULL;
+		ctx->reg.pool[2] = ctx->whole_pool;
+		ctx->reg.buf = ctx->ceil_src;
+		ctx->reg.buf_len = ctx->ceil_stride * CEIL_CHUNKS;
+		ctx->setup.host_registered = bench_gpu_register(o->gpu_id, &ctx->reg);
 	}
-	return 0;
+	return o->verify ? create_verifier(ctx) : 0;
 }
 
 static int
@@ -287,13 +381,81 @@ stop_ports(const struct bench_opts *o)
 		dt_dp_port_stop(o->rx_port);
 }
 
-/* Receive what is still on the wire so the next run starts clean. */
+/* Receive for one mode until @p deadline (or --frames). */
 static void
-drain(struct bench_run *run)
+poll_mode(struct bench_run *run, enum bench_mode mode, uint64_t deadline)
+{
+	if (mode == BENCH_MODE_BOUNCE)
+		bench_bounce_poll(run, deadline);
+	else if (mode == BENCH_MODE_CEILING)
+		bench_ceiling_poll(run, deadline);
+	else
+		bench_rx_poll(run, deadline);
+}
+
+/*
+ * Receive what is still on the wire so the next run starts clean; what it
+ * receives counts in this run, handled as the mode handles every frame.
+ */
+static void
+drain(struct bench_run *run, enum bench_mode mode)
 {
 	uint64_t hz = rte_get_tsc_hz();
 
-	bench_rx_poll(run, rte_rdtsc() + hz / 20);
+	poll_mode(run, mode, rte_rdtsc() + hz / 20);
+}
+
+/* The copy modes' own channel on the region's engine. */
+static int
+open_channel(struct bench_run *run)
+{
+	run->ch = dt_copy_chan_open(run->engine);
+	if (run->ch == NULL) {
+		fprintf(stderr, "devtcp-bench: cannot open a channel on copy engine %s: %s\n",
+			run->engine->ops->name, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static void
+close_channel(struct bench_run *run)
+{
+	run->res.copy_bytes = run->ch->stats.bytes;
+	dt_copy_chan_close(run->ch);
+	run->ch = NULL;
+}
+
+/* The ceiling: no ports, no sender; the copy engine alone. */
+static int
+run_ceiling(struct bench_ctx *ctx, struct bench_run *run)
+{
+	const struct bench_opts *o = &ctx->opts;
+	uint64_t hz = rte_get_tsc_hz(), start, end, next;
+	int rc;
+
+	rc = open_channel(run);
+	if (rc != 0)
+		return rc;
+	rc = bench_ceiling_start(run);
+	if (rc != 0) {
+		close_channel(run);
+		return rc;
+	}
+	start = rte_rdtsc();
+	end = start + (uint64_t)(o->duration * hz);
+	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
+		bench_ceiling_poll(run, RTE_MIN(next, end));
+		if (!o->quiet)
+			bench_progress(&run->res, (double)(rte_rdtsc() - start) / hz);
+		if (rte_rdtsc() >= end ||
+				(o->frames != 0 && run->res.rx_frames >= o->frames))
+			break;
+	}
+	bench_ceiling_finish(run);
+	run->res.seconds = (double)(rte_rdtsc() - start) / hz;
+	close_channel(run);
+	return 0;
 }
 
 static int
@@ -304,25 +466,39 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	uint64_t hz = rte_get_tsc_hz(), start, end, next;
 	int rc;
 
-	rc = start_ports(ctx, mode);
-	if (rc != 0)
-		return rc;
 	memset(&run->res, 0, sizeof(run->res));
 	run->res.mode = mode;
 	run->res.tsc_hz = hz;
 	run->stop = false;
+	run->failed = false;
+	run->bounce_off = 0;
+	if (mode == BENCH_MODE_CEILING)
+		return run_ceiling(ctx, run);
+
+	rc = start_ports(ctx, mode);
+	if (rc != 0)
+		return rc;
+	if (mode == BENCH_MODE_BOUNCE) {
+		rc = open_channel(run);
+		if (rc != 0) {
+			stop_ports(o);
+			return rc;
+		}
+	}
 	rte_eth_stats_reset(o->rx_port);
 	rte_eth_xstats_reset(o->rx_port);
 
 	rc = rte_eal_remote_launch(bench_tx_loop, run, ctx->tx_lcore);
 	if (rc != 0) {
+		if (run->ch != NULL)
+			close_channel(run);
 		stop_ports(o);
 		return rc;
 	}
 	start = rte_rdtsc();
 	end = start + (uint64_t)(o->duration * hz);
-	for (next = start + hz; !bench_quit; next += hz) {
-		bench_rx_poll(run, RTE_MIN(next, end));
+	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
+		poll_mode(run, mode, RTE_MIN(next, end));
 		if (!o->quiet)
 			bench_progress(&run->res, (double)(rte_rdtsc() - start) / hz);
 		if (rte_rdtsc() >= end ||
@@ -332,9 +508,13 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	run->res.seconds = (double)(rte_rdtsc() - start) / hz;
 	run->stop = true;
 	rte_eal_wait_lcore(ctx->tx_lcore);
-	drain(run);
+	drain(run, mode);
 
-	run->res.copy_bytes = xstat_sum(o->rx_port, "_copy_bytes");
+	/* The NIC's copies (split) or the bench's own (bounce). */
+	if (run->ch != NULL)
+		close_channel(run);
+	else
+		run->res.copy_bytes = xstat_sum(o->rx_port, "_copy_bytes");
 	if (rte_eth_stats_get(o->rx_port, &st) == 0)
 		run->res.missed = st.imissed + st.rx_nombuf;
 	stop_ports(o);
@@ -354,13 +534,23 @@ find_ports_and_gpu(struct bench_ctx *ctx)
 	}
 	o->tx_port = rte_eth_find_next(0);
 	o->rx_port = rte_eth_find_next(o->tx_port + 1);
+	ctx->setup.gpu_name = "host";
+	ctx->setup.verify_on = "off";
 	if (!o->payload_host) {
+		struct rte_gpu_info info;
+
 		o->gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 		if (o->gpu_id < 0) {
 			fprintf(stderr, "devtcp-bench: no gpudev device for the payload "
-				"(add --vdev=gpu_sim0,size=256M, or --payload-mem host)\n");
+				"(add --vdev=gpu_sim0,size=256M or --vdev=gpu_cuda0, "
+				"or --payload-mem host)\n");
 			return -ENODEV;
 		}
+		if (rte_gpu_info_get(o->gpu_id, &info) == 0 && info.name != NULL)
+			snprintf(ctx->gpu_name, sizeof(ctx->gpu_name), "%s",
+				info.name);
+		ctx->setup.gpu_name = ctx->gpu_name;
+		ctx->cuda = bench_gpu_is_cuda(o->gpu_id);
 	}
 	ctx->tx_lcore = rte_get_next_lcore(-1, 1, 0);
 	if (ctx->tx_lcore >= RTE_MAX_LCORE) {
@@ -374,6 +564,11 @@ find_ports_and_gpu(struct bench_ctx *ctx)
 static void
 cleanup(struct bench_ctx *ctx)
 {
+	/* Before the pools go, and before EAL cleanup closes the ports and the GPU. */
+	if (ctx->cuda)
+		bench_gpu_unregister(ctx->opts.gpu_id, &ctx->reg);
+	rte_free(ctx->ceil_src);
+	free(ctx->ver);
 	if (ctx->alias != NULL)
 		dt_devmem_region_cpu_unmap(ctx->region);
 	if (ctx->region != NULL)
@@ -412,9 +607,15 @@ main(int argc, char **argv)
 		rc = create_pools(&ctx);
 	if (rc == 0) {
 		run.tx_pool = ctx.tx_pool;
-		run.alias = ctx.alias;
 		run.region_base = (uintptr_t)dt_devmem_region_base(ctx.region);
 		run.region_len = dt_devmem_region_len(ctx.region);
+		run.engine = dt_devmem_region_engine(ctx.region);
+		run.ver = ctx.ver;
+		if (run.ver != NULL)
+			run.ver->res = &run.res;
+		run.ceil_src = ctx.ceil_src;
+		run.ceil_stride = ctx.ceil_stride;
+		run.ceil_chunks = CEIL_CHUNKS;
 		rc = bench_build_frames(&run);
 	}
 	for (i = 0; rc == 0 && i < BENCH_MODE_MAX && !bench_quit; i++) {
@@ -429,13 +630,14 @@ main(int argc, char **argv)
 	if (n > 0) {
 		bench_print_table(res, n);
 		if (ctx.opts.json_path != NULL &&
-				bench_write_json(ctx.opts.json_path, &ctx.opts, res, n) != 0) {
+				bench_write_json(ctx.opts.json_path, &ctx.opts,
+					&ctx.setup, res, n) != 0) {
 			fprintf(stderr, "devtcp-bench: cannot write %s\n",
 				ctx.opts.json_path);
 			rc = -EIO;
 		}
 		for (i = 0; i < n; i++)
-			if (res[i].verify_errors != 0)
+			if (res[i].verify_errors != 0 || res[i].copy_errors != 0)
 				rc = -EIO;
 	}
 	bench_free_frames(&run);

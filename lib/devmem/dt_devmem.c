@@ -28,6 +28,7 @@
 #include <rte_string_fns.h>
 
 #include "dt_devmem.h"
+#include "rte_pmd_gpu_cuda.h"
 #include "rte_pmd_gpu_sim.h"
 
 RTE_LOG_REGISTER(dt_devmem_logtype, devtcp.devmem, INFO);
@@ -70,6 +71,13 @@ extern __typeof__(rte_pmd_gpu_sim_dev_side) rte_pmd_gpu_sim_dev_side
 
 typedef int (*dm_sim_dev_side_t)(int16_t dev_id, const void *ptr,
 	size_t size, void **dev_side);
+
+/* The CUDA engine, found the same way: linked in, a -d plugin, or absent. */
+extern __typeof__(dt_copy_cuda_engine_create) dt_copy_cuda_engine_create
+	__attribute__((weak));
+
+typedef struct dt_copy_engine *(*dm_cuda_engine_create_t)(int16_t gpu_dev_id,
+	void *base, size_t len);
 
 /* Paths of the loaded shared objects, collected by dl_iterate_phdr(). */
 struct dm_objs {
@@ -130,6 +138,28 @@ dm_sim_dev_side_fn(void)
 	return (dm_sim_dev_side_t)dm_find_loaded_symbol("rte_pmd_gpu_sim_dev_side");
 }
 
+static dm_cuda_engine_create_t
+dm_cuda_engine_create_fn(void)
+{
+	if (dt_copy_cuda_engine_create != NULL)
+		return dt_copy_cuda_engine_create;
+	return (dm_cuda_engine_create_t)dm_find_loaded_symbol("dt_copy_cuda_engine_create");
+}
+
+/* Whether gpudev @p gpu_id is driven by gpu_cuda (its device name says so). */
+static bool
+dm_is_cuda_device(int16_t gpu_id)
+{
+	struct rte_gpu_info info;
+	const char *drv;
+
+	if (rte_gpu_info_get(gpu_id, &info) < 0 || info.name == NULL)
+		return false;
+	/* vdev names start with the driver name: gpu_cuda0, gpu_cuda_a, ... */
+	drv = "gpu_cuda";
+	return strncmp(info.name, drv, strlen(drv)) == 0;
+}
+
 /*
  * Report a failed step: log it with the region, the step and the reason,
  * set rte_errno, and return the negative errno for the caller to pass on.
@@ -172,19 +202,41 @@ dt_devmem_engine_create_default(int16_t gpu_id, void *base, size_t len,
 	void *arg)
 {
 	dm_sim_dev_side_t sim_dev_side = dm_sim_dev_side_fn();
+	dm_cuda_engine_create_t cuda_create;
+	struct dt_copy_engine *ce;
 	struct rte_gpu_info info;
 	void *side = NULL;
 	int ret = -ENODEV;
 
+	RTE_SET_USED(arg);
 	if (sim_dev_side != NULL)
 		ret = sim_dev_side(gpu_id, base, len, &side);
 	if (ret == -ENODEV) {
-		if (rte_gpu_info_get(gpu_id, &info) < 0)
+		if (rte_gpu_info_get(gpu_id, &info) < 0 || info.name == NULL)
 			info.name = "?";
-		DM_LOG(ERR, "no copy engine for device %d (%s): CUDA engine not built",
-			gpu_id, info.name);
-		rte_errno = ENOTSUP;
-		return NULL;
+		cuda_create = dm_cuda_engine_create_fn();
+		if (cuda_create == NULL) {
+			DM_LOG(ERR, "no copy engine for device %d (%s): not a gpu_sim device, and CUDA engine not built (or gpu_cuda not loaded)",
+				gpu_id, info.name);
+			rte_errno = ENOTSUP;
+			return NULL;
+		}
+		if (!dm_is_cuda_device(gpu_id)) {
+			DM_LOG(ERR, "no copy engine for device %d (%s): neither a gpu_sim nor a gpu_cuda device",
+				gpu_id, info.name);
+			rte_errno = ENOTSUP;
+			return NULL;
+		}
+		rte_errno = 0;
+		ce = cuda_create(gpu_id, base, len);
+		if (ce == NULL) {
+			if (rte_errno == 0)
+				rte_errno = EIO;
+			DM_LOG(ERR, "gpu_cuda %d (%s): CUDA copy engine for [%p, +%zu) failed: %s",
+				gpu_id, info.name, base, len,
+				rte_strerror(rte_errno));
+		}
+		return ce;
 	}
 	if (ret < 0) {
 		DM_LOG(ERR, "gpu_sim %d: device-side mapping of [%p, +%zu) failed: %s",

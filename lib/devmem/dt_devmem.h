@@ -93,9 +93,21 @@ struct dt_devmem_region_conf {
 #define DT_DEVMEM_NAME_MAX 24
 
 /**
- * The built-in engine factory: a CPU engine through the device-side
- * mapping for a gpu_sim device (rte_pmd_gpu_sim_dev_side()); for any other
- * device NULL with rte_errno ENOTSUP (no engine built for it yet).
+ * The built-in engine factory:
+ *  - gpu_sim device: a CPU engine through the device-side mapping
+ *    (rte_pmd_gpu_sim_dev_side());
+ *  - gpu_cuda device: the CUDA copy engine (dt_copy_cuda_engine_create(),
+ *    batched asynchronous copies on a stream);
+ *  - any other device: NULL with rte_errno ENOTSUP.
+ *
+ * Neither driver is a link-time dependency: each function is found through
+ * a weak reference (driver linked into the program) or among the loaded
+ * shared objects (driver loaded as a -d plugin). Without gpu_cuda in the
+ * process, a CUDA device gets ENOTSUP with a log line saying so.
+ *
+ * The CUDA engine does not pin host memory: copies from or to host memory
+ * not registered with the GPU (rte_pmd_gpu_cuda_mempool_register()) work,
+ * but synchronously and slowly.
  */
 struct dt_copy_engine *dt_devmem_engine_create_default(int16_t gpu_id,
 	void *base, size_t len, void *arg);

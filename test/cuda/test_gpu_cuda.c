@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 
 #include "dt_copy.h"
+#include "dt_pattern.h"
 #include "dt_test.h"
 #include "rte_pmd_gpu_cuda.h"
 
@@ -606,6 +607,90 @@ test_close(void)
 	free(hleak);
 }
 
+/* The stream-pattern check on the GPU: what devtcp-bench --verify runs. */
+static void
+test_verify_segments(void)
+{
+	const size_t len = 4 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len);
+	struct rte_pmd_gpu_cuda_verify_seg seg[3];
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	struct dt_copy_op op;
+	uint64_t bb = 99, bs = 99, t = 0;
+	size_t i;
+	int ret;
+
+	DT_REQUIRE(d != NULL && src != NULL);
+	/* Byte i holds stream offset 0xfffff000 + i: the offsets wrap. */
+	for (i = 0; i < len; i++)
+		src[i] = dt_pattern_byte((uint32_t)(0xfffff000u + i));
+	ce = dt_copy_cuda_engine_create(gpu_id, d, len);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ .dst = d, .src = src, .len = (uint32_t)len };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+
+	seg[0] = (struct rte_pmd_gpu_cuda_verify_seg){ (uintptr_t)d, 1460, 0xfffff000u };
+	seg[1] = (struct rte_pmd_gpu_cuda_verify_seg){ (uintptr_t)d + 10000, 9000,
+		(uint32_t)(0xfffff000u + 10000) };
+	seg[2] = (struct rte_pmd_gpu_cuda_verify_seg){ (uintptr_t)d + len - 777, 777,
+		(uint32_t)(0xfffff000u + len - 777) };
+	ret = rte_pmd_gpu_cuda_verify_segments(gpu_id, seg, 3, &bb, &bs);
+	if (ret == -ENOTSUP) {
+		printf("  verification kernel not available (see log): skipped\n");
+		goto out;
+	}
+	DT_CHECK_EQ(ret, 0);
+	DT_CHECK_EQ(bb, 0);
+	DT_CHECK_EQ(bs, 0);
+	/* A segment checked against the wrong offset is caught, and only it. */
+	seg[1].stream_off++;
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_verify_segments(gpu_id, seg, 3, &bb, &bs), 0);
+	DT_CHECK_EQ(bs, 1);
+	DT_CHECK(bb > 9000 / 2 && bb <= 9000);
+	/* Addresses outside the device's allocations never reach the GPU. */
+	seg[0].addr = (uintptr_t)src;
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_verify_segments(gpu_id, seg, 3, &bb, NULL),
+		-EINVAL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_verify_segments(gpu_id, seg, 0, &bb, NULL),
+		-EINVAL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_verify_segments(99, seg, 1, &bb, NULL),
+		-ENODEV);
+out:
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	host_buf_free(src);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/* Host ranges sharing pages register and unregister independently. */
+static void
+test_host_register_shared(void)
+{
+	uint8_t *a = rte_malloc("tcu_a", 100000, 64);
+	uint8_t *b = rte_malloc("tcu_b", 100000, 64);
+
+	DT_REQUIRE(a != NULL && b != NULL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_register(gpu_id, a, 100000), 0);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_register(gpu_id, b, 100000), 0);
+	/* Twice the same range: counted, not refused. */
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_register(gpu_id, a, 100000), 0);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_unregister(gpu_id, a, 100000), 0);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_unregister(gpu_id, a, 100000), 0);
+	/* b is still pinned: the exclusive API is refused over it. */
+	DT_CHECK(rte_gpu_mem_register(gpu_id, 100000, b) != 0);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_host_unregister(gpu_id, b, 100000), 0);
+	/* All gone: the exclusive API works again. */
+	DT_CHECK_EQ(rte_gpu_mem_register(gpu_id, 100000, b), 0);
+	DT_CHECK_EQ(rte_gpu_mem_unregister(gpu_id, b), 0);
+	rte_free(a);
+	rte_free(b);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const char *
@@ -662,6 +747,8 @@ main(int argc, char **argv)
 	DT_RUN(test_roundtrip_9000_1500);
 	DT_RUN(test_roundtrip_per_copy);
 	DT_RUN(test_unpinned);
+	DT_RUN(test_verify_segments);
+	DT_RUN(test_host_register_shared);
 	DT_RUN(test_throughput);
 	DT_RUN(test_close);
 

@@ -134,6 +134,9 @@ dt_copy_cuda_check_pinned(struct dt_copy_cuda_chan *ch, uintptr_t h,
 	if (idx >= 0) {
 		ch->pin_lo = p->regs.v[idx].start;
 		ch->pin_hi = ch->pin_lo + p->regs.v[idx].len;
+	} else if (gpu_cuda_ranges_covered(&p->regs, h, len)) {
+		/* Across adjacent pieces of shared registrations: pinned too. */
+		idx = 0;
 	}
 	rte_rwlock_read_unlock(&p->lock);
 	if (idx >= 0)

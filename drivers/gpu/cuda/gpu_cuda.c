@@ -207,7 +207,7 @@ gpu_cuda_mem_free(struct rte_gpu *dev, void *ptr)
  * first, so that overlapping registrations are refused with a clear message
  * before CUDA sees them, and the (slow) pinning runs without the lock held.
  */
-static int
+int
 gpu_cuda_host_register(struct gpu_cuda_priv *p, void *ptr, size_t size)
 {
 	CUdeviceptr d;
@@ -272,6 +272,13 @@ gpu_cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
 
 	rte_rwlock_write_lock(&p->lock);
 	idx = gpu_cuda_ranges_find_exact(&p->regs, (uintptr_t)ptr);
+	/* Shared pages of rte_pmd_gpu_cuda_host_register() have other owners. */
+	if (idx >= 0 && p->regs.v[idx].refs != 0) {
+		rte_rwlock_write_unlock(&p->lock);
+		GPU_CUDA_LOG(ERR, "mem_unregister: %p was registered by rte_pmd_gpu_cuda_host_register()/mempool_register(); undo it with their unregister call",
+			ptr);
+		return -EBUSY;
+	}
 	if (idx >= 0)
 		gpu_cuda_ranges_remove(&p->regs, idx);
 	rte_rwlock_write_unlock(&p->lock);

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 
 #include "gpu_cuda_priv.h"
@@ -77,6 +79,162 @@ rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, void *ptr, size_t size,
 	return 0;
 }
 
+/*
+ * Shared host registrations.
+ *
+ * cuMemHostRegister pins whole pages and refuses a range that touches a page
+ * already registered. Mempools, memzones and wire buffers of one process
+ * share hugepages, so registering them chunk by chunk fails as soon as two
+ * chunks meet in one page. These helpers register page-aligned ranges (in
+ * the memory's own page size: DPDK hugepages are pinned as wholes), reuse
+ * the pieces an earlier call already pinned, and count how many calls share
+ * each piece, so that the last unregister unpins it.
+ */
+
+/* Page size of the memory at @p addr: its DPDK memseg list's, else the system's. */
+static size_t
+gpu_cuda_host_page(const void *addr)
+{
+	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(addr);
+	long sz;
+
+	if (msl != NULL && msl->page_sz != 0)
+		return msl->page_sz;
+	sz = sysconf(_SC_PAGESIZE);
+	return sz > 0 ? (size_t)sz : 4096;
+}
+
+/* Page-aligned [*a, *b) covering [ptr, ptr + len). */
+static void
+gpu_cuda_host_span(const void *ptr, size_t len, uintptr_t *a, uintptr_t *b)
+{
+	size_t pg = gpu_cuda_host_page(ptr);
+
+	*a = RTE_ALIGN_FLOOR((uintptr_t)ptr, pg);
+	*b = RTE_ALIGN_CEIL((uintptr_t)ptr + len, pg);
+}
+
+/*
+ * Drop one reference on every shared piece overlapping [a, b); unpin the
+ * pieces no call uses any more. The lock is held, the context current.
+ */
+static int
+gpu_cuda_host_release(struct gpu_cuda_priv *p, uintptr_t a, uintptr_t b)
+{
+	struct gpu_cuda_range *r;
+	uint32_t f;
+	CUresult res;
+	int err = 0;
+
+	/* Pieces are sorted and disjoint: skip those that end before a. */
+	for (f = 0; f < p->regs.n &&
+			p->regs.v[f].start + p->regs.v[f].len <= a; f++)
+		;
+	while (f < p->regs.n && p->regs.v[f].start < b) {
+		r = &p->regs.v[f];
+		/* refs 0: an rte_gpu_mem_register() range, not ours to drop. */
+		if (r->refs == 0 || --r->refs != 0) {
+			f++;
+			continue;
+		}
+		res = p->api.cuMemHostUnregister((void *)r->start);
+		if (res != CUDA_SUCCESS) {
+			GPU_CUDA_LOG(ERR, "cuMemHostUnregister(%p) failed: %s",
+				(void *)r->start, gpu_cuda_strerror(&p->api, res));
+			err = -EIO;
+		}
+		gpu_cuda_ranges_remove(&p->regs, f);
+	}
+	return err;
+}
+
+/* Register [a, b) piece by piece; the lock is held, the context current. */
+static int
+gpu_cuda_host_acquire(struct gpu_cuda_priv *p, uintptr_t a, uintptr_t b)
+{
+	struct gpu_cuda_range r = { .refs = 1 };
+	uintptr_t cur = a, end;
+	int f, ret = 0;
+
+	while (cur < b) {
+		/* Last piece starting at or before cur, and the one after it. */
+		for (f = (int)p->regs.n - 1; f >= 0 && p->regs.v[f].start > cur; f--)
+			;
+		if (f >= 0 && p->regs.v[f].start + p->regs.v[f].len > cur) {
+			if (p->regs.v[f].refs == 0) {
+				GPU_CUDA_LOG(ERR, "host_register: [%p, %p) overlaps %p (+%zu), registered with rte_gpu_mem_register()",
+					(void *)a, (void *)b,
+					(void *)p->regs.v[f].start,
+					p->regs.v[f].len);
+				ret = -EEXIST;
+				break;
+			}
+			p->regs.v[f].refs++;
+			cur = p->regs.v[f].start + p->regs.v[f].len;
+			continue;
+		}
+		end = (uint32_t)(f + 1) < p->regs.n ?
+			RTE_MIN(b, p->regs.v[f + 1].start) : b;
+		r.start = cur;
+		r.len = end - cur;
+		ret = gpu_cuda_ranges_insert(&p->regs, &r);
+		if (ret == 0) {
+			ret = gpu_cuda_host_register(p, (void *)cur, end - cur);
+			if (ret != 0)
+				gpu_cuda_ranges_remove(&p->regs,
+					gpu_cuda_ranges_find_exact(&p->regs, cur));
+		}
+		if (ret != 0)
+			break;
+		cur = end;
+	}
+	if (ret != 0 && cur > a)
+		gpu_cuda_host_release(p, a, cur);
+	return ret;
+}
+
+static int
+gpu_cuda_host_op(int16_t dev_id, void *ptr, size_t len, int do_register)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(dev_id);
+	uintptr_t a, b;
+	int pushed, ret;
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "host_register: gpudev %d is not a gpu_cuda device",
+			dev_id);
+		return -ENODEV;
+	}
+	if (ptr == NULL || len == 0 || (uintptr_t)ptr + len < (uintptr_t)ptr)
+		return -EINVAL;
+	gpu_cuda_host_span(ptr, len, &a, &b);
+	ret = gpu_cuda_ctx_enter(p, &pushed);
+	if (ret != 0)
+		return ret;
+	/*
+	 * Pinning takes the lock for a few milliseconds: this is a control-
+	 * path call, and the copy engine's readers only wait, never fail.
+	 */
+	rte_rwlock_write_lock(&p->lock);
+	ret = do_register ? gpu_cuda_host_acquire(p, a, b) :
+		gpu_cuda_host_release(p, a, b);
+	rte_rwlock_write_unlock(&p->lock);
+	gpu_cuda_ctx_leave(p, pushed);
+	return ret;
+}
+
+int
+rte_pmd_gpu_cuda_host_register(int16_t dev_id, void *ptr, size_t len)
+{
+	return gpu_cuda_host_op(dev_id, ptr, len, 1);
+}
+
+int
+rte_pmd_gpu_cuda_host_unregister(int16_t dev_id, void *ptr, size_t len)
+{
+	return gpu_cuda_host_op(dev_id, ptr, len, 0);
+}
+
 struct gpu_cuda_mp_walk {
 	int16_t dev_id;
 	int err;        /* first error */
@@ -92,14 +250,15 @@ gpu_cuda_mp_chunk(struct rte_mempool *mp, void *opaque,
 	struct gpu_cuda_mp_walk *w = opaque;
 	int ret;
 
-	if (w->err != 0 || mem_idx >= w->limit)
+	RTE_SET_USED(mp);
+	/* Registering stops at the first failure; unregistering does all. */
+	if ((w->do_register && w->err != 0) || mem_idx >= w->limit)
 		return;
-	ret = w->do_register ?
-		rte_gpu_mem_register(w->dev_id, memhdr->len, memhdr->addr) :
-		rte_gpu_mem_unregister(w->dev_id, memhdr->addr);
-	if (ret != 0)
-		w->err = -rte_errno;
-	else
+	ret = gpu_cuda_host_op(w->dev_id, memhdr->addr, memhdr->len,
+		w->do_register);
+	if (ret != 0 && w->err == 0)
+		w->err = ret;
+	else if (ret == 0)
 		w->n++;
 }
 
@@ -111,8 +270,13 @@ rte_pmd_gpu_cuda_mempool_register(int16_t dev_id, struct rte_mempool *mp)
 	};
 	struct gpu_cuda_mp_walk undo = { .dev_id = dev_id };
 
-	if (gpu_cuda_priv_get(dev_id) == NULL || mp == NULL)
+	if (gpu_cuda_priv_get(dev_id) == NULL) {
+		GPU_CUDA_LOG(ERR, "mempool_register: gpudev %d is not a gpu_cuda device",
+			dev_id);
 		return -ENODEV;
+	}
+	if (mp == NULL)
+		return -EINVAL;
 	rte_mempool_mem_iter(mp, gpu_cuda_mp_chunk, &w);
 	if (w.err == 0)
 		return 0;
@@ -129,8 +293,10 @@ rte_pmd_gpu_cuda_mempool_unregister(int16_t dev_id, struct rte_mempool *mp)
 {
 	struct gpu_cuda_mp_walk w = { .dev_id = dev_id, .limit = UINT32_MAX };
 
-	if (gpu_cuda_priv_get(dev_id) == NULL || mp == NULL)
+	if (gpu_cuda_priv_get(dev_id) == NULL)
 		return -ENODEV;
+	if (mp == NULL)
+		return -EINVAL;
 	rte_mempool_mem_iter(mp, gpu_cuda_mp_chunk, &w);
 	return w.err;
 }

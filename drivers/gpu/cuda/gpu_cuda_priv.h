@@ -28,6 +28,12 @@ struct gpu_cuda_range {
 	uintptr_t start;      /**< address handed to / given by the user */
 	size_t len;           /**< bytes the user asked for */
 	CUdeviceptr base;     /**< allocations: what cuMemFree takes */
+	/**
+	 * Host registrations made by rte_pmd_gpu_cuda_host_register(): how
+	 * many of its calls share this (page-aligned) range; 0 for a range
+	 * registered with rte_gpu_mem_register(), which has one owner.
+	 */
+	uint32_t refs;
 };
 
 /**
@@ -49,6 +55,12 @@ int gpu_cuda_ranges_find_exact(const struct gpu_cuda_ranges *t,
 	uintptr_t start);
 /** Index of the range holding all of [addr, addr + len), or -1. */
 int gpu_cuda_ranges_find(const struct gpu_cuda_ranges *t, uintptr_t addr,
+	size_t len);
+/**
+ * Whether [addr, addr + len) is covered by ranges that follow each other
+ * without a gap (host registrations shared by page are split in pieces).
+ */
+int gpu_cuda_ranges_covered(const struct gpu_cuda_ranges *t, uintptr_t addr,
 	size_t len);
 void gpu_cuda_ranges_remove(struct gpu_cuda_ranges *t, uint32_t idx);
 void gpu_cuda_ranges_free(struct gpu_cuda_ranges *t);
@@ -77,6 +89,7 @@ struct gpu_cuda_priv {
 	uint32_t refs;                 /**< the device + each copy engine (atomic) */
 	CUmodule module;               /**< embedded kernels, loaded on first use */
 	CUfunction fn_pattern_check;
+	CUfunction fn_verify_segments;
 };
 
 /**
@@ -91,6 +104,14 @@ struct gpu_cuda_priv *gpu_cuda_priv_get(int16_t dev_id);
  * the function table away.
  */
 void gpu_cuda_priv_put(struct gpu_cuda_priv *p);
+
+/**
+ * cuMemHostRegister @p ptr (portable, device-mapped) and check that the GPU
+ * sees it at the same address. The context is current; the caller keeps
+ * the registration table. 0, -EEXIST (CUDA: already registered), -ENOTSUP,
+ * -EIO; each failure is logged.
+ */
+int gpu_cuda_host_register(struct gpu_cuda_priv *p, void *ptr, size_t size);
 
 /**
  * Make the device's primary context current in this thread, pushing it only

@@ -82,6 +82,26 @@ gpu_cuda_ranges_find(const struct gpu_cuda_ranges *t, uintptr_t addr,
 	return f;
 }
 
+int
+gpu_cuda_ranges_covered(const struct gpu_cuda_ranges *t, uintptr_t addr,
+	size_t len)
+{
+	int f = gpu_cuda_ranges_floor(t, addr);
+	uintptr_t end = addr + len, cur = addr;
+
+	if (f < 0 || end < addr)
+		return 0;
+	/* Walk adjacent ranges from the one holding addr until end is reached. */
+	for (; (uint32_t)f < t->n && t->v[f].start <= cur; f++) {
+		if (t->v[f].start + t->v[f].len <= cur)
+			return 0;
+		cur = t->v[f].start + t->v[f].len;
+		if (cur >= end)
+			return 1;
+	}
+	return 0;
+}
+
 void
 gpu_cuda_ranges_remove(struct gpu_cuda_ranges *t, uint32_t idx)
 {

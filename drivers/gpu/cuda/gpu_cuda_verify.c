@@ -5,6 +5,7 @@
  * neither a CPU mapping nor a copy back.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include <rte_common.h>
 
@@ -31,6 +32,9 @@ gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
 		if (res == CUDA_SUCCESS)
 			res = p->api.cuModuleGetFunction(&p->fn_pattern_check,
 				p->module, "gpu_cuda_pattern_check");
+		if (res == CUDA_SUCCESS)
+			res = p->api.cuModuleGetFunction(&p->fn_verify_segments,
+				p->module, "gpu_cuda_verify_segments");
 		if (res != CUDA_SUCCESS && p->module != NULL) {
 			p->api.cuModuleUnload(p->module);
 			p->module = NULL;
@@ -110,6 +114,100 @@ rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr, size_t len,
 	return ret;
 }
 
+/* Segments per block-grid: one block per segment, up to this many blocks. */
+#define GPU_CUDA_VERIFY_GRID_MAX 4096u
+
+/* Copy the batch to the GPU, launch the check and wait for its counts. */
+static int
+gpu_cuda_verify_launch(struct gpu_cuda_priv *p,
+	const struct rte_pmd_gpu_cuda_verify_seg *segs, unsigned int n,
+	uint64_t *bad_bytes, uint64_t *bad_segs)
+{
+	unsigned long long counts[2] = { 0, 0 };
+	size_t seg_bytes = (size_t)n * sizeof(*segs);
+	CUdeviceptr segs_d = 0, counts_d = 0, bb_d, bs_d;
+	unsigned int grid = RTE_MIN(n, GPU_CUDA_VERIFY_GRID_MAX);
+	CUstream s = NULL;
+	CUresult res;
+	void *args[] = { &segs_d, &n, &bb_d, &bs_d };
+
+	res = p->api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemAlloc(&segs_d, seg_bytes);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemAlloc(&counts_d, sizeof(counts));
+	bb_d = counts_d;
+	bs_d = counts_d + sizeof(counts[0]);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemcpyHtoDAsync(segs_d, segs, seg_bytes, s);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemsetD8Async(counts_d, 0, sizeof(counts), s);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuLaunchKernel(p->fn_verify_segments, grid, 1, 1,
+			GPU_CUDA_CHECK_BLOCK, 1, 1, 0, s, args, NULL);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuMemcpyDtoHAsync(counts, counts_d, sizeof(counts), s);
+	if (res == CUDA_SUCCESS)
+		res = p->api.cuStreamSynchronize(s);
+	if (counts_d != 0)
+		p->api.cuMemFree(counts_d);
+	if (segs_d != 0)
+		p->api.cuMemFree(segs_d);
+	if (s != NULL)
+		p->api.cuStreamDestroy(s);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "verify_segments kernel failed: %s",
+			gpu_cuda_strerror(&p->api, res));
+		return -EIO;
+	}
+	*bad_bytes = counts[0];
+	if (bad_segs != NULL)
+		*bad_segs = counts[1];
+	return 0;
+}
+
+int
+rte_pmd_gpu_cuda_verify_segments(int16_t dev_id,
+	const struct rte_pmd_gpu_cuda_verify_seg *segs, uint32_t n,
+	uint64_t *bad_bytes, uint64_t *bad_segs)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(dev_id);
+	uint32_t i, bad = UINT32_MAX;
+	int pushed, ret;
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "verify_segments: gpudev %d is not a gpu_cuda device",
+			dev_id);
+		return -ENODEV;
+	}
+	if (segs == NULL || bad_bytes == NULL || n == 0 ||
+			n > RTE_PMD_GPU_CUDA_VERIFY_MAX) {
+		GPU_CUDA_LOG(ERR, "verify_segments: bad arguments (%u segments, 1..%u)",
+			n, RTE_PMD_GPU_CUDA_VERIFY_MAX);
+		return -EINVAL;
+	}
+	/* A kernel reading outside our allocations would kill the context. */
+	rte_rwlock_read_lock(&p->lock);
+	for (i = 0; i < n && bad == UINT32_MAX; i++)
+		if (segs[i].len == 0 || gpu_cuda_ranges_find(&p->allocs,
+				(uintptr_t)segs[i].addr, segs[i].len) < 0)
+			bad = i;
+	rte_rwlock_read_unlock(&p->lock);
+	if (bad != UINT32_MAX) {
+		GPU_CUDA_LOG(ERR, "verify_segments: segment %u [0x%" PRIx64 ", +%u) is empty or not inside one allocation of gpudev %d",
+			bad, segs[bad].addr, segs[bad].len, dev_id);
+		return -EINVAL;
+	}
+	ret = gpu_cuda_ctx_enter(p, &pushed);
+	if (ret != 0)
+		return ret;
+	ret = gpu_cuda_kernels_load(p);
+	if (ret == 0)
+		ret = gpu_cuda_verify_launch(p, segs, n, bad_bytes, bad_segs);
+	gpu_cuda_ctx_leave(p, pushed);
+	return ret;
+}
+
 #else /* !GPU_CUDA_HAVE_KERNELS */
 
 int
@@ -121,3 +219,19 @@ rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr, size_t len,
 }
 
 #endif /* GPU_CUDA_HAVE_KERNELS */
+
+#ifndef GPU_CUDA_HAVE_KERNELS
+int
+rte_pmd_gpu_cuda_verify_segments(int16_t dev_id,
+	const struct rte_pmd_gpu_cuda_verify_seg *segs, uint32_t n,
+	uint64_t *bad_bytes, uint64_t *bad_segs)
+{
+	RTE_SET_USED(dev_id);
+	RTE_SET_USED(segs);
+	RTE_SET_USED(n);
+	RTE_SET_USED(bad_bytes);
+	RTE_SET_USED(bad_segs);
+	GPU_CUDA_LOG(ERR, "verify_segments: gpu_cuda was built without nvcc, so it has no kernels");
+	return -ENOTSUP;
+}
+#endif

@@ -49,19 +49,82 @@ int rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, void *ptr, size_t size,
 	int *fd);
 
 /**
- * Register every memory chunk of a mempool with rte_gpu_mem_register(), so
- * that the copy engine copies from / to its buffers at full speed (CUDA
- * copies of unregistered "pageable" host memory are staged through a driver
- * bounce buffer and return only when the source has been read).
+ * Register host memory with the GPU (cuMemHostRegister), so that the copy
+ * engine copies from / to it at full speed (CUDA copies of unregistered
+ * "pageable" host memory are staged through a driver bounce buffer and
+ * return only when the source has been read).
  *
- * @return 0, or the first rte_gpu_mem_register() error (-rte_errno), after
- *         undoing the chunks already registered.
+ * Unlike rte_gpu_mem_register(), ranges may share pages: CUDA pins whole
+ * pages and refuses a second registration touching one, and DPDK places
+ * mempools, memzones and a driver's buffers side by side in hugepages. This
+ * call registers the range rounded out to its page size (the hugepage size
+ * for DPDK memory), reuses pieces that an earlier call of it pinned, and
+ * counts their users; rte_pmd_gpu_cuda_host_unregister() with the same
+ * range drops the count and unpins what no call uses any more.
+ *
+ * @return 0; -ENODEV (not a gpu_cuda device); -EINVAL; -EEXIST when the
+ *         pages overlap memory registered with rte_gpu_mem_register();
+ *         -EIO, -ENOTSUP on a CUDA error. Every failure is logged; nothing
+ *         stays registered on failure.
+ */
+int rte_pmd_gpu_cuda_host_register(int16_t dev_id, void *ptr, size_t len);
+
+/**
+ * Undo rte_pmd_gpu_cuda_host_register() of the same range.
+ * @return 0, -ENODEV, -EINVAL, or -EIO when CUDA failed to unpin.
+ */
+int rte_pmd_gpu_cuda_host_unregister(int16_t dev_id, void *ptr, size_t len);
+
+/**
+ * Register every memory chunk of a mempool with
+ * rte_pmd_gpu_cuda_host_register(), so that the copy engine copies from /
+ * to its buffers at full speed. Pools that share hugepages with each other
+ * may all be registered.
+ *
+ * @return 0, or the first error (see rte_pmd_gpu_cuda_host_register()),
+ *         after undoing the chunks already registered.
  */
 int rte_pmd_gpu_cuda_mempool_register(int16_t dev_id, struct rte_mempool *mp);
 
 /** Undo rte_pmd_gpu_cuda_mempool_register(); 0 or the first error. */
 int rte_pmd_gpu_cuda_mempool_unregister(int16_t dev_id,
 	struct rte_mempool *mp);
+
+/**
+ * One range of device memory for rte_pmd_gpu_cuda_verify_segments(): its
+ * byte i must equal dt_pattern_byte(stream_off + i) (lib/devmem/dt_pattern.h).
+ * 16 bytes, the same layout in host and device code.
+ */
+struct rte_pmd_gpu_cuda_verify_seg {
+	uint64_t addr;        /**< device address (rte_gpu_mem_alloc() memory) */
+	uint32_t len;         /**< bytes */
+	uint32_t stream_off;  /**< stream offset of the first byte */
+};
+
+/** Most segments one rte_pmd_gpu_cuda_verify_segments() call takes. */
+#define RTE_PMD_GPU_CUDA_VERIFY_MAX 65536u
+
+/**
+ * Check, on the GPU, that each segment holds the stream test pattern
+ * (dt_pattern_byte() of lib/devmem/dt_pattern.h, the pattern devtcp-bench
+ * sends), for verification without a CPU mapping of device memory.
+ * One kernel launch for the whole batch; synchronous; runs on its own
+ * stream, so copies still in flight on other streams must have completed.
+ *
+ * @param segs  @p n segments, each inside one rte_gpu_mem_alloc()
+ *              allocation of @p dev_id (checked before the launch: a stray
+ *              address would fault the GPU context)
+ * @param n     1..RTE_PMD_GPU_CUDA_VERIFY_MAX
+ * @param[out] bad_bytes  bytes that differ from the pattern
+ * @param[out] bad_segs   segments with at least one such byte (may be NULL)
+ * @return 0; -ENODEV; -EINVAL (bad arguments or a segment outside the
+ *         device's allocations, logged with its index); -ENOTSUP when the
+ *         driver was built without nvcc or the GPU cannot run the embedded
+ *         sm_90/PTX code; -EIO on a CUDA error.
+ */
+int rte_pmd_gpu_cuda_verify_segments(int16_t dev_id,
+	const struct rte_pmd_gpu_cuda_verify_seg *segs, uint32_t n,
+	uint64_t *bad_bytes, uint64_t *bad_segs);
 
 /**
  * Byte @p i of the test pattern with @p seed: what

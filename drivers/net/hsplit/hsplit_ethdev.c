@@ -453,6 +453,20 @@ rte_pmd_hsplit_peer_port(uint16_t port_id)
 	return p->peer != NULL ? p->peer->port_id : -ENOTCONN;
 }
 
+struct rte_mempool *
+rte_pmd_hsplit_wire_pool(uint16_t port_id)
+{
+	struct hsplit_port *p;
+	int err = 0;
+
+	p = port_checked(port_id, &err);
+	if (p == NULL || p->wire_pool == NULL) {
+		rte_errno = p == NULL ? -err : ENODEV;
+		return NULL;
+	}
+	return p->wire_pool;
+}
+
 static int
 hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 {

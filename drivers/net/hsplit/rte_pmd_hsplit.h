@@ -2,7 +2,8 @@
 /**
  * @file
  * Public API of the software header-split NIC (vdev net_hsplit) for
- * applications: wire counters and the port at the other end of a wire.
+ * applications: wire counters, the port at the other end of a wire and the
+ * wire-buffer pool.
  * Per-queue split counters are xstats (rx_q<N>_split_packets, ...).
  */
 #ifndef RTE_PMD_HSPLIT_H
@@ -13,6 +14,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct rte_mempool;
 
 /** Driver name, as given to --vdev (net_hsplit0, net_hsplit_a, ...). */
 #define RTE_PMD_HSPLIT_DRIVER_NAME "net_hsplit"
@@ -41,6 +44,22 @@ int rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
  *         -ENODEV, -ENOTSUP as above
  */
 int rte_pmd_hsplit_peer_port(uint16_t port_id);
+
+/**
+ * The port's wire-buffer pool: host memory that holds each frame the port
+ * sends while it crosses the wire, and so the source of the copies that the
+ * peer's receive path makes into device memory (payload split) or into host
+ * mbufs. An application whose copy engine needs host memory registered
+ * (the CUDA engine: rte_pmd_gpu_cuda_mempool_register()) registers the
+ * sender's pool for fast receive copies on the peer.
+ *
+ * The pool exists from probe until the port is closed (rte_eth_dev_close()
+ * or device removal, including rte_eal_cleanup()); unregister it before.
+ *
+ * @return the pool, or NULL with rte_errno ENODEV (no such port) or
+ *         ENOTSUP (not a net_hsplit port)
+ */
+struct rte_mempool *rte_pmd_hsplit_wire_pool(uint16_t port_id);
 
 #ifdef __cplusplus
 }
