@@ -291,14 +291,27 @@ dm_host_memory(struct dt_devmem_region *r, size_t want, int socket_id)
 	r->page_size = dm_sys_page_size();
 	r->len = RTE_ALIGN_CEIL(want, r->page_size);
 	snprintf(mz_name, sizeof(mz_name), DM_HOST_MZ_PREFIX "%s", r->name);
+	/*
+	 * The pool derives each buffer's IOVA from one base, so ask for
+	 * IOVA-contiguous memory first; in IOVA-as-PA mode a large region
+	 * rarely is, and then the buffers get RTE_BAD_IOVA (a software NIC or
+	 * an IOMMU-less set-up needs none).
+	 */
 	r->host_mz = rte_memzone_reserve_aligned(mz_name, r->len, socket_id,
 		RTE_MEMZONE_IOVA_CONTIG, r->page_size);
+	if (r->host_mz != NULL) {
+		r->iova = r->host_mz->iova;
+	} else {
+		r->host_mz = rte_memzone_reserve_aligned(mz_name, r->len,
+			socket_id, 0, r->page_size);
+		r->iova = rte_eal_iova_mode() == RTE_IOVA_VA && r->host_mz != NULL ?
+			(rte_iova_t)(uintptr_t)r->host_mz->addr : RTE_BAD_IOVA;
+	}
 	if (r->host_mz == NULL)
 		return dm_fail(r->name, "host memzone reserve", rte_errno,
 			"%zu bytes as memzone %s on socket %d", r->len,
 			mz_name, socket_id);
 	r->base = r->host_mz->addr;
-	r->iova = r->host_mz->iova;
 	return 0;
 }
 
