@@ -2,7 +2,8 @@
 /**
  * @file
  * devtcp's sans-IO TCP engine (RFC 9293 with RFC 5681/6582/6298/7323/2018/
- * 5961/6528).
+ * 5961/6528; SACK loss recovery RFC 6675/2883, RACK-TLP RFC 8985, PRR
+ * RFC 6937, CUBIC RFC 9438).
  *
  * A connection is a struct the caller owns. Every entry point takes the
  * current time (microseconds, monotonic) and a struct dt_tcp_out that it
@@ -119,17 +120,32 @@ struct dt_tcp_event {
 	struct dt_tcp_extent ext;
 };
 
-/** Timers; each object has at most one deadline per kind. */
+/**
+ * Timers; each object has at most one deadline per kind. Connection
+ * timers are the kinds below DT_TCP_T_CONN__COUNT plus DT_TCP_T_PTO
+ * (added after the listener's kind so that older values keep their
+ * meaning); dt_tcp_conn.timers is indexed by kind and its DT_TCP_T_SYNQ
+ * slot stays 0.
+ */
 enum dt_tcp_timer {
 	DT_TCP_T_RTX,		/**< retransmission (SYN, data, FIN) */
 	DT_TCP_T_PERSIST,	/**< zero-window probe */
 	DT_TCP_T_DELACK,	/**< delayed ACK */
 	DT_TCP_T_KEEPALIVE,
-	DT_TCP_T_TIMEWAIT,	/**< 2 MSL */
+	DT_TCP_T_TIMEWAIT,	/**< 2 MSL; FIN_WAIT_2 idle timeout */
 	DT_TCP_T_CONN__COUNT,
 	DT_TCP_T_SYNQ = DT_TCP_T_CONN__COUNT,	/**< listener SYN-ACK rtx */
+	/** RFC 8985 loss detection: tail loss probe or RACK reordering. */
+	DT_TCP_T_PTO,
 	DT_TCP_T__COUNT
 };
+
+/** True when @p kind is a connection timer (see enum dt_tcp_timer). */
+static inline bool
+dt_tcp_timer_is_conn(unsigned int kind)
+{
+	return kind < DT_TCP_T_CONN__COUNT || kind == DT_TCP_T_PTO;
+}
 
 /** A timer change: arm at @c deadline, or cancel when it is 0. */
 struct dt_tcp_timer_action {
@@ -153,9 +169,11 @@ struct dt_tcp_conn;
 
 /**
  * Congestion control, pluggable (like Linux's tcp_congestion_ops). The
- * engine runs loss detection and NewReno's recovery (RFC 6582); the ops
+ * engine runs loss detection and recovery (NewReno RFC 6582 without SACK;
+ * RFC 6675 with PRR RFC 6937 and RACK-TLP RFC 8985 with SACK); the ops
  * decide the windows. Implementations read and write the conn's cwnd and
- * ssthresh and may keep state in cc_priv.
+ * ssthresh and may keep state in cc_priv. They get the time as an
+ * argument or from the caller's calls; they never read a clock.
  */
 struct dt_tcp_cc_ops {
 	const char *name;
@@ -168,10 +186,17 @@ struct dt_tcp_cc_ops {
 		uint64_t now);
 	/** Optional: retransmission timeout happened (cwnd already reset). */
 	void (*on_rto)(struct dt_tcp_conn *c);
+	/**
+	 * Optional: a loss episode begins at @p now (fast recovery, RACK or
+	 * TLP loss); called right after ssthresh() was applied.
+	 */
+	void (*on_loss)(struct dt_tcp_conn *c, uint64_t now);
 };
 
 /** NewReno (RFC 5681 slow start / congestion avoidance). */
 extern const struct dt_tcp_cc_ops dt_tcp_cc_newreno;
+/** CUBIC (RFC 9438), integer arithmetic; the default. */
+extern const struct dt_tcp_cc_ops dt_tcp_cc_cubic;
 
 /** Per-stack (or per-listener) settings; shared, read-only. */
 struct dt_tcp_cfg {
@@ -196,15 +221,75 @@ struct dt_tcp_cfg {
 	uint64_t keepalive_idle_us;
 	uint64_t keepalive_intvl_us;
 	const struct dt_tcp_cc_ops *cc;	/**< NULL: NewReno */
+	/** FIN_WAIT_2 without traffic for this long: RST and close; 0 off. */
+	uint64_t fin_wait2_us;
+	bool rack;		/**< RACK-TLP loss detection (needs SACK) */
 };
 
-/** Fill @p cfg with defaults (RFC values; MSS 1460, wscale 7, all on). */
+/**
+ * Fill @p cfg with defaults (RFC values; MSS 1460, wscale 7, all on,
+ * CUBIC, RACK-TLP, FIN_WAIT_2 timeout 60 s).
+ */
 void dt_tcp_cfg_default(struct dt_tcp_cfg *cfg);
 
 /** An out-of-order extent, kept sorted by @c seq. */
 struct dt_tcp_ooo {
 	uint32_t seq;
 	struct dt_tcp_extent ext;
+};
+
+/** Ranges of the send queue the peer SACKed (RFC 6675 scoreboard). */
+#define DT_TCP_SACK_SB_MAX 8
+/** Transmit-time marks kept for RACK (RFC 8985), bounded. */
+#define DT_TCP_XMIT_LOG_MAX 16
+
+/** A sequence range [start, end). */
+struct dt_tcp_seq_range {
+	uint32_t start;
+	uint32_t end;
+};
+
+/** Data from the previous mark's end up to @c end was sent at @c ts. */
+struct dt_tcp_xmit_mark {
+	uint32_t end;
+	uint32_t ts;		/**< low 32 bits of the send time, us */
+};
+
+/**
+ * Sender loss-recovery state: SACK scoreboard (RFC 6675), PRR (RFC 6937),
+ * RACK-TLP (RFC 8985) and counters. Touched on ACKs with SACK blocks and
+ * in recovery; kept apart from the hot fields.
+ */
+struct dt_tcp_lr {
+	struct dt_tcp_seq_range sb[DT_TCP_SACK_SB_MAX];	/**< sorted */
+	struct dt_tcp_xmit_mark xlog[DT_TCP_XMIT_LOG_MAX];	/**< ring */
+	uint8_t sb_n;
+	uint8_t xlog_head;
+	uint8_t xlog_n;
+	uint8_t reo_wnd_mult;	/**< RACK reordering window multiplier */
+	uint8_t reo_persist;
+	uint8_t flags;		/**< DT_TCP_LR_* (private) */
+	uint32_t sacked;	/**< bytes in sb */
+	uint32_t high_rxt;	/**< RFC 6675 HighRxt */
+	uint32_t lost_end;	/**< RACK: un-SACKed data below is lost */
+	uint32_t pipe;		/**< RFC 6675 pipe, during recovery */
+	uint32_t prr_delivered;
+	uint32_t prr_out;
+	uint32_t recover_fs;
+	uint32_t fack;		/**< highest SACKed or acked sequence */
+	uint32_t rack_end;	/**< RACK.end_seq */
+	uint32_t rack_ts;	/**< RACK.xmit_ts (low 32 bits, us) */
+	uint32_t rack_rtt;	/**< RACK.rtt, us */
+	uint32_t min_rtt;	/**< us, 0 = none */
+	uint32_t dsack_round;
+	uint32_t rtx_hi;	/**< end of the highest retransmitted data */
+	uint32_t tlp_end;	/**< TLP.end_seq (valid with LR_TLP) */
+	uint32_t tlp_start;
+	uint32_t tlp_ts;	/**< when the probe was sent (low 32 bits) */
+	uint32_t n_rtx;		/**< segments retransmitted */
+	uint32_t n_dsack;	/**< D-SACKs: spurious retransmissions */
+	uint32_t n_tlp;		/**< tail loss probes sent */
+	uint32_t n_rack_lost;	/**< loss episodes RACK started */
 };
 
 /** Caller storage for a connection's queues. */
@@ -277,11 +362,12 @@ struct dt_tcp_conn {
 	uint16_t ooo_cap;
 	uint16_t ooo_n;
 	uint32_t ooo_last;	/**< seq of the latest out-of-order arrival */
-	uint64_t timers[DT_TCP_T_CONN__COUNT];	/**< deadlines, 0 = off */
+	uint64_t timers[DT_TCP_T__COUNT];	/**< deadlines, 0 = off */
 	const struct dt_tcp_cfg *cfg;
 	const struct dt_tcp_cc_ops *cc;
 	uint64_t cc_priv[4];
 	struct dt_tcp_tuple tuple;
+	struct dt_tcp_lr lr;	/**< loss recovery (SACK, RACK-TLP, PRR) */
 };
 
 /**

@@ -2,11 +2,11 @@
 /*
  * ACK processing: acceptability (RFC 5961 5), send-queue completion, RTT
  * sampling, duplicate ACKs and NewReno fast retransmit / fast recovery
- * (RFC 5681 3.2, RFC 6582), send window update (RFC 9293 3.10.7.4).
+ * (RFC 5681 3.2, RFC 6582) without SACK, SACK-based recovery (RFC 6675,
+ * dt_tcp_sack.c) with it, send window update (RFC 9293 3.10.7.4).
  */
 #include "dt_tcp_priv.h"
 
-#define DT_TCP_DUPACK_THRESH 3
 #define DT_TCP_CHACK_WINDOW_US 1000000
 
 void
@@ -53,6 +53,7 @@ static void
 tcp_enter_recovery(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	c->ssthresh = c->cc->ssthresh(c);
+	tcp_cc_loss(c, now);
 	c->recover = c->snd_max;
 	c->flags |= DT_TCP_F_RECOVERY;
 	/* Karn: a retransmitted segment gives no RTT sample. */
@@ -112,7 +113,6 @@ static void
 tcp_new_ack(struct dt_tcp_conn *c, uint32_t ack, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint32_t acked = ack - c->snd_una;
 	uint32_t data_end = c->txq_seq + c->txq_bytes;
 	uint32_t upto = dt_tcp_seq_min(ack, data_end);
 	struct dt_tcp_event *ev;
@@ -132,8 +132,7 @@ tcp_new_ack(struct dt_tcp_conn *c, uint32_t ack, uint64_t now,
 	if (dt_tcp_seq_lt(c->snd_nxt, ack))
 		c->snd_nxt = ack;
 	c->probes = 0;
-	if (tcp_synchronized(c))
-		tcp_newreno_ack(c, ack, acked, now, out);
+	c->lr.flags |= DT_TCP_LR_PTO_REARM;
 	/* RFC 6298 5.2/5.3: stop when all is acked, else restart. */
 	if (c->snd_una == c->snd_max)
 		c->timers[DT_TCP_T_RTX] = 0;
@@ -167,7 +166,9 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 {
 	const struct dt_net_tcp_hdr *th = &seg->th;
 	uint32_t ack = th->ack;
+	struct tcp_ack_info ai;
 	uint32_t wnd;
+	bool dup;
 
 	if (c->state == DT_TCP_SYN_RECEIVED &&
 			!tcp_ack_syn_received(c, th, now, out))
@@ -182,11 +183,19 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		return false;
 	}
 	wnd = (uint32_t)th->win << c->snd_ws;
-	if (dt_tcp_seq_gt(ack, c->snd_una)) {
+	dup = ack == c->snd_una && plen == 0 &&
+		!(th->flags & (DT_NET_TCP_SYN | DT_NET_TCP_FIN)) &&
+		c->snd_max != c->snd_una;
+	tcp_sack_input(c, th, &ai);
+	if (dt_tcp_seq_gt(ack, c->snd_una))
 		tcp_new_ack(c, ack, now, out);
-	} else if (ack == c->snd_una && plen == 0 &&
-			!(th->flags & (DT_NET_TCP_SYN | DT_NET_TCP_FIN)) &&
-			wnd == c->snd_wnd && c->snd_max != c->snd_una) {
+	if (tcp_sack_on(c) && tcp_synchronized(c)) {
+		/* RFC 6675: SACK news, not the window, makes a dupack. */
+		tcp_sack_ack(c, &ai, dup, now, out);
+	} else if (ack != ai.old_una) {
+		if (tcp_synchronized(c))
+			tcp_newreno_ack(c, ack, ack - ai.old_una, now, out);
+	} else if (dup && wnd == c->snd_wnd) {
 		tcp_dupack(c, now, out);
 	}
 	if (dt_tcp_seq_lt(c->snd_wl1, th->seq) || (c->snd_wl1 == th->seq &&

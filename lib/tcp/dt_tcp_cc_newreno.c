@@ -2,8 +2,9 @@
 /* NewReno window rules (RFC 5681 3.1); recovery itself is in dt_tcp_ack.c. */
 #include "dt_tcp_priv.h"
 
-static void
-newreno_init(struct dt_tcp_conn *c)
+/* RFC 5681 3.1 initial window; shared by the modules. */
+void
+tcp_cc_init_window(struct dt_tcp_conn *c)
 {
 	uint32_t mss = c->smss;
 
@@ -45,8 +46,9 @@ newreno_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now)
 
 const struct dt_tcp_cc_ops dt_tcp_cc_newreno = {
 	.name = "newreno",
-	.init = newreno_init,
+	.init = tcp_cc_init_window,
 	.ssthresh = newreno_ssthresh,
 	.cong_avoid = newreno_cong_avoid,
 	.on_rto = NULL,
+	.on_loss = NULL,
 };

@@ -54,6 +54,9 @@ dt_tcp_cfg_default(struct dt_tcp_cfg *cfg)
 	cfg->msl_us = 30000000;
 	cfg->keepalive_idle_us = 7200ull * 1000000;
 	cfg->keepalive_intvl_us = 75ull * 1000000;
+	cfg->cc = &dt_tcp_cc_cubic;
+	cfg->fin_wait2_us = 60ull * 1000000;
+	cfg->rack = true;
 }
 
 void
@@ -103,6 +106,7 @@ dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
 	c->rcv_space = cfg->rcv_space;
 	c->rcv_space_max = cfg->rcv_space;
 	c->smss = DT_TCP_MSS_DEFAULT;
+	c->lr.reo_wnd_mult = 1;
 	if (cfg->nagle)
 		c->flags |= DT_TCP_F_NAGLE;
 	if (cfg->keepalive)
@@ -150,6 +154,14 @@ tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
 	tcp_set_state(c, DT_TCP_ESTABLISHED);
 	c->last_rx = now;
 	c->recover = c->iss;
+	c->lr.high_rxt = c->snd_una;
+	c->lr.lost_end = c->snd_una;
+	c->lr.rtx_hi = c->snd_una;
+	c->lr.fack = c->snd_una;
+	c->lr.rack_end = c->snd_una;
+	/* RFC 6298 5.7: after a SYN timeout, data starts with RTO >= 3 s. */
+	if (tcp_flag(c, DT_TCP_F_SYN_RTX) && c->rto < DT_TCP_RTO_SYN_LOST_US)
+		c->rto = DT_TCP_RTO_SYN_LOST_US;
 	c->cc->init(c);
 	tcp_event(out, DT_TCP_EV_CONNECTED);
 	/* close() in SYN_RECEIVED queued the FIN for this moment. */
@@ -163,7 +175,7 @@ tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now)
 	unsigned int k;
 
 	tcp_set_state(c, DT_TCP_TIME_WAIT);
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++)
+	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		c->timers[k] = 0;
 	c->timers[DT_TCP_T_TIMEWAIT] = now + 2 * c->cfg->msl_us;
 }
@@ -175,7 +187,7 @@ tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 
 	tcp_set_state(c, DT_TCP_CLOSED);
 	tcp_ooo_flush(c, out);
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++)
+	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		c->timers[k] = 0;
 	/* Unacknowledged sends are the application's again. */
 	c->txq_n = 0;
@@ -199,14 +211,14 @@ tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
 	if (c->state != DT_TCP_CLOSED)
 		tcp_output(c, now, out);
 	tcp_timers_update(c, now);
-	tcp_timer_diff(before, c->timers, 0, DT_TCP_T_CONN__COUNT, out);
+	tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
 }
 
 int
 dt_tcp_connect(struct dt_tcp_conn *c, const struct dt_tcp_tuple *t,
 	uint32_t iss, uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	if (c->state != DT_TCP_CLOSED)
@@ -229,7 +241,7 @@ int
 dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	if (seg->n_ext > DT_TCP_SEG_MAX_EXT)
@@ -260,7 +272,7 @@ int
 dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
 	uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 	int rc;
 
 	tcp_call_begin(c, before, out);
@@ -281,7 +293,7 @@ dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
 int
 dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	switch (c->state) {
@@ -315,7 +327,7 @@ dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 void
 dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	if (c->state == DT_TCP_CLOSED)
@@ -339,7 +351,7 @@ void
 dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 	uint32_t old_wnd, new_wnd, thr;
 
 	tcp_call_begin(c, before, out);
@@ -367,7 +379,7 @@ dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
 void
 dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	tcp_timers_run(c, now, out);
@@ -377,7 +389,7 @@ dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 void
 dt_tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	tcp_call_end(c, before, now, out);
@@ -387,7 +399,7 @@ void
 dt_tcp_set_keepalive(struct dt_tcp_conn *c, bool on, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint64_t before[DT_TCP_T_CONN__COUNT];
+	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
 	if (on)
@@ -395,7 +407,7 @@ dt_tcp_set_keepalive(struct dt_tcp_conn *c, bool on, uint64_t now,
 	else
 		c->flags &= (uint16_t)~DT_TCP_F_KEEPALIVE;
 	tcp_timers_update(c, now);
-	tcp_timer_diff(before, c->timers, 0, DT_TCP_T_CONN__COUNT, out);
+	tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
 }
 
 void
@@ -413,7 +425,7 @@ dt_tcp_next_deadline(const struct dt_tcp_conn *c)
 	uint64_t d = 0;
 	unsigned int k;
 
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++)
+	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		if (c->timers[k] && (d == 0 || c->timers[k] < d))
 			d = c->timers[k];
 	return d;

@@ -199,6 +199,11 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	}
 	len = plen + ((flags & DT_NET_TCP_SYN) ? 1 : 0) +
 		((flags & DT_NET_TCP_FIN) ? 1 : 0);
+	/* RFC 7323 3.2: once negotiated, a non-RST segment without
+	 * timestamps is silently dropped. */
+	if (tcp_flag(c, DT_TCP_F_TS) && !(th->opts.present & DT_NET_TCPOPT_F_TS) &&
+			!(flags & DT_NET_TCP_RST))
+		goto drop;
 	if (!tcp_paws_ok(c, th, now)) {
 		c->flags |= DT_TCP_F_ACK_NOW;
 		goto drop;

@@ -176,7 +176,7 @@ listen_ack(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 {
 	const struct dt_net_tcp_hdr *th = &seg->th;
 	struct dt_tcp_syn_entry *e = synq_find(l, t);
-	uint64_t none[DT_TCP_T_CONN__COUNT] = { 0 };
+	uint64_t none[DT_TCP_T__COUNT] = { 0 };
 
 	if (e == NULL || (th->flags & DT_NET_TCP_SYN) || th->ack != e->iss + 1) {
 		tcp_free_payload(seg, out);

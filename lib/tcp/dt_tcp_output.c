@@ -106,6 +106,7 @@ tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 		flags |= DT_NET_TCP_PSH;
 	tcp_fill_hdr(c, seg, seq, flags, now);
 	seg->len = len;
+	tcp_lr_sent(c, seq, len + (fin ? 1 : 0), now);
 	c->snd_max = dt_tcp_seq_max(c->snd_max, seq + len + (fin ? 1 : 0));
 	return len + (fin ? 1 : 0);
 }
@@ -126,6 +127,19 @@ tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 		return 0;
 	return tcp_build_data(c, seq, avail < c->smss ? avail : c->smss, now,
 		out);
+}
+
+/* One segment at @p seq of at most @p len bytes (a hole, a probe). */
+uint32_t
+tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t avail = dt_tcp_seq_lt(seq, data_end) ? data_end - seq : 0;
+
+	if (dt_tcp_seq_lt(seq, c->txq_seq))
+		return 0;
+	return tcp_build_data(c, seq, len < avail ? len : avail, now, out);
 }
 
 void
@@ -238,7 +252,18 @@ tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
 	uint32_t right = c->snd_una + wnd;
 	uint32_t usable = dt_tcp_seq_lt(c->snd_nxt, right) ?
 		right - c->snd_nxt : 0;
-	uint32_t len = avail < usable ? avail : usable;
+	uint32_t len;
+
+	if (tcp_flag(c, DT_TCP_F_RECOVERY) && tcp_sack_on(c)) {
+		/* RFC 6675 NextSeg() rule 2: new data within cwnd - pipe
+		 * and the peer's window. */
+		right = c->snd_una + c->snd_wnd;
+		usable = dt_tcp_seq_lt(c->snd_nxt, right) ?
+			right - c->snd_nxt : 0;
+		wnd = c->cwnd > c->lr.pipe ? c->cwnd - c->lr.pipe : 0;
+		usable = usable < wnd ? usable : wnd;
+	}
+	len = avail < usable ? avail : usable;
 
 	if (len > c->smss)
 		len = c->smss;

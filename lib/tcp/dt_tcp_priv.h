@@ -24,16 +24,53 @@
 #define DT_TCP_F_SIMOPEN	(1u << 10)	/* SYN_RECEIVED from SYN_SENT */
 #define DT_TCP_F_SYN_RTX	(1u << 11)	/* SYN was retransmitted */
 
+/* dt_tcp_conn.lr.flags */
+#define DT_TCP_LR_TLP		(1u << 0)	/* a loss probe is outstanding */
+#define DT_TCP_LR_TLP_RTX	(1u << 1)	/* ... and it was a retransmission */
+#define DT_TCP_LR_REO		(1u << 2)	/* T_PTO is RACK's reordering timer */
+#define DT_TCP_LR_REORDER	(1u << 3)	/* RACK saw reordering */
+#define DT_TCP_LR_DSACK_RND	(1u << 4)	/* dsack_round is valid */
+#define DT_TCP_LR_PTO_REARM	(1u << 5)	/* restart the PTO at call end */
+
+#define DT_TCP_DUPACK_THRESH 3
 #define DT_TCP_TS_OPT_LEN 12		/* NOP NOP TS */
 #define DT_TCP_MSS_DEFAULT 536		/* RFC 9293 3.7.1 */
 #define DT_TCP_WS_MAX 14
 #define DT_TCP_PAWS_IDLE_US (24ull * 24 * 3600 * 1000000)
 #define DT_TCP_RTO_G_US 1000		/* clock granularity term */
+#define DT_TCP_RTO_SYN_LOST_US 3000000	/* RFC 6298 5.7 */
 
 static inline bool
 tcp_flag(const struct dt_tcp_conn *c, uint16_t f)
 {
 	return (c->flags & f) != 0;
+}
+
+static inline bool
+tcp_lr_flag(const struct dt_tcp_conn *c, uint8_t f)
+{
+	return (c->lr.flags & f) != 0;
+}
+
+/* SACK-based loss recovery (RFC 6675) is used: SACK was negotiated. */
+static inline bool
+tcp_sack_on(const struct dt_tcp_conn *c)
+{
+	return tcp_flag(c, DT_TCP_F_SACK);
+}
+
+/* RACK-TLP runs: it needs SACK (RFC 8985 2). */
+static inline bool
+tcp_rack_on(const struct dt_tcp_conn *c)
+{
+	return tcp_sack_on(c) && c->cfg->rack;
+}
+
+/* Low 32 bits of the time in microseconds, for transmit-time marks. */
+static inline uint32_t
+tcp_now32(uint64_t now)
+{
+	return (uint32_t)now;
 }
 
 /* Sequence of our FIN (valid with DT_TCP_F_FIN_QUEUED). */
@@ -81,6 +118,50 @@ bool tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t plen, uint64_t now, struct dt_tcp_out *out);
 void tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
 
+/* dt_tcp_sack.c: what one ACK said (filled by tcp_sack_input). */
+struct tcp_ack_info {
+	uint32_t old_una;
+	uint32_t sacked_before;	/* lr.sacked before the ACK */
+	uint32_t new_hi;	/* highest newly SACKed end (new_any) */
+	bool new_any;		/* the SACK blocks told something new */
+	bool dsack;		/* the first block was a D-SACK */
+	struct dt_tcp_seq_range dsack_r;
+};
+
+void tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
+	struct tcp_ack_info *ai);
+void tcp_sb_trim(struct dt_tcp_conn *c);
+void tcp_sb_clear(struct dt_tcp_conn *c);
+uint32_t tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a,
+	uint32_t b);
+uint32_t tcp_sb_lost_edge(const struct dt_tcp_conn *c);
+void tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+	bool dupack, uint64_t now, struct dt_tcp_out *out);
+void tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
+void tcp_lr_sent(struct dt_tcp_conn *c, uint32_t seq, uint32_t used,
+	uint64_t now);
+void tcp_lr_on_rto(struct dt_tcp_conn *c);
+
+/* dt_tcp_rack.c */
+void tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+	uint64_t now);
+bool tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now);
+bool tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+	uint64_t now);
+void tcp_tlp_done(struct dt_tcp_conn *c);
+void tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now);
+void tcp_on_pto(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+void tcp_xlog_push(struct dt_tcp_conn *c, uint32_t end, uint64_t now);
+void tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now);
+
+/* dt_tcp_cc_newreno.c */
+void tcp_cc_init_window(struct dt_tcp_conn *c);
+
 /* dt_tcp_rx.c */
 void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out);
@@ -97,6 +178,8 @@ void tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 void tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 uint32_t tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out);
+uint32_t tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
+	uint64_t now, struct dt_tcp_out *out);
 void tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out);
 void tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
@@ -110,6 +193,7 @@ void tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k,
 void tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now);
 void tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t rtt_us);
 void tcp_timers_update(struct dt_tcp_conn *c, uint64_t now);
+void tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now);
 void tcp_timers_run(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
 void tcp_timer_diff(const uint64_t *before, const uint64_t *after,

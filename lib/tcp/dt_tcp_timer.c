@@ -104,6 +104,8 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 		c->timers[DT_TCP_T_RTX] = 0;
 	else if (c->timers[DT_TCP_T_RTX] == 0)
 		tcp_rtx_restart(c, now);
+	tcp_lr_timer_update(c, now);
+	tcp_fin_wait2_update(c, now);
 	if (tcp_flag(c, DT_TCP_F_KEEPALIVE) && (c->state == DT_TCP_ESTABLISHED ||
 			c->state == DT_TCP_CLOSE_WAIT)) {
 		if (c->timers[DT_TCP_T_KEEPALIVE] == 0)
@@ -112,6 +114,19 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 	} else {
 		c->timers[DT_TCP_T_KEEPALIVE] = 0;
 	}
+}
+
+/*
+ * FIN_WAIT_2 idle timeout on the TIME_WAIT slot (like Linux's
+ * tcp_fin_timeout): restarted by every segment from the peer.
+ */
+void
+tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now)
+{
+	(void)now;
+	if (c->state != DT_TCP_FIN_WAIT_2 || c->cfg->fin_wait2_us == 0)
+		return;
+	c->timers[DT_TCP_T_TIMEWAIT] = c->last_rx + c->cfg->fin_wait2_us;
 }
 
 static void
@@ -145,6 +160,8 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	}
 	/* RFC 5681 3.1 eq. 4 and loss window; RFC 6582 4 for recover. */
 	c->ssthresh = c->cc->ssthresh(c);
+	tcp_cc_loss(c, now);
+	tcp_lr_on_rto(c);
 	c->cwnd = c->smss;
 	c->recover = c->snd_max;
 	c->dupacks = 0;
@@ -195,9 +212,14 @@ tcp_on_keepalive(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 void
 tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	unsigned int k;
+	unsigned int i, k;
+	/* The loss probe first: it replaces an RTO due at the same time. */
+	static const uint8_t order[] = { DT_TCP_T_PTO, DT_TCP_T_RTX,
+		DT_TCP_T_PERSIST, DT_TCP_T_DELACK, DT_TCP_T_KEEPALIVE,
+		DT_TCP_T_TIMEWAIT };
 
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++) {
+	for (i = 0; i < sizeof(order); i++) {
+		k = order[i];
 		if (c->state == DT_TCP_CLOSED)
 			return;
 		if (c->timers[k] == 0 || c->timers[k] > now)
@@ -217,7 +239,16 @@ tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 			tcp_on_keepalive(c, now, out);
 			break;
 		case DT_TCP_T_TIMEWAIT:
-			tcp_enter_closed(c, out);
+			if (c->state == DT_TCP_FIN_WAIT_2) {
+				/* Peer gone quiet half-closed: RST, give up. */
+				tcp_send_rst(out, c->snd_nxt, 0, false);
+				tcp_timeout_error(c, out);
+			} else {
+				tcp_enter_closed(c, out);
+			}
+			break;
+		case DT_TCP_T_PTO:
+			tcp_on_pto(c, now, out);
 			break;
 		}
 	}

@@ -121,6 +121,7 @@ static const char *const timer_names[DT_TCP_T__COUNT] = {
 	[DT_TCP_T_KEEPALIVE] = "keepalive",
 	[DT_TCP_T_TIMEWAIT] = "timewait",
 	[DT_TCP_T_SYNQ] = "synq",
+	[DT_TCP_T_PTO] = "pto",
 };
 
 static void
@@ -181,8 +182,8 @@ check_invariants(struct interp *in)
 
 	if (!in->conn_init)
 		return;
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++)
-		if (in->tmr[k] != c->timers[k])
+	for (k = 0; k < DT_TCP_T__COUNT; k++)
+		if (dt_tcp_timer_is_conn(k) && in->tmr[k] != c->timers[k])
 			fail(in, "timer %s: actions say %llu, conn has %llu",
 				timer_names[k], (unsigned long long)in->tmr[k],
 				(unsigned long long)c->timers[k]);
@@ -294,8 +295,9 @@ ensure_conn(struct interp *in)
 		return;
 	if (dt_tcp_conn_init(&in->conn, &in->cfg, &b) != 0)
 		fail(in, "dt_tcp_conn_init failed");
-	for (k = 0; k < DT_TCP_T_CONN__COUNT; k++)
-		in->tmr[k] = 0;
+	for (k = 0; k < DT_TCP_T__COUNT; k++)
+		if (dt_tcp_timer_is_conn(k))
+			in->tmr[k] = 0;
 	in->conn_init = true;
 }
 
@@ -755,6 +757,10 @@ cmd_cfg(struct interp *in, char **tok, int n)
 		else if (!strcmp(k, "iss") && num) { in->iss = v; in->iss_fixed = true; }
 		else if (!strcmp(k, "synq") && num && v && v <= 16) in->synq_cap = (uint16_t)v;
 		else if (!strcmp(k, "tol_us") && num) in->tol = v;
+		else if (!strcmp(k, "rack")) c->rack = cfg_bool(tok[i + 1]);
+		else if (!strcmp(k, "fin_wait2_ms") && num) c->fin_wait2_us = v * 1000ull;
+		else if (!strcmp(k, "cc") && !strcmp(tok[i + 1], "newreno")) c->cc = &dt_tcp_cc_newreno;
+		else if (!strcmp(k, "cc") && !strcmp(tok[i + 1], "cubic")) c->cc = &dt_tcp_cc_cubic;
 		else fail(in, "bad cfg %s", k);
 	}
 	if (i != n)
@@ -772,6 +778,12 @@ static const struct {
 	{ "rttvar", offsetof(struct dt_tcp_conn, rttvar) },
 	{ "snd_wnd", offsetof(struct dt_tcp_conn, snd_wnd) },
 	{ "rcv_space", offsetof(struct dt_tcp_conn, rcv_space) },
+	{ "sacked", offsetof(struct dt_tcp_conn, lr.sacked) },
+	{ "pipe", offsetof(struct dt_tcp_conn, lr.pipe) },
+	{ "rtxs", offsetof(struct dt_tcp_conn, lr.n_rtx) },
+	{ "dsacks", offsetof(struct dt_tcp_conn, lr.n_dsack) },
+	{ "tlps", offsetof(struct dt_tcp_conn, lr.n_tlp) },
+	{ "rack_losses", offsetof(struct dt_tcp_conn, lr.n_rack_lost) },
 };
 
 /* expect state X | expect cwnd N | expect timer K T|off | expect verdict V

@@ -2,8 +2,9 @@
 /*
  * Direct unit tests of the TCP engine: sequence arithmetic, SipHash and
  * RFC 6528 ISNs, API errors, the "more" continuation of a full output,
- * and a randomized reassembly property test (every payload reference gets
- * exactly one outcome, the stream is delivered whole and in order).
+ * a randomized reassembly property test (every payload reference gets
+ * exactly one outcome, the stream is delivered whole and in order) and
+ * the CUBIC window curve (RFC 9438).
  */
 #include <errno.h>
 #include <string.h>
@@ -275,6 +276,79 @@ test_random_reassembly(void)
 	DT_CHECK(ok);
 }
 
+/*
+ * Window after an ACK of one SMSS every 5 ms from @p t0 to @p t1: a long
+ * RTT for the window, so the cubic curve, not the Reno-friendly estimate,
+ * sets the window.
+ */
+static uint32_t
+cubic_run(struct dt_tcp_conn *c, uint64_t t0, uint64_t t1)
+{
+	uint64_t t;
+	uint32_t prev = c->cwnd;
+	bool mono = true;
+
+	for (t = t0; t < t1; t += 5000) {
+		c->cc->cong_avoid(c, c->smss, t);
+		if (c->cwnd < prev)
+			mono = false;
+		prev = c->cwnd;
+	}
+	DT_CHECK(mono);
+	return c->cwnd;
+}
+
+/*
+ * RFC 9438: ssthresh = 0.7 cwnd, fast convergence, and the cubic curve
+ * from 0.7 W_max: concave up to W_max at K = cbrt(0.3 W_max / C) (4.22 s
+ * for W_max = 100 segments), a plateau around it, convex beyond it.
+ */
+static void
+test_cubic(void)
+{
+	struct dt_tcp_extent txq[4];
+	struct dt_tcp_ooo ooo[4];
+	struct dt_tcp_bufs b = { txq, 4, ooo, 4 };
+	struct dt_tcp_cfg cfg;
+	struct dt_tcp_conn c, c2;
+	const uint64_t t0 = 1000000;
+	uint32_t w;
+
+	dt_tcp_cfg_default(&cfg);
+	DT_CHECK(cfg.cc == &dt_tcp_cc_cubic);
+	DT_CHECK_EQ(dt_tcp_conn_init(&c, &cfg, &b), 0);
+	c.smss = 1000;
+	c.cc->init(&c);
+	DT_CHECK_EQ(c.cwnd, 4000);
+	c.cwnd = 100000;
+	c.ssthresh = c.cc->ssthresh(&c);
+	DT_CHECK_EQ(c.ssthresh, 70019);
+	c.cc->on_loss(&c, t0);
+	c.cwnd = c.ssthresh;
+	c2 = c;
+	/* Concave: half way to K, between 0.7 W_max and W_max. */
+	w = cubic_run(&c, t0, t0 + 2100000);
+	DT_CHECK(w > 80000 && w < 99000);
+	/* At K: W_max, within a segment or two. */
+	w = cubic_run(&c, t0 + 2100000, t0 + 4220000);
+	DT_CHECK(w > 98000 && w < 101500);
+	/* Convex: W_max + 0.4 (7 - 4.22)^3 segments = 108.6 segments. */
+	w = cubic_run(&c, t0 + 4220000, t0 + 7000000);
+	DT_CHECK(w > 105000 && w < 110000);
+	/* Deterministic: the same inputs give the same window. */
+	cubic_run(&c2, t0, t0 + 7000000);
+	DT_CHECK_EQ(c2.cwnd, c.cwnd);
+	/* Fast convergence: a loss below the last W_max lowers W_max. */
+	c.cwnd = 90000;
+	c.ssthresh = c.cc->ssthresh(&c);
+	DT_CHECK_EQ(c.ssthresh, 63017);
+	c.cc->on_loss(&c, t0 + 8000000);
+	c.cwnd = c.ssthresh;
+	/* W_max = 0.85 * 90000: K = cbrt(13.5 / 0.4) = 3.23 s. */
+	w = cubic_run(&c, t0 + 8000000, t0 + 11230000);
+	DT_CHECK(w > 75000 && w < 78000);
+}
+
 int
 main(void)
 {
@@ -284,5 +358,6 @@ main(void)
 	DT_RUN(test_api_errors);
 	DT_RUN(test_txq_full_and_more);
 	DT_RUN(test_random_reassembly);
+	DT_RUN(test_cubic);
 	return dt_test_summary();
 }
