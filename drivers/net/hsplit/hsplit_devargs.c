@@ -13,7 +13,8 @@
 static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_WIRE, HSPLIT_ARG_MAC, HSPLIT_ARG_RATE, HSPLIT_ARG_LOSS,
 	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
-	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, NULL
+	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
+	HSPLIT_ARG_IFACE_RING, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -124,6 +125,18 @@ one_arg(const char *key, const char *val, void *opaque)
 		if (parse_u64(val, 64, 1u << 20, &u) < 0)
 			return bad(c, key, val, "need a count in [64, 1048576]");
 		da->wire_bufs = (uint32_t)u;
+	} else if (strcmp(key, HSPLIT_ARG_IFACE) == 0) {
+		/* '/' and blanks cannot be in a Linux interface name. */
+		if (val == NULL || *val == '\0' ||
+				strlen(val) >= sizeof(da->iface) ||
+				strpbrk(val, "/ \t:") != NULL)
+			return bad(c, key, val, "need an interface name of 1..15 characters");
+		strcpy(da->iface, val);
+	} else if (strcmp(key, HSPLIT_ARG_IFACE_RING) == 0) {
+		if (parse_u64(val, 64, 1u << 16, &u) < 0)
+			return bad(c, key, val, "need a frame count in [64, 65536]");
+		da->iface_ring = (uint32_t)u;
+		da->iface_ring_set = 1;
 	}
 	return 0;
 }
@@ -140,6 +153,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	da->seed = 1;
 	da->wire_bufs = 4096;
 	da->nomatch = HSPLIT_NOMATCH_HOST;
+	da->iface_ring = HSPLIT_IFACE_RING_DEFAULT;
 	if (errlen > 0)
 		err[0] = '\0';
 	if (args == NULL || *args == '\0')
@@ -147,11 +161,24 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	kv = rte_kvargs_parse(args, hsplit_valid_args);
 	if (kv == NULL) {
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
-			"wire, mac, rate, loss, dup, reorder, seed, nomatch, wire_bufs)",
+			"wire, mac, rate, loss, dup, reorder, seed, nomatch, wire_bufs, "
+			"iface, iface_ring)",
 			args);
 		return -EINVAL;
 	}
 	ret = rte_kvargs_process(kv, NULL, one_arg, &c);
 	rte_kvargs_free(kv);
-	return ret < 0 ? -EINVAL : 0;
+	if (ret < 0)
+		return -EINVAL;
+	/* Keys come in any order: check combinations once all are in. */
+	if (da->wire[0] != '\0' && da->iface[0] != '\0') {
+		snprintf(err, errlen, "wire=%s and iface=%s: a port has one wire, "
+			"a loopback wire or a Linux interface", da->wire, da->iface);
+		return -EINVAL;
+	}
+	if (da->iface_ring_set && da->iface[0] == '\0') {
+		snprintf(err, errlen, "iface_ring=%u needs iface=NAME", da->iface_ring);
+		return -EINVAL;
+	}
+	return 0;
 }

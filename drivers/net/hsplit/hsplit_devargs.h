@@ -11,6 +11,10 @@
  *   nomatch=host|last  where frames that do not match the buffer-split rule
  *                      go (default host; see hsplit_split.h)
  *   wire_bufs=N        wire buffers of the port's TX side (default 4096)
+ *   iface=NAME         instead of a loopback wire, a Linux network interface
+ *                      (AF_PACKET; see hsplit_iface.h); excludes wire=
+ *   iface_ring=N       frames of the interface's RX ring (default 4096;
+ *                      needs iface=)
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -19,6 +23,9 @@
 #include <stdint.h>
 
 #define HSPLIT_WIRE_NAME_MAX 32
+/** Linux interface names: IFNAMSIZ (16) with the NUL. */
+#define HSPLIT_IFACE_NAME_MAX 16
+#define HSPLIT_IFACE_RING_DEFAULT 4096
 
 #define HSPLIT_ARG_WIRE "wire"
 #define HSPLIT_ARG_MAC "mac"
@@ -29,6 +36,8 @@
 #define HSPLIT_ARG_SEED "seed"
 #define HSPLIT_ARG_NOMATCH "nomatch"
 #define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
+#define HSPLIT_ARG_IFACE "iface"
+#define HSPLIT_ARG_IFACE_RING "iface_ring"
 
 /** Parsed devargs, defaults filled in. */
 struct hsplit_devargs {
@@ -40,6 +49,9 @@ struct hsplit_devargs {
 	double loss, dup, reorder;
 	uint64_t seed;
 	uint32_t wire_bufs;
+	char iface[HSPLIT_IFACE_NAME_MAX]; /**< "" = no interface backend */
+	uint32_t iface_ring;  /**< RX ring frames of the interface backend */
+	uint8_t iface_ring_set;
 };
 
 /**

@@ -13,6 +13,7 @@
 #include <ethdev_vdev.h>
 #include <bus_vdev_driver.h>
 
+#include "hsplit_iface.h"
 #include "hsplit_private.h"
 #include "rte_pmd_hsplit.h"
 
@@ -149,8 +150,10 @@ hsplit_link_update(struct rte_eth_dev *dev, int wait)
 			(uint32_t)(p->da.rate_gbps * 1000) : HSPLIT_DEFAULT_SPEED,
 		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
 		.link_autoneg = RTE_ETH_LINK_FIXED,
-		.link_status = dev->data->dev_started ? RTE_ETH_LINK_UP :
-			RTE_ETH_LINK_DOWN,
+		/* On an interface, its carrier too (veth: both ends up). */
+		.link_status = dev->data->dev_started &&
+			(p->iface == NULL || hsplit_iface_link_up(p)) ?
+			RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN,
 	};
 
 	return rte_eth_linkstatus_set(dev, &link);
@@ -174,6 +177,8 @@ hsplit_start(struct rte_eth_dev *dev)
 			goto fail;
 		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
 	}
+	if (p->iface != NULL && (ret = hsplit_iface_start(dev)) < 0)
+		goto fail;
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
 	p->rx_offloads = dev->data->dev_conf.rxmode.offloads;
@@ -194,6 +199,7 @@ hsplit_stop(struct rte_eth_dev *dev)
 
 	__atomic_store_n(&p->started, 0, __ATOMIC_RELEASE);
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	hsplit_iface_stop(p);
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		if (dev->data->rx_queues[i] != NULL)
 			hsplit_rxq_unbind(dev->data->rx_queues[i]);
@@ -232,6 +238,7 @@ hsplit_close(struct rte_eth_dev *dev)
 		rte_mempool_free(p->wire_pool);
 	p->wire_pool = NULL;
 	hsplit_wire_detach(p);
+	hsplit_iface_close(p);
 	hsplit_flow_table_fini(&p->flow);
 	return 0;
 }
@@ -243,6 +250,12 @@ hsplit_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 
 	if (mtu > HSPLIT_MAX_MTU)
 		return -EINVAL;
+	/* An interface's ring slots were sized at start. */
+	if (p->iface != NULL && p->started && mtu > dev->data->mtu) {
+		HSPLIT_LOG(ERR, "port %u: stop the port to raise its MTU (interface rings are sized at start)",
+			p->port_id);
+		return -EBUSY;
+	}
 	p->max_frame = (uint32_t)mtu + RTE_ETHER_HDR_LEN + 8;
 	return 0;
 }
@@ -251,6 +264,18 @@ static int
 hsplit_noop(struct rte_eth_dev *dev)
 {
 	return 0;
+}
+
+static int
+hsplit_promisc_enable(struct rte_eth_dev *dev)
+{
+	return hsplit_iface_promisc(hsplit_port_of(dev), 1);
+}
+
+static int
+hsplit_promisc_disable(struct rte_eth_dev *dev)
+{
+	return hsplit_iface_promisc(hsplit_port_of(dev), 0);
 }
 
 static int
@@ -367,8 +392,8 @@ static const struct eth_dev_ops hsplit_ops = {
 	.dev_supported_ptypes_get = hsplit_ptypes_get,
 	.buffer_split_supported_hdr_ptypes_get = hsplit_split_ptypes_get,
 	.link_update = hsplit_link_update,
-	.promiscuous_enable = hsplit_noop,
-	.promiscuous_disable = hsplit_noop,
+	.promiscuous_enable = hsplit_promisc_enable,
+	.promiscuous_disable = hsplit_promisc_disable,
 	.allmulticast_enable = hsplit_noop,
 	.allmulticast_disable = hsplit_noop,
 	.mac_addr_set = hsplit_mac_set,
@@ -489,8 +514,21 @@ hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 static void
 hsplit_set_burst(struct rte_eth_dev *dev)
 {
-	dev->rx_pkt_burst = hsplit_rx_burst;
-	dev->tx_pkt_burst = hsplit_tx_burst;
+	struct hsplit_port *p = hsplit_port_of(dev);
+
+	if (p->iface == NULL) {
+		dev->rx_pkt_burst = hsplit_rx_burst;
+		dev->tx_pkt_burst = hsplit_tx_burst;
+	} else if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		dev->rx_pkt_burst = hsplit_iface_rx_burst;
+		dev->tx_pkt_burst = hsplit_iface_tx_burst;
+	} else {
+		/* The sockets and rings are the primary process's alone. */
+		HSPLIT_LOG(WARNING, "port %u: interface %s: no traffic in a secondary process",
+			p->port_id, p->da.iface);
+		dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+		dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+	}
 }
 
 static int
@@ -553,9 +591,15 @@ hsplit_probe(struct rte_vdev_device *vdev)
 		ret = -ENOMEM;
 		goto fail;
 	}
+	/* The interface's MAC address is the port's unless mac= says otherwise. */
+	if (da.iface[0] != '\0') {
+		ret = hsplit_iface_probe(p, dev->data->mac_addrs[0].addr_bytes);
+		if (ret < 0)
+			goto fail;
+	}
 	if (da.mac_set) {
 		memcpy(dev->data->mac_addrs[0].addr_bytes, da.mac, 6);
-	} else {
+	} else if (da.iface[0] == '\0') {
 		/* Locally administered, unique per port. */
 		static const uint8_t base[6] = { 0x02, 0x68, 0x73, 0x00, 0x00, 0x00 };
 
@@ -574,12 +618,14 @@ hsplit_probe(struct rte_vdev_device *vdev)
 		goto fail;
 	hsplit_set_burst(dev);
 	rte_eth_dev_probing_finish(dev);
-	HSPLIT_LOG(INFO, "%s: port %u, wire %s, rate %.3g Gb/s, loss %g dup %g reorder %g seed %" PRIu64 ", nomatch=%s",
-		name, p->port_id, da.wire[0] ? da.wire : "(none)", da.rate_gbps,
+	HSPLIT_LOG(INFO, "%s: port %u, %s %s, rate %.3g Gb/s, loss %g dup %g reorder %g seed %" PRIu64 ", nomatch=%s",
+		name, p->port_id, da.iface[0] ? "interface" : "wire",
+		da.iface[0] ? da.iface : da.wire[0] ? da.wire : "(none)", da.rate_gbps,
 		da.loss, da.dup, da.reorder, da.seed,
 		da.nomatch == HSPLIT_NOMATCH_LAST ? "last" : "host");
 	return 0;
 fail:
+	hsplit_iface_close(p);
 	rte_mempool_free(p->wire_pool);
 	p->wire_pool = NULL;
 	rte_eth_dev_release_port(dev);
@@ -672,4 +718,6 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_REORDER "=<0..1> "
 	HSPLIT_ARG_SEED "=<uint64> "
 	HSPLIT_ARG_NOMATCH "=host|last "
-	HSPLIT_ARG_WIRE_BUFS "=<64..1048576>");
+	HSPLIT_ARG_WIRE_BUFS "=<64..1048576> "
+	HSPLIT_ARG_IFACE "=<Linux interface> "
+	HSPLIT_ARG_IFACE_RING "=<64..65536>");

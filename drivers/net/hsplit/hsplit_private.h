@@ -111,6 +111,7 @@ struct hsplit_pend {
 };
 
 struct hsplit_port;
+struct hsplit_iface;
 
 struct hsplit_rxq {
 	struct hsplit_port *port;
@@ -152,6 +153,7 @@ struct hsplit_txq_stats {
 struct hsplit_txq {
 	struct hsplit_port *port;
 	uint16_t qid;
+	uint16_t nb_desc;        /**< as set up (the interface backend's ring) */
 	uint8_t nb_eng;
 	uint8_t hp_next;
 	struct hsplit_eng eng[HSPLIT_MAX_ENGINES];
@@ -180,6 +182,7 @@ struct hsplit_port {
 	uint8_t rss_on;           /**< mq_mode RSS with more than one queue */
 	struct hsplit_devargs da;
 	struct hsplit_port *peer; /**< the other end of the wire, or NULL */
+	struct hsplit_iface *iface; /**< Linux-interface backend, or NULL */
 	struct rte_eth_dev_data *data;
 	struct rte_mempool *wire_pool;
 	uint64_t loss_thr;        /**< fault thresholds on a 64-bit PRNG draw */
@@ -215,6 +218,8 @@ int hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
 	uint16_t n, struct hsplit_txq *q);
 void hsplit_wire_classify(struct hsplit_port *peer, struct hsplit_wbuf *wb,
 	unsigned int tx_done);
+void hsplit_wire_ingress(struct hsplit_port *rx, struct hsplit_wbuf **wb,
+	uint16_t n);
 
 /* hsplit_copy.c */
 int hsplit_eng_find(struct hsplit_eng *eng, uint8_t *nb_eng,

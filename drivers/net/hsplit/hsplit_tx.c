@@ -68,6 +68,7 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	}
 	q->port = p;
 	q->qid = qid;
+	q->nb_desc = nb_desc;
 	hsplit_prng_seed(&q->prng, p->da.seed, qid);
 	hsplit_pace_init(q, p->da.rate_gbps, dev->data->nb_tx_queues);
 	dev->data->tx_queues[qid] = q;

@@ -9,6 +9,11 @@
  * splits and copies. Its per-queue counters are derived from what is stored
  * in the wire buffer, so only ring-full drops are counted across threads
  * (atomically).
+ *
+ * hsplit_wire_classify() and hsplit_wire_ingress() are the receiving NIC's
+ * ingress for every wire: the loopback wire calls them from the sender's
+ * TX, the Linux-interface backend (hsplit_iface.c) from the receiver's RX
+ * poll with frames taken from its AF_PACKET ring.
  */
 #include <errno.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "hsplit_iface.h"
 #include "hsplit_offload.h"
 #include "hsplit_private.h"
 
@@ -199,28 +205,26 @@ free_run(struct hsplit_wbuf **wb, uint16_t n)
 		rte_mempool_put(rte_mempool_from_obj(wb[i]), wb[i]);
 }
 
-int
-hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
-	uint16_t n, struct hsplit_txq *tq)
+/*
+ * Frames classified for port @p rx (hsplit_wire_classify()) go to the rings
+ * of their RX queues; a missing queue or a full ring drops and counts them.
+ */
+void
+hsplit_wire_ingress(struct hsplit_port *rx, struct hsplit_wbuf **wb, uint16_t n)
 {
 	uint16_t i = 0, j, qid;
 	unsigned int k;
 	struct hsplit_rxq *rq;
 
-	if (peer == NULL || !peer->started) {
-		tq->st.peer_down += n;
-		free_run(wb, n);
-		return 0;
-	}
 	/* Runs of frames for the same queue go in one enqueue, order kept. */
 	while (i < n) {
 		qid = wb[i]->queue;
 		for (j = i + 1; j < n && wb[j]->queue == qid; j++)
 			;
-		rq = qid < peer->data->nb_rx_queues ?
-			peer->data->rx_queues[qid] : NULL;
+		rq = qid < rx->data->nb_rx_queues ?
+			rx->data->rx_queues[qid] : NULL;
 		if (rq == NULL) {
-			__atomic_fetch_add(&peer->rx_nodev, j - i, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&rx->rx_nodev, j - i, __ATOMIC_RELAXED);
 			free_run(wb + i, (uint16_t)(j - i));
 		} else {
 			k = rte_ring_enqueue_burst(rq->ring, (void **)(wb + i),
@@ -233,5 +237,21 @@ hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
 		}
 		i = j;
 	}
+}
+
+int
+hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
+	uint16_t n, struct hsplit_txq *tq)
+{
+	if (tq->port->iface != NULL) {
+		hsplit_iface_xmit(tq, wb, n);
+		return 0;
+	}
+	if (peer == NULL || !peer->started) {
+		tq->st.peer_down += n;
+		free_run(wb, n);
+		return 0;
+	}
+	hsplit_wire_ingress(peer, wb, n);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hsplit_iface.h"
 #include "hsplit_private.h"
 
 struct xname_off {
@@ -54,7 +55,7 @@ static unsigned int
 xstats_count(const struct rte_eth_dev *dev)
 {
 	return dev->data->nb_rx_queues * NB_RX + dev->data->nb_tx_queues * NB_TX +
-		NB_WIRE + 1;
+		NB_WIRE + 1 + hsplit_iface_xstats_count(dev->data->dev_private);
 }
 
 static inline uint64_t
@@ -84,6 +85,7 @@ hsplit_xstats_get_names(struct rte_eth_dev *dev,
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
 			wire_xstats[i].name);
 	snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_no_queue_drops");
+	k += hsplit_iface_xstats_names(hsplit_port_of(dev), names + k);
 	return (int)k;
 }
 
@@ -125,6 +127,7 @@ hsplit_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	xs[k].id = k;
 	xs[k].value = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
 	k++;
+	k += hsplit_iface_xstats_get(p, xs + k, k);
 	return (int)k;
 }
 
@@ -134,7 +137,8 @@ hsplit_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	struct hsplit_port *p = hsplit_port_of(dev);
 	unsigned int q;
 
-	st->imissed = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
+	st->imissed = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED) +
+		hsplit_iface_rx_missed(p);
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct hsplit_rxq *rq = dev->data->rx_queues[q];
 		const struct hsplit_rxq_stats *s;
@@ -189,6 +193,7 @@ hsplit_stats_reset(struct rte_eth_dev *dev)
 			memset(&tq->st, 0, sizeof(tq->st));
 	}
 	__atomic_store_n(&p->rx_nodev, 0, __ATOMIC_RELAXED);
+	hsplit_iface_stats_reset(p);
 	dev->data->rx_mbuf_alloc_failed = 0;
 	return 0;
 }

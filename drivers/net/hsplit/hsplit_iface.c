@@ -1,0 +1,799 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Linux-interface backend: AF_PACKET sockets with TPACKET_V2 rings (see
+ * hsplit_iface.h for the model).
+ *
+ * Checksums of frames from the kernel: a frame the kernel hands over with
+ * TP_STATUS_CSUMNOTREADY (CHECKSUM_PARTIAL, e.g. from a veth peer with TX
+ * checksum offload on) carries only the pseudo-header sum in its TCP/UDP
+ * checksum field. The NIC completes that checksum in the host-memory wire
+ * buffer before ingress, as the peer's NIC would have on a real wire, and the
+ * frame is flagged GOOD (counted in iface_rx_csum_completed). A frame with
+ * TP_STATUS_CSUM_VALID (the kernel or the hardware under it verified it) is
+ * flagged GOOD without a second verification. Every other frame is verified
+ * by the NIC as on the loopback wire. Test set-ups turn the veth offloads off
+ * anyway (scripts/netns.sh), so that frames cross with full checksums and
+ * TCP/UDP segmentation offloads never produce frames above the MTU (those
+ * are truncated by the ring and dropped: iface_rx_truncated).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_memcpy.h>
+#include <rte_spinlock.h>
+
+#include "hsplit_iface.h"
+#include "hsplit_offload.h"
+#include "hsplit_parse.h"
+#include "hsplit_private.h"
+
+/* Ring block: frames never span blocks, so a block holds several. */
+#define IFACE_BLOCK (64u << 10)
+/* Frames one rx_burst moves from the AF_PACKET ring at most. */
+#define IFACE_RX_BUDGET 64
+/* Where the kernel puts a received frame: after the header, sockaddr_ll, and 16 bytes for the MAC header. */
+#define IFACE_RX_MACOFF ((uint32_t)TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - RTE_ETHER_HDR_LEN)
+/* Where the kernel takes a frame to send from (no PACKET_TX_HAS_OFF). */
+#define IFACE_TX_OFF ((uint32_t)(TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)))
+/* Two VLAN tags beyond the MTU and the Ethernet header. */
+#define IFACE_FRAME_EXTRA (RTE_ETHER_HDR_LEN + 8)
+
+/* One mmap'd TPACKET_V2 ring. */
+struct iface_ring {
+	uint8_t *map;
+	size_t map_len;
+	uint8_t **slot;         /* each frame's address (blocks may leave gaps) */
+	uint32_t nb;
+	uint32_t frame_size;
+	uint32_t head;          /* next slot to read (RX) or fill (TX) */
+};
+
+struct iface_rx_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t truncated;     /* longer than a ring slot (GSO/GRO, MTU) */
+	uint64_t outgoing;      /* the interface's own transmissions, skipped */
+	uint64_t csum_completed;
+	uint64_t no_wbuf;       /* drains stopped for want of a wire buffer */
+};
+
+struct iface_tx_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t ring_full;     /* no free slot for a frame already gathered */
+	uint64_t too_big;       /* above the interface MTU */
+	uint64_t kick_err;      /* send() failed; retried on the next burst */
+};
+
+/* One TX queue's socket and ring: written by that queue's thread only. */
+struct iface_tx {
+	int fd;
+	uint8_t kick;           /* a send() failed: kick again */
+	uint32_t max_len;       /* largest untagged frame the kernel takes */
+	struct iface_ring r;
+	struct iface_tx_stats st;
+} __rte_cache_aligned;
+
+struct hsplit_iface {
+	char name[HSPLIT_IFACE_NAME_MAX];
+	unsigned int ifindex;
+	uint32_t mtu;           /* the interface's, read at probe and start */
+	uint8_t promisc;        /* the RX socket holds a promiscuous membership */
+	/* RX: one socket per port; whoever holds the lock drains. */
+	rte_spinlock_t rx_lock;
+	int rx_fd;
+	struct iface_ring rx;
+	struct iface_rx_stats rst;
+	uint64_t kdrops;        /* ring-full drops folded from PACKET_STATISTICS */
+	uint8_t trunc_logged;   /* the hint about truncated frames was given */
+	struct iface_tx tx[HSPLIT_MAX_QUEUES];
+};
+
+/* A socket for interface ioctls. */
+static int
+ctl_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
+{
+	int fd, r, err;
+
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", name);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = ioctl(fd, req, ifr);
+	err = errno;
+	close(fd);
+	return r < 0 ? -err : 0;
+}
+
+static int
+iface_mtu(const char *name, uint32_t *mtu)
+{
+	struct ifreq ifr;
+	int r = ctl_ioctl(name, SIOCGIFMTU, &ifr);
+
+	if (r == 0)
+		*mtu = (uint32_t)ifr.ifr_mtu;
+	return r;
+}
+
+static void
+ring_unmap(struct iface_ring *r)
+{
+	if (r->map != NULL)
+		munmap(r->map, r->map_len);
+	rte_free(r->slot);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Ask for a ring of at least @p nb frames of @p frame_min bytes on @p fd
+ * (PACKET_RX_RING or PACKET_TX_RING) and map it.
+ */
+static int
+ring_map(int fd, int opt, uint32_t frame_min, uint32_t nb, struct iface_ring *r)
+{
+	struct tpacket_req req;
+	uint32_t fsz, block, fpb, nblk, i;
+	long page = sysconf(_SC_PAGESIZE);
+
+	fsz = RTE_ALIGN_CEIL(frame_min, TPACKET_ALIGNMENT);
+	block = RTE_MAX(IFACE_BLOCK, (uint32_t)page);
+	while (block < fsz)
+		block <<= 1;
+	fpb = block / fsz;
+	nblk = (nb + fpb - 1) / fpb;
+	req = (struct tpacket_req){ .tp_block_size = block,
+		.tp_block_nr = nblk, .tp_frame_size = fsz,
+		.tp_frame_nr = nblk * fpb };
+	if (setsockopt(fd, SOL_PACKET, opt, &req, sizeof(req)) < 0)
+		return -errno;
+	r->map_len = (size_t)block * nblk;
+	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		fd, 0);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		return -errno;
+	}
+	r->nb = req.tp_frame_nr;
+	r->frame_size = fsz;
+	r->head = 0;
+	r->slot = rte_malloc("hsplit_iface_slots", sizeof(r->slot[0]) * r->nb, 0);
+	if (r->slot == NULL) {
+		munmap(r->map, r->map_len);
+		r->map = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nb; i++)
+		r->slot[i] = r->map + (size_t)(i / fpb) * block +
+			(size_t)(i % fpb) * fsz;
+	return 0;
+}
+
+static int
+sock_v2(const char *what, const char *ifname)
+{
+	int fd, v = TPACKET_V2, err;
+
+	/* Protocol 0: the socket sees nothing until bind() names the interface. */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = errno;
+		HSPLIT_LOG(ERR, "iface %s: %s socket: %s%s", ifname, what,
+			strerror(err), err == EPERM ? " (needs CAP_NET_RAW)" : "");
+		return -err;
+	}
+	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0) {
+		err = errno;
+		HSPLIT_LOG(ERR, "iface %s: TPACKET_V2: %s", ifname, strerror(err));
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+static int
+sock_bind(int fd, unsigned int ifindex, uint16_t proto)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(proto),
+		.sll_ifindex = (int)ifindex,
+	};
+
+	return bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ? -errno : 0;
+}
+
+/* Fold the kernel's counters in (reading them resets them). */
+static void
+rx_kstats(struct hsplit_iface *ifc)
+{
+	struct tpacket_stats ks;
+	socklen_t len = sizeof(ks);
+
+	/* Descriptors are the primary process's. */
+	if (ifc->rx_fd >= 0 && rte_eal_process_type() == RTE_PROC_PRIMARY &&
+			getsockopt(ifc->rx_fd, SOL_PACKET, PACKET_STATISTICS, &ks, &len) == 0)
+		__atomic_fetch_add(&ifc->kdrops, ks.tp_drops, __ATOMIC_RELAXED);
+}
+
+static int
+set_promisc(struct hsplit_iface *ifc, int on)
+{
+	struct packet_mreq mr = { .mr_ifindex = (int)ifc->ifindex,
+		.mr_type = PACKET_MR_PROMISC };
+
+	if (setsockopt(ifc->rx_fd, SOL_PACKET, on ? PACKET_ADD_MEMBERSHIP :
+			PACKET_DROP_MEMBERSHIP, &mr, sizeof(mr)) < 0)
+		return -errno;
+	return 0;
+}
+
+static void
+rx_close(struct hsplit_iface *ifc)
+{
+	rte_spinlock_lock(&ifc->rx_lock);
+	if (ifc->rx_fd >= 0) {
+		rx_kstats(ifc);
+		ring_unmap(&ifc->rx);
+		close(ifc->rx_fd);
+		ifc->rx_fd = -1;
+		ifc->promisc = 0;  /* memberships go with the socket */
+	}
+	rte_spinlock_unlock(&ifc->rx_lock);
+}
+
+static int
+rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
+{
+	int fd, one = 1, ret;
+
+	fd = sock_v2("RX", ifc->name);
+	if (fd < 0)
+		return fd;
+	/* Frames this host sends on the interface are not received (kernel >= 4.20; else skipped by sll_pkttype). */
+	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
+		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_IGNORE_OUTGOING: %s",
+			ifc->name, strerror(errno));
+	ret = ring_map(fd, PACKET_RX_RING, IFACE_RX_MACOFF + max_frame,
+		p->da.iface_ring, &ifc->rx);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "iface %s: RX ring of %u frames of %u bytes: %s",
+			ifc->name, p->da.iface_ring, IFACE_RX_MACOFF + max_frame,
+			strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	ifc->rx_fd = fd;
+	/* ethdev's promiscuous flag survives stop/start; the membership does not. */
+	if (p->data->promiscuous) {
+		ret = set_promisc(ifc, 1);
+		if (ret < 0)
+			HSPLIT_LOG(WARNING, "iface %s: promiscuous membership: %s",
+				ifc->name, strerror(-ret));
+		ifc->promisc = ret == 0;
+	}
+	ret = sock_bind(fd, ifc->ifindex, ETH_P_ALL);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "iface %s: bind: %s", ifc->name, strerror(-ret));
+		ring_unmap(&ifc->rx);
+		close(fd);
+		ifc->rx_fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+static void
+tx_close(struct iface_tx *t)
+{
+	if (t->fd < 0)
+		return;
+	ring_unmap(&t->r);
+	close(t->fd);
+	t->fd = -1;
+}
+
+static int
+tx_open(struct hsplit_iface *ifc, uint16_t qid, uint32_t max_frame,
+	uint32_t nb)
+{
+	struct iface_tx *t = &ifc->tx[qid];
+	int fd, one = 1, ret;
+
+	fd = sock_v2("TX", ifc->name);
+	if (fd < 0)
+		return fd;
+	/* Straight to the driver: veth has no queue to gain from a qdisc. */
+	if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_QDISC_BYPASS: %s",
+			ifc->name, strerror(errno));
+	/* A frame the kernel refuses is skipped, not left to block the ring. */
+	if (setsockopt(fd, SOL_PACKET, PACKET_LOSS, &one, sizeof(one)) < 0)
+		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_LOSS: %s", ifc->name,
+			strerror(errno));
+	ret = ring_map(fd, PACKET_TX_RING, IFACE_TX_OFF + max_frame, nb, &t->r);
+	if (ret == 0)
+		ret = sock_bind(fd, ifc->ifindex, 0);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "iface %s: TX ring of queue %u: %s", ifc->name,
+			qid, strerror(-ret));
+		ring_unmap(&t->r);
+		close(fd);
+		return ret;
+	}
+	t->fd = fd;
+	t->kick = 0;
+	t->max_len = RTE_MIN(t->r.frame_size - (uint32_t)IFACE_TX_OFF,
+		ifc->mtu + RTE_ETHER_HDR_LEN);
+	return 0;
+}
+
+int
+hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6])
+{
+	struct hsplit_iface *ifc;
+	struct ifreq ifr;
+	unsigned int idx;
+	uint16_t q;
+	int ret;
+
+	idx = if_nametoindex(p->da.iface);
+	if (idx == 0) {
+		HSPLIT_LOG(ERR, "port %u: no network interface %s in this namespace: %s",
+			p->port_id, p->da.iface, strerror(errno));
+		return -ENODEV;
+	}
+	ret = ctl_ioctl(p->da.iface, SIOCGIFHWADDR, &ifr);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "port %u: MAC address of %s: %s", p->port_id,
+			p->da.iface, strerror(-ret));
+		return ret;
+	}
+	if (ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */) {
+		HSPLIT_LOG(ERR, "port %u: %s is not an Ethernet interface (type %u)",
+			p->port_id, p->da.iface, ifr.ifr_hwaddr.sa_family);
+		return -EINVAL;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	ifc = rte_zmalloc("hsplit_iface", sizeof(*ifc), RTE_CACHE_LINE_SIZE);
+	if (ifc == NULL)
+		return -ENOMEM;
+	snprintf(ifc->name, sizeof(ifc->name), "%s", p->da.iface);
+	ifc->ifindex = idx;
+	ret = iface_mtu(ifc->name, &ifc->mtu);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "port %u: MTU of %s: %s", p->port_id, ifc->name,
+			strerror(-ret));
+		rte_free(ifc);
+		return ret;
+	}
+	rte_spinlock_init(&ifc->rx_lock);
+	ifc->rx_fd = -1;
+	for (q = 0; q < HSPLIT_MAX_QUEUES; q++)
+		ifc->tx[q].fd = -1;
+	p->iface = ifc;
+	HSPLIT_LOG(INFO, "port %u: interface %s (index %u, MTU %u, %02x:%02x:%02x:%02x:%02x:%02x)",
+		p->port_id, ifc->name, idx, ifc->mtu, mac[0], mac[1], mac[2],
+		mac[3], mac[4], mac[5]);
+	return 0;
+}
+
+void
+hsplit_iface_stop(struct hsplit_port *p)
+{
+	struct hsplit_iface *ifc = p->iface;
+	uint16_t q;
+
+	if (ifc == NULL)
+		return;
+	rx_close(ifc);
+	for (q = 0; q < HSPLIT_MAX_QUEUES; q++)
+		tx_close(&ifc->tx[q]);
+}
+
+void
+hsplit_iface_close(struct hsplit_port *p)
+{
+	if (p->iface == NULL)
+		return;
+	hsplit_iface_stop(p);
+	rte_free(p->iface);
+	p->iface = NULL;
+}
+
+int
+hsplit_iface_start(struct rte_eth_dev *dev)
+{
+	struct hsplit_port *p = hsplit_port_of(dev);
+	struct hsplit_iface *ifc = p->iface;
+	uint32_t mtu, max_frame;
+	uint16_t q;
+	int ret;
+
+	ret = iface_mtu(ifc->name, &ifc->mtu);
+	if (ret < 0) {
+		HSPLIT_LOG(ERR, "port %u: interface %s: %s", p->port_id,
+			ifc->name, strerror(-ret));
+		return ret;
+	}
+	/* Slots take the larger MTU: what the kernel may hand over, and what the port may send. */
+	mtu = RTE_MIN(RTE_MAX(ifc->mtu, (uint32_t)dev->data->mtu),
+		(uint32_t)HSPLIT_MAX_MTU);
+	if (ifc->mtu > HSPLIT_MAX_MTU)
+		HSPLIT_LOG(WARNING, "port %u: %s has MTU %u; frames above MTU %u are dropped",
+			p->port_id, ifc->name, ifc->mtu, HSPLIT_MAX_MTU);
+	if (ifc->mtu < dev->data->mtu)
+		HSPLIT_LOG(WARNING, "port %u: MTU %u above %s's MTU %u: longer frames are dropped on TX",
+			p->port_id, dev->data->mtu, ifc->name, ifc->mtu);
+	max_frame = mtu + IFACE_FRAME_EXTRA;
+	ret = rx_open(p, ifc, max_frame);
+	if (ret < 0)
+		return ret;
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct hsplit_txq *tq = dev->data->tx_queues[q];
+
+		ret = tx_open(ifc, q, max_frame, tq != NULL && tq->nb_desc ?
+			tq->nb_desc : 1024u);
+		if (ret < 0) {
+			hsplit_iface_stop(p);
+			return ret;
+		}
+	}
+	if (!hsplit_iface_link_up(p))
+		HSPLIT_LOG(WARNING, "port %u: interface %s is not up and running (link down)",
+			p->port_id, ifc->name);
+	HSPLIT_LOG(DEBUG, "port %u: %s RX ring %u x %u bytes, %u TX rings",
+		p->port_id, ifc->name, ifc->rx.nb, ifc->rx.frame_size,
+		dev->data->nb_tx_queues);
+	return 0;
+}
+
+int
+hsplit_iface_promisc(struct hsplit_port *p, int on)
+{
+	struct hsplit_iface *ifc = p->iface;
+	int ret = 0;
+
+	if (ifc == NULL)
+		return 0;
+	/* Stopped: rx_open() applies ethdev's flag at start. */
+	rte_spinlock_lock(&ifc->rx_lock);
+	if (ifc->rx_fd >= 0 && !!on != ifc->promisc) {
+		ret = set_promisc(ifc, on);
+		if (ret == 0)
+			ifc->promisc = !!on;
+	}
+	rte_spinlock_unlock(&ifc->rx_lock);
+	return ret;
+}
+
+int
+hsplit_iface_link_up(struct hsplit_port *p)
+{
+	struct ifreq ifr;
+
+	if (p->iface == NULL || ctl_ioctl(p->iface->name, SIOCGIFFLAGS, &ifr) < 0)
+		return 0;
+	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}
+
+/* Complete a CHECKSUM_PARTIAL frame's TCP/UDP checksum in the wire buffer. */
+static unsigned int
+csum_complete(struct hsplit_wbuf *w)
+{
+	uint64_t ol;
+
+	if (w->pi.l4_len == 0 || w->pi.is_fragment)
+		return 0;
+	if (w->pi.ip_proto == IPPROTO_TCP)
+		ol = RTE_MBUF_F_TX_TCP_CKSUM;
+	else if (w->pi.ip_proto == IPPROTO_UDP)
+		ol = RTE_MBUF_F_TX_UDP_CKSUM;
+	else
+		return 0;
+	return hsplit_tx_cksum(w->data, w->len, ol, 0, 0, &w->pi) & HSPLIT_CK_L4;
+}
+
+/* One frame from a ring slot into a wire buffer, parsed and classified. */
+static void
+rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
+	const uint8_t *slot, const struct tpacket2_hdr *h, uint32_t status)
+{
+	const uint8_t *f = slot + h->tp_mac;
+	uint32_t len = h->tp_snaplen;
+	unsigned int known = 0;
+	uint16_t tpid;
+
+	if ((status & TP_STATUS_VLAN_VALID) && len >= 2 * RTE_ETHER_ADDR_LEN) {
+		/* The kernel took the tag out of band: the wire had it in the frame. */
+		tpid = (status & TP_STATUS_VLAN_TPID_VALID) && h->tp_vlan_tpid ?
+			h->tp_vlan_tpid : RTE_ETHER_TYPE_VLAN;
+		memcpy(w->data, f, 2 * RTE_ETHER_ADDR_LEN);
+		w->data[12] = (uint8_t)(tpid >> 8);
+		w->data[13] = (uint8_t)tpid;
+		w->data[14] = (uint8_t)(h->tp_vlan_tci >> 8);
+		w->data[15] = (uint8_t)h->tp_vlan_tci;
+		rte_memcpy(w->data + 16, f + 12, len - 12);
+		len += 4;
+	} else {
+		rte_memcpy(w->data, f, len);
+	}
+	w->len = len;
+	hsplit_parse(w->data, len, &w->pi);
+	if (status & TP_STATUS_CSUMNOTREADY) {
+		known = csum_complete(w);
+		ifc->rst.csum_completed += !!known;
+	} else if (status & TP_STATUS_CSUM_VALID) {
+		known = HSPLIT_CK_L4;
+	}
+	hsplit_wire_classify(p, w, known);
+	ifc->rst.frames++;
+	ifc->rst.bytes += len;
+}
+
+/* Move up to @p budget frames from the RX ring to the queues (lock held). */
+static void
+rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
+{
+	struct hsplit_wbuf *wb[IFACE_RX_BUDGET];
+	struct iface_ring *r = &ifc->rx;
+	struct tpacket2_hdr *h;
+	const struct sockaddr_ll *sll;
+	uint32_t status, n = 0;
+	uint8_t *slot;
+
+	while (n < budget) {
+		slot = r->slot[r->head];
+		h = (struct tpacket2_hdr *)slot;
+		status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+		if (!(status & TP_STATUS_USER))
+			break;
+		sll = (const struct sockaddr_ll *)(slot +
+			TPACKET_ALIGN(sizeof(struct tpacket2_hdr)));
+		if (sll->sll_pkttype == PACKET_OUTGOING) {
+			ifc->rst.outgoing++;
+		} else if (h->tp_snaplen < h->tp_len ||
+				h->tp_snaplen + 4 > HSPLIT_WIRE_DATA ||
+				h->tp_snaplen < RTE_ETHER_HDR_LEN) {
+			ifc->rst.truncated++;
+		} else {
+			/* No buffer: leave the frame in the ring for the next poll. */
+			if (rte_mempool_get(p->wire_pool, (void **)&wb[n]) != 0) {
+				ifc->rst.no_wbuf++;
+				break;
+			}
+			rx_frame(p, ifc, wb[n], slot, h, status);
+			n++;
+		}
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		r->head = r->head + 1 == r->nb ? 0 : r->head + 1;
+	}
+	/* Under the lock: frames of one flow reach their queue in wire order. */
+	if (n)
+		hsplit_wire_ingress(p, wb, (uint16_t)n);
+	if (unlikely(ifc->rst.truncated != 0 && !ifc->trunc_logged)) {
+		HSPLIT_LOG(WARNING, "port %u: %s handed over a frame longer than its MTU: "
+			"turn GRO off here and TSO/GSO off on the sender (ethtool -K IF tx off tso off gso off gro off); "
+			"such frames are dropped (xstat iface_rx_truncated)",
+			p->port_id, ifc->name);
+		ifc->trunc_logged = 1;
+	}
+}
+
+uint16_t
+hsplit_iface_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hsplit_rxq *q = rxq;
+	struct hsplit_port *p = q->port;
+	struct hsplit_iface *ifc = p->iface;
+	uint32_t budget;
+
+	if (p->started) {
+		/* Never more than this queue's ring takes: it cannot overflow. */
+		budget = RTE_MIN(rte_ring_free_count(q->ring), (unsigned int)IFACE_RX_BUDGET);
+		if (budget > 0 && rte_spinlock_trylock(&ifc->rx_lock)) {
+			if (ifc->rx_fd >= 0)
+				rx_drain(p, ifc, budget);
+			rte_spinlock_unlock(&ifc->rx_lock);
+		}
+	}
+	return hsplit_rx_burst(rxq, pkts, n);
+}
+
+static inline int
+slot_free(const uint8_t *slot)
+{
+	const struct tpacket2_hdr *h = (const struct tpacket2_hdr *)slot;
+
+	return !(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		(TP_STATUS_SEND_REQUEST | TP_STATUS_SENDING));
+}
+
+static void
+tx_kick(struct iface_tx *t, const char *ifname)
+{
+	int err;
+
+	if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0) {
+		t->kick = 0;
+		return;
+	}
+	err = errno;
+	/* Frames stay requested in the ring: the next burst kicks again. */
+	t->kick = 1;
+	if (t->st.kick_err++ == 0 && err != EAGAIN && err != ENOBUFS)
+		HSPLIT_LOG(WARNING, "iface %s: send: %s", ifname, strerror(err));
+}
+
+uint16_t
+hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hsplit_txq *q = txq;
+	struct iface_tx *t = &q->port->iface->tx[q->qid];
+	uint32_t i, pos;
+
+	if (t->fd >= 0) {
+		if (t->kick)
+			tx_kick(t, q->port->iface->name);
+		/* Take only what the ring has slots for, in order from head. */
+		for (i = 0, pos = t->r.head; i < n && slot_free(t->r.slot[pos]); i++)
+			pos = pos + 1 == t->r.nb ? 0 : pos + 1;
+		n = (uint16_t)i;
+	}
+	return hsplit_tx_burst(txq, pkts, n);
+}
+
+void
+hsplit_iface_xmit(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
+{
+	struct hsplit_port *p = tq->port;
+	struct iface_tx *t = &p->iface->tx[tq->qid];
+	struct tpacket2_hdr *h;
+	struct hsplit_wbuf *w;
+	uint16_t i, queued = 0;
+	uint8_t *slot;
+
+	for (i = 0; i < n; i++) {
+		w = wb[i];
+		if (t->fd < 0) {
+			tq->st.peer_down++;
+		} else if (w->len > t->max_len + (w->pi.vlan_tags ? 4u : 0u) ||
+				w->len > t->r.frame_size - IFACE_TX_OFF) {
+			t->st.too_big++;
+		} else if (!slot_free(slot = t->r.slot[t->r.head])) {
+			/* Only frames the burst did not reserve (dup, held). */
+			t->st.ring_full++;
+		} else {
+			h = (struct tpacket2_hdr *)slot;
+			rte_memcpy(slot + IFACE_TX_OFF, w->data, w->len);
+			h->tp_len = w->len;
+			h->tp_snaplen = w->len;
+			__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+				__ATOMIC_RELEASE);
+			t->r.head = t->r.head + 1 == t->r.nb ? 0 : t->r.head + 1;
+			t->st.frames++;
+			t->st.bytes += w->len;
+			queued++;
+		}
+		rte_mempool_put(rte_mempool_from_obj(w), w);
+	}
+	if (t->fd >= 0 && (queued || t->kick))
+		tx_kick(t, p->iface->name);
+}
+
+/* xstats: port counters of the backend. */
+enum {
+	X_RX_FRAMES, X_RX_BYTES, X_RX_KDROPS, X_RX_TRUNC, X_RX_OUTGOING,
+	X_RX_CSUM, X_RX_NOWBUF, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
+	X_TX_BIG, X_TX_KICK, X_NB
+};
+
+static const char *const iface_xnames[X_NB] = {
+	"iface_rx_frames", "iface_rx_bytes", "iface_rx_kernel_drops",
+	"iface_rx_truncated", "iface_rx_outgoing_skipped",
+	"iface_rx_csum_completed", "iface_rx_no_wire_buf",
+	"iface_tx_frames", "iface_tx_bytes", "iface_tx_ring_full",
+	"iface_tx_too_big", "iface_tx_kick_errors",
+};
+
+unsigned int
+hsplit_iface_xstats_count(const struct hsplit_port *p)
+{
+	return p->iface != NULL ? X_NB : 0;
+}
+
+unsigned int
+hsplit_iface_xstats_names(const struct hsplit_port *p,
+	struct rte_eth_xstat_name *names)
+{
+	unsigned int i;
+
+	if (p->iface == NULL)
+		return 0;
+	for (i = 0; i < X_NB; i++)
+		snprintf(names[i].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
+			iface_xnames[i]);
+	return X_NB;
+}
+
+static inline uint64_t
+rd(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+uint64_t
+hsplit_iface_rx_missed(struct hsplit_port *p)
+{
+	struct hsplit_iface *ifc = p->iface;
+
+	if (ifc == NULL)
+		return 0;
+	/* The socket may close under us: take the lock the drainer takes. */
+	rte_spinlock_lock(&ifc->rx_lock);
+	rx_kstats(ifc);
+	rte_spinlock_unlock(&ifc->rx_lock);
+	return rd(&ifc->kdrops);
+}
+
+unsigned int
+hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
+	uint64_t first)
+{
+	struct hsplit_iface *ifc = p->iface;
+	uint64_t v[X_NB] = { 0 };
+	unsigned int i;
+
+	if (ifc == NULL)
+		return 0;
+	v[X_RX_KDROPS] = hsplit_iface_rx_missed(p);
+	v[X_RX_FRAMES] = rd(&ifc->rst.frames);
+	v[X_RX_BYTES] = rd(&ifc->rst.bytes);
+	v[X_RX_TRUNC] = rd(&ifc->rst.truncated);
+	v[X_RX_OUTGOING] = rd(&ifc->rst.outgoing);
+	v[X_RX_CSUM] = rd(&ifc->rst.csum_completed);
+	v[X_RX_NOWBUF] = rd(&ifc->rst.no_wbuf);
+	for (i = 0; i < HSPLIT_MAX_QUEUES; i++) {
+		const struct iface_tx_stats *s = &ifc->tx[i].st;
+
+		v[X_TX_FRAMES] += rd(&s->frames);
+		v[X_TX_BYTES] += rd(&s->bytes);
+		v[X_TX_FULL] += rd(&s->ring_full);
+		v[X_TX_BIG] += rd(&s->too_big);
+		v[X_TX_KICK] += rd(&s->kick_err);
+	}
+	for (i = 0; i < X_NB; i++) {
+		xs[i].id = first + i;
+		xs[i].value = v[i];
+	}
+	return X_NB;
+}
+
+void
+hsplit_iface_stats_reset(struct hsplit_port *p)
+{
+	struct hsplit_iface *ifc = p->iface;
+	unsigned int i;
+
+	if (ifc == NULL)
+		return;
+	rte_spinlock_lock(&ifc->rx_lock);
+	rx_kstats(ifc);
+	__atomic_store_n(&ifc->kdrops, 0, __ATOMIC_RELAXED);
+	memset(&ifc->rst, 0, sizeof(ifc->rst));
+	rte_spinlock_unlock(&ifc->rx_lock);
+	for (i = 0; i < HSPLIT_MAX_QUEUES; i++)
+		memset(&ifc->tx[i].st, 0, sizeof(ifc->tx[i].st));
+}
