@@ -166,13 +166,19 @@ struct dt_dp_buf {
 
 /**
  * Queue @p buf on @p conn. Completion: a DT_DP_EV_SENT whose count
- * includes it (sends complete in order).
+ * includes it (sends complete in order). While the stack's TX buffer is
+ * full (the NIC's queue is full) the send is staged and handed to TCP
+ * later: backpressure, no drop. Device buffers need TX checksum offload
+ * (-ENOTSUP without).
  * @return 0, -DT_DP_E_FULL (retry after SENT events), -DT_DP_E_STATE, ...
  */
 int dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 	const struct dt_dp_buf *buf);
 
-/** Give back the buffer of a received chunk. */
+/**
+ * Give back the buffer of a received chunk (also valid after the
+ * connection closed; not after dt_dp_stack_destroy()).
+ */
 void dt_dp_release(struct dt_dp_stack *st, uint64_t token);
 
 /** Send FIN after queued data (half-close). */
@@ -212,6 +218,15 @@ struct dt_dp_stats {
 	uint64_t arp_requests, arp_timeouts;
 	uint64_t host_chunks, device_chunks;
 	uint64_t events_overflow;        /**< must stay 0: the application drains too slowly */
+	/* Added with the implementation (lib/dp). */
+	uint64_t drop_l4_cksum_unknown;  /**< NIC gave no L4 verdict and payload is in device memory */
+	uint64_t drop_too_many_segs;     /**< more payload segments than DT_TCP_SEG_MAX_EXT */
+	uint64_t drop_bad_arp;
+	uint64_t drop_synq_full;         /**< SYN dropped: listener's SYN queue full */
+	uint64_t rx_hdr_spill;           /**< headers read through the region's CPU map */
+	uint64_t rx_throttled;           /**< polls that took no frames: event queue or TX buffer too full */
+	uint64_t rx_bursts;              /**< RX bursts that returned frames */
+	uint64_t rx_cycles;              /**< TSC cycles spent processing those bursts */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Checks across keys of the configuration file, once it is read: what one
+ * key's parser cannot see alone. Each message names the line of the key it
+ * is about (or of its section when the key is missing).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "srv_config_priv.h"
+
+/* "file:LINE: [section] key: message", or "file: ..." without a line. */
+static int __attribute__((format(printf, 6, 7)))
+fail(const struct srv_parse_state *ps, char *err, size_t errlen,
+	const char *section, const char *key, const char *fmt, ...)
+{
+	unsigned int line = srv_config_line_of(ps, section, key);
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line != 0)
+		snprintf(err, errlen, "%s:%u: [%s] %s: %s", ps->cfg->path, line,
+			section, key, msg);
+	else
+		snprintf(err, errlen, "%s: [%s] %s: %s", ps->cfg->path, section,
+			key, msg);
+	return -EINVAL;
+}
+
+static int
+missing(const struct srv_parse_state *ps, char *err, size_t errlen,
+	enum srv_sec_kind kind, const char *section, const char *key,
+	const char *why)
+{
+	unsigned int line = ps->section_line[kind];
+
+	if (line != 0)
+		snprintf(err, errlen, "%s:%u: [%s] %s: missing (%s)", ps->cfg->path,
+			line, section, key, why);
+	else
+		snprintf(err, errlen, "%s: [%s] %s: missing (%s)", ps->cfg->path,
+			section, key, why);
+	return -EINVAL;
+}
+
+static bool
+netmask_ok(uint32_t be)
+{
+	uint32_t m = ntohl(be);
+
+	return m != 0 && (~m & (~m + 1)) == 0;
+}
+
+static int
+check_addresses(const struct srv_parse_state *ps, const struct srv_stack_cfg *s,
+	enum srv_sec_kind kind, const char *section, char *err, size_t errlen)
+{
+	if (s->ipv4 == 0)
+		return missing(ps, err, errlen, kind, section, "ipv4",
+			"the local IPv4 address of the stack");
+	if (!netmask_ok(s->netmask))
+		return fail(ps, err, errlen, section, "netmask",
+			"not a contiguous netmask");
+	if (s->gateway != 0 && (s->gateway & s->netmask) != (s->ipv4 & s->netmask))
+		return fail(ps, err, errlen, section, "gateway",
+			"not on the subnet of ipv4 and netmask");
+	return 0;
+}
+
+static int
+check_stack(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	const struct srv_config *c = ps->cfg;
+	int rc;
+
+	rc = check_addresses(ps, &c->stack, SEC_STACK, "stack", err, errlen);
+	if (rc != 0)
+		return rc;
+	if (c->stack.nb_listen == 0)
+		return missing(ps, err, errlen, SEC_STACK, "stack", "listen",
+			"the TCP ports the server accepts on");
+	return 0;
+}
+
+static int
+check_client(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	const struct srv_config *c = ps->cfg;
+	int rc;
+
+	rc = check_addresses(ps, &c->client, SEC_CLIENT, "client", err, errlen);
+	if (rc != 0)
+		return rc;
+	if (c->client_rport == 0)
+		return missing(ps, err, errlen, SEC_CLIENT, "client", "connect",
+			"IP:PORT of the server to push to");
+	if (ps->section_line[SEC_STACK] != 0 && c->client.port == c->stack.port)
+		return fail(ps, err, errlen, "client", "port",
+			"port %u is the server's ([stack] port): the client needs its own",
+			c->client.port);
+	return 0;
+}
+
+static int
+check_steering(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	const struct srv_config *c = ps->cfg;
+	uint16_t nb_q = c->nb_stacks ? c->nb_stacks : 1;
+	unsigned int i;
+
+	if (c->steer_flow && c->nb_rules == 0)
+		return fail(ps, err, errlen, "steering", "mode",
+			"flow needs rules = TCPPORT:QUEUE, ...");
+	if (!c->steer_flow && c->nb_rules != 0)
+		return fail(ps, err, errlen, "steering", "rules",
+			"rules need mode = flow");
+	for (i = 0; i < c->nb_rules; i++)
+		if (c->rules[i].queue >= nb_q)
+			return fail(ps, err, errlen, "steering", "rules",
+				"queue %u does not exist (%u stack%s, queues 0..%u)",
+				c->rules[i].queue, nb_q, nb_q > 1 ? "s" : "", nb_q - 1);
+	return 0;
+}
+
+static int
+check_consumer(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	const struct srv_config *c = ps->cfg;
+
+	if (c->consumer == SRV_CONSUMER_VERIFY && !c->verify_pattern &&
+			!c->verify_sha256)
+		return fail(ps, err, errlen, "consumer", "mode",
+			"verify needs pattern = stream or sha256 = yes");
+	if (c->consumer == SRV_CONSUMER_RING &&
+			(c->ring_size & (c->ring_size - 1)) != 0)
+		return fail(ps, err, errlen, "consumer", "ring_size",
+			"expected a power of two, got %u", c->ring_size);
+	return 0;
+}
+
+int
+srv_config_check(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	const struct srv_config *c = ps->cfg;
+	bool has_stack = ps->section_line[SEC_STACK] != 0;
+	int rc;
+
+	if (!has_stack && !c->has_client) {
+		snprintf(err, errlen, "%s: no [stack] section (the server's address "
+			"and listen ports) nor [client] section (a sender's)", c->path);
+		return -EINVAL;
+	}
+	if (has_stack) {
+		rc = check_stack(ps, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	if (c->has_client) {
+		rc = check_client(ps, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	rc = check_steering(ps, err, errlen);
+	if (rc != 0)
+		return rc;
+	return check_consumer(ps, err, errlen);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ARP: answer requests for our address, learn senders, send requests for
+ * the neighbour table (dt_dp_neigh.c holds the logic) and a gratuitous ARP
+ * at start.
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "dt_dp_priv.h"
+#include "dt_net_arp.h"
+#include "dt_net_eth.h"
+
+#define ARP_FRAME_MIN 60
+
+void
+dt_dp_arp_send(struct dt_dp_stack *st, uint16_t op, uint32_t tpa,
+	const uint8_t *tha)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(st->conf.hdr_pool);
+	struct dt_net_eth eth;
+	struct dt_net_arp arp;
+	uint8_t *p;
+	size_t n;
+
+	if (m == NULL) {
+		st->st.drop_tx_no_mbuf++;
+		return;
+	}
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	memset(p, 0, ARP_FRAME_MIN);
+	memset(&eth, 0, sizeof(eth));
+	if (tha != NULL)
+		memcpy(eth.dst.b, tha, 6);
+	else
+		memset(eth.dst.b, 0xff, 6);
+	memcpy(eth.src.b, st->mac, 6);
+	eth.type = DT_NET_ETH_TYPE_ARP;
+	n = dt_net_eth_build(p, DT_NET_ETH_HLEN, &eth);
+	memset(&arp, 0, sizeof(arp));
+	arp.op = op;
+	memcpy(arp.sha.b, st->mac, 6);
+	arp.spa = st->ip;
+	if (tha != NULL)
+		memcpy(arp.tha.b, tha, 6);
+	arp.tpa = tpa;
+	dt_net_arp_build(p + n, DT_NET_ARP_LEN, &arp);
+	m->data_len = ARP_FRAME_MIN;
+	m->pkt_len = ARP_FRAME_MIN;
+	st->st.tx_arp++;
+	dt_dp_tx_push(st, m);
+}
+
+/* Send the frames that waited for @p n's address. */
+static void
+send_held(struct dt_dp_stack *st, const struct dt_dp_neigh *n, void **held,
+	uint16_t nb)
+{
+	struct rte_mbuf *m;
+	uint16_t i;
+
+	for (i = 0; i < nb; i++) {
+		m = held[i];
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac, 6);
+		dt_dp_tx_push(st, m);
+	}
+}
+
+void
+dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len)
+{
+	void *held[DT_DP_NEIGH_HOLD];
+	struct dt_dp_neigh *n;
+	struct dt_net_arp arp;
+	uint16_t nb;
+	bool for_us;
+
+	st->st.rx_arp++;
+	if (dt_net_arp_parse(rte_pktmbuf_mtod_offset(m, const uint8_t *, l2_len),
+			m->data_len - l2_len, &arp) != DT_NET_OK) {
+		st->st.drop_bad_arp++;
+		goto out;
+	}
+	if (arp.spa == 0 || arp.spa == st->ip || dt_net_eth_is_group(&arp.sha))
+		goto out;       /* probe, our own address, or nonsense */
+	for_us = arp.tpa == st->ip;
+	/* Requests for us create entries; other ARP only refreshes. */
+	n = dt_dp_neigh_learn(&st->neigh, arp.spa, arp.sha.b, st->now, for_us,
+		held, &nb);
+	if (n != NULL)
+		send_held(st, n, held, nb);
+	if (for_us && arp.op == DT_NET_ARP_OP_REQUEST)
+		dt_dp_arp_send(st, DT_NET_ARP_OP_REPLY, arp.spa, arp.sha.b);
+out:
+	rte_pktmbuf_free(m);
+}
+
+static void
+op_request(uint32_t ip, void *arg)
+{
+	struct dt_dp_stack *st = arg;
+
+	st->st.arp_requests++;
+	dt_dp_arp_send(st, DT_NET_ARP_OP_REQUEST, ip, NULL);
+}
+
+static void
+op_drop(void *frame, void *arg)
+{
+	struct dt_dp_stack *st = arg;
+
+	st->st.drop_no_neighbour++;
+	rte_pktmbuf_free(frame);
+}
+
+static void
+op_timeout(uint32_t ip, void *arg)
+{
+	struct dt_dp_stack *st = arg;
+
+	st->st.arp_timeouts++;
+	DT_DP_LOG(DEBUG, "port %u: no ARP answer from %u.%u.%u.%u",
+		st->conf.port_id, ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
+		ip & 0xff);
+}
+
+void
+dt_dp_arp_tick(struct dt_dp_stack *st)
+{
+	const struct dt_dp_neigh_ops ops = {
+		.request = op_request, .drop = op_drop, .timeout = op_timeout,
+		.arg = st,
+	};
+
+	dt_dp_neigh_tick(&st->neigh, st->now, &ops);
+}
+
+void
+dt_dp_arp_flush(struct dt_dp_stack *st)
+{
+	const struct dt_dp_neigh_ops ops = {
+		.request = op_request, .drop = op_drop, .timeout = op_timeout,
+		.arg = st,
+	};
+
+	dt_dp_neigh_flush(&st->neigh, &ops);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Neighbour (ARP) table of a stack, pure C: states, resolution with
+ * retries, timeouts, refresh of old entries and a small per-entry queue of
+ * frames waiting for resolution. Frames are opaque pointers and ARP
+ * requests are actions for the caller, so the logic is unit-tested alone.
+ *
+ * States: FREE -> INCOMPLETE (request sent, frames held) -> REACHABLE
+ * (learned); INCOMPLETE gives up after max_retries requests (held frames
+ * are handed back to drop); a REACHABLE entry older than reachable_us is
+ * refreshed with a request while staying usable, and forgotten when the
+ * refresh goes unanswered.
+ */
+#ifndef DT_DP_NEIGH_H
+#define DT_DP_NEIGH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Frames one unresolved entry holds. */
+#define DT_DP_NEIGH_HOLD 8
+
+enum dt_dp_neigh_state {
+	DT_DP_NEIGH_FREE = 0,
+	DT_DP_NEIGH_INCOMPLETE,
+	DT_DP_NEIGH_REACHABLE,
+};
+
+/** One entry; addresses in host order. */
+struct dt_dp_neigh {
+	uint32_t ip;
+	uint8_t mac[6];
+	uint8_t state;          /**< enum dt_dp_neigh_state */
+	uint8_t retries;        /**< requests sent in this resolution/refresh */
+	bool refreshing;        /**< REACHABLE, refresh request outstanding */
+	uint16_t nb_held;
+	uint64_t confirmed;     /**< last time the MAC was learned */
+	uint64_t next_retry;    /**< next request (INCOMPLETE or refreshing) */
+	void *held[DT_DP_NEIGH_HOLD];
+};
+
+/** Timing of the table. */
+struct dt_dp_neigh_conf {
+	uint64_t retry_us;      /**< between requests (default 1 s) */
+	uint8_t max_retries;    /**< requests before giving up (default 3) */
+	uint64_t reachable_us;  /**< refresh after this (default 60 s) */
+};
+
+/** The table: open addressing over a power-of-two array. */
+struct dt_dp_neigh_tbl {
+	struct dt_dp_neigh *e;
+	uint32_t mask;
+	uint32_t used;
+	struct dt_dp_neigh_conf conf;
+};
+
+/** Callbacks of dt_dp_neigh_tick(). */
+struct dt_dp_neigh_ops {
+	void (*request)(uint32_t ip, void *arg);   /**< send an ARP request */
+	void (*drop)(void *frame, void *arg);      /**< a held frame is dropped */
+	void (*timeout)(uint32_t ip, void *arg);   /**< resolution failed */
+	void *arg;
+};
+
+/**
+ * Set up @p t over @p e (@p nb entries, a power of two); @p conf NULL or
+ * zero fields take the defaults.
+ * @return 0 or -EINVAL
+ */
+int dt_dp_neigh_init(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *e,
+	uint32_t nb, const struct dt_dp_neigh_conf *conf);
+
+/** The entry of @p ip, or NULL. */
+struct dt_dp_neigh *dt_dp_neigh_find(struct dt_dp_neigh_tbl *t, uint32_t ip);
+
+/**
+ * The entry of @p ip, created INCOMPLETE when missing.
+ * @param created  set when the caller must send the first request
+ * @return the entry, or NULL when the table is full
+ */
+struct dt_dp_neigh *dt_dp_neigh_resolve(struct dt_dp_neigh_tbl *t,
+	uint32_t ip, uint64_t now, bool *created);
+
+/**
+ * Learn @p ip at @p mac (from an ARP request or reply). A missing entry is
+ * created only when @p create is set. Held frames are moved to @p out
+ * (up to DT_DP_NEIGH_HOLD) for the caller to send now.
+ * @return the entry (REACHABLE), or NULL when not created / table full
+ */
+struct dt_dp_neigh *dt_dp_neigh_learn(struct dt_dp_neigh_tbl *t, uint32_t ip,
+	const uint8_t mac[6], uint64_t now, bool create, void **out,
+	uint16_t *nb_out);
+
+/**
+ * Hold @p frame on an INCOMPLETE entry.
+ * @return 0, or -ENOBUFS (queue full: the caller drops it)
+ */
+int dt_dp_neigh_hold(struct dt_dp_neigh *n, void *frame);
+
+/** Retries, timeouts and refreshes due by @p now. */
+void dt_dp_neigh_tick(struct dt_dp_neigh_tbl *t, uint64_t now,
+	const struct dt_dp_neigh_ops *ops);
+
+/** Forget every entry; held frames go to ops->drop. */
+void dt_dp_neigh_flush(struct dt_dp_neigh_tbl *t,
+	const struct dt_dp_neigh_ops *ops);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DT_DP_NEIGH_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private structures of the per-lcore stack (lib/dp). One struct
+ * dt_dp_stack per lcore; nothing here is shared between stacks.
+ */
+#ifndef DT_DP_PRIV_H
+#define DT_DP_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "dt_dp.h"
+#include "dt_dp_log.h"
+#include "dt_dp_neigh.h"
+#include "dt_dp_timer.h"
+#include "dt_net_arp.h"
+#include "dt_tcp.h"
+#include "dt_tcp_isn.h"
+#include "dt_tcp_listen.h"
+
+#define DT_DP_BURST 32                /**< frames per RX burst */
+#define DT_DP_TXBUF 2048              /**< frames the TX buffer holds */
+#define DT_DP_MAX_LISTENERS 16
+#define DT_DP_NEIGH_SIZE 256
+#define DT_DP_TW_SLOTS 4096
+#define DT_DP_TW_SHIFT 10             /**< ~1 ms ticks */
+#define DT_DP_NEIGH_TICK_US 10000     /**< neighbour timers checked every 10 ms */
+/** RX slows down while the TX buffer is full, for at most this long. */
+#define DT_DP_TX_STALL_US 5000
+#define DT_DP_HDR_MAX 192             /**< Ethernet + IPv4 + TCP headers, at most */
+#define DT_DP_RSS_KEY_MAX 64
+#define DT_DP_RETA_MAX 512
+#define DT_DP_EPH_LO 32768
+#define DT_DP_EPH_HI 60999
+/** Application events one received frame can cause, at most. */
+#define DT_DP_EV_PER_FRAME (DT_TCP_SEG_MAX_EXT + DT_TCP_OOO_MAX + 8)
+/** Application events one timer, API call or completion causes, at most. */
+#define DT_DP_EV_PER_CALL 8
+
+/** Life of a connection slot. */
+enum dt_dp_cs {
+	DT_DP_CS_FREE = 0,
+	DT_DP_CS_SPARE,     /**< initialised, handed to a listener as spare */
+	DT_DP_CS_LIVE,      /**< in the table, driven by the engine */
+	DT_DP_CS_ZOMBIE,    /**< engine CLOSED; waits for TX shells to return */
+};
+
+/** Bits of dt_dp_conn.flags. */
+#define DT_DP_CF_PASSIVE   (1u << 0) /**< child of a listener */
+#define DT_DP_CF_DIRTY     (1u << 1) /**< receive space to re-announce */
+#define DT_DP_CF_PENDING   (1u << 2) /**< acked sends wait for shells */
+#define DT_DP_CF_OUTPUT    (1u << 3) /**< engine has more to send */
+#define DT_DP_CF_ZLIST     (1u << 4) /**< on the zombie list */
+#define DT_DP_CF_FIN_STAGED (1u << 5) /**< close() waits for staged sends */
+
+/** One send of the application, referenced by TX shell mbufs. */
+struct dt_dp_send {
+	/** refcnt = 1 (ours) + shell mbufs in flight. */
+	struct rte_mbuf_ext_shared_info shinfo;
+	void *addr;
+	uint64_t iova;
+	uint32_t len;
+	bool device;
+};
+
+/** A connection slot. */
+struct dt_dp_conn {
+	struct dt_tcp_conn tcp;
+	struct dt_dp_tw_node tw;
+	uint32_t idx;
+	uint32_t gen;
+	uint8_t cs;                 /**< enum dt_dp_cs */
+	uint8_t flags;              /**< DT_DP_CF_* */
+	uint16_t listen_port;
+	uint32_t next_free;
+	void *udata;
+	uint32_t held_bytes;        /**< delivered, not released */
+	uint32_t nexthop;           /**< host order */
+	struct dt_dp_neigh *neigh;  /**< cached neighbour entry */
+	uint32_t tx_high;           /**< highest sequence sent + 1 */
+	bool tx_high_set;
+	/* Sends: ring parallel to the engine's send queue. */
+	struct dt_dp_send *sends;
+	uint16_t s_head;
+	uint16_t s_n;
+	uint16_t s_acked;           /**< head sends the engine completed */
+	uint16_t s_sub;             /**< head sends handed to the engine; the
+	                             *   rest wait for room in the TX buffer */
+	struct dt_tcp_extent *txq;
+	struct dt_tcp_ooo *ooo;
+	/* Statistics. */
+	uint64_t rx_bytes, tx_bytes, rx_device_bytes, rx_host_bytes;
+	uint64_t retransmits;
+};
+
+/** A listening port. */
+struct dt_dp_lst {
+	uint16_t port;              /**< host order; 0: slot unused */
+	struct dt_tcp_listener l;
+	struct dt_tcp_syn_entry *synq;
+};
+
+/** Per-chunk bookkeeping in received mbufs (an mbuf dynamic field). */
+struct dt_dp_mbuf_meta {
+	uint32_t conn_idx;
+	uint32_t gen;
+	uint32_t len;
+};
+
+struct dt_dp_stack {
+	struct dt_dp_stack_conf conf;
+	struct dt_tcp_cfg tcp_cfg;
+	struct dt_tcp_isn_key isn_key;
+	uint32_t ip;                /**< host order */
+	uint32_t netmask;           /**< host order */
+	uint32_t gateway;           /**< host order */
+	uint8_t mac[6];
+	uint16_t mtu;
+	unsigned int lcore;
+
+	/* Payload region behind the RX queue. */
+	struct rte_mempool *region_pool;
+	uintptr_t region_base;
+	const uint8_t *region_alias; /**< CPU map, for spilled headers only */
+	bool alias_tried;
+	int meta_off;               /**< dynfield offset of dt_dp_mbuf_meta */
+
+	/* Time. */
+	uint64_t tsc0;
+	uint64_t tsc_per_us;
+	uint64_t now;               /**< microseconds, this poll */
+
+	/* RSS of the port, for connect()'s local port. */
+	uint16_t nb_rxq;
+	bool rss_l4;
+	uint8_t rss_key[DT_DP_RSS_KEY_MAX];
+	uint16_t reta_size;
+	uint16_t reta[DT_DP_RETA_MAX];
+	uint16_t eph_next;
+
+	/* Connections. */
+	struct dt_dp_conn *conns;
+	uint32_t free_head;         /**< UINT32_MAX: none */
+	uint32_t *ht;               /**< idx + 1, 0: empty */
+	uint32_t ht_mask;
+	struct dt_dp_conn *spare;
+	struct dt_dp_lst lst[DT_DP_MAX_LISTENERS];
+	uint16_t synq_cap;
+
+	/* Work lists (connection indices). */
+	/* Each list holds up to 2 * max_conns (a stale entry per slot, plus one). */
+	uint32_t *l_dirty, n_dirty;
+	uint32_t *l_pend, n_pend;
+	uint32_t *l_out, n_out;
+	uint32_t *l_zomb, n_zomb;
+
+	/* Timers. */
+	struct dt_dp_tw tw;
+	struct dt_dp_tw_node **tw_slots;
+	uint64_t neigh_next_tick;
+
+	/* Neighbours. */
+	struct dt_dp_neigh_tbl neigh;
+	struct dt_dp_neigh neigh_e[DT_DP_NEIGH_SIZE];
+
+	/* Events for the application. */
+	struct dt_dp_event *evq;
+	uint32_t ev_mask;
+	uint32_t ev_head;           /**< next to hand out */
+	uint32_t ev_tail;           /**< next to fill */
+	struct dt_dp_event ev_scratch; /**< written when the queue is full */
+
+	/* TX buffer, flushed once per poll. */
+	uint16_t txb_n;
+	uint16_t ip_id;
+	uint64_t tx_progress;       /**< last poll the NIC took frames (or none waited) */
+	struct rte_mbuf *txb[DT_DP_TXBUF];
+
+	struct dt_dp_stats st;
+	struct dt_tcp_out out;
+};
+
+/* ---- time ---- */
+uint64_t dt_dp_now_us(struct dt_dp_stack *st);
+
+/* ---- events (dt_dp_api.c) ---- */
+static inline uint32_t
+dt_dp_ev_room(const struct dt_dp_stack *st)
+{
+	return st->ev_mask + 1 - (st->ev_tail - st->ev_head);
+}
+struct dt_dp_event *dt_dp_ev_push(struct dt_dp_stack *st, uint8_t type,
+	struct dt_dp_conn *c);
+
+/* ---- connections (dt_dp_conn.c) ---- */
+static inline dt_dp_conn_t
+dt_dp_conn_id(const struct dt_dp_conn *c)
+{
+	return (uint64_t)c->gen << 32 | c->idx;
+}
+struct dt_dp_conn *dt_dp_conn_get(struct dt_dp_stack *st, dt_dp_conn_t id);
+struct dt_dp_conn *dt_dp_conn_lookup(struct dt_dp_stack *st,
+	const struct dt_tcp_tuple *t);
+struct dt_dp_conn *dt_dp_conn_alloc(struct dt_dp_stack *st);
+int dt_dp_conn_insert(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_conn_remove(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_conn_release_slot(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_conn_list_add(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	uint8_t flag);
+uint32_t dt_dp_conn_rcv_space(const struct dt_dp_stack *st,
+	const struct dt_dp_conn *c);
+struct dt_dp_lst *dt_dp_lst_find(struct dt_dp_stack *st, uint16_t port);
+
+/* ---- engine output (dt_dp_out.c) ---- */
+void dt_dp_out_apply(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_tuple *t);
+void dt_dp_conn_rearm(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_conn_complete(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_tw_fire(struct dt_dp_tw_node *n, void *arg);
+void dt_dp_work_lists(struct dt_dp_stack *st);
+int dt_dp_conn_submit(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_finish_lists(struct dt_dp_stack *st);
+
+/* ---- transmit (dt_dp_tx.c) ---- */
+static inline uint32_t
+dt_dp_tx_room(const struct dt_dp_stack *st)
+{
+	return DT_DP_TXBUF - st->txb_n;
+}
+void dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m);
+void dt_dp_tx_flush(struct dt_dp_stack *st);
+void dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_tuple *t, const struct dt_tcp_tx_seg *seg);
+void dt_dp_tx_l2(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t dst_ip,
+	struct dt_dp_neigh **cache);
+uint32_t dt_dp_nexthop(const struct dt_dp_stack *st, uint32_t dst);
+void dt_dp_ip_cksum(struct dt_dp_stack *st, struct rte_mbuf *m,
+	uint16_t l2_len, uint16_t l3_len);
+
+/* ---- ARP (dt_dp_arp.c) ---- */
+void dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m,
+	uint16_t l2_len);
+void dt_dp_arp_send(struct dt_dp_stack *st, uint16_t op, uint32_t tpa,
+	const uint8_t *tha);
+void dt_dp_arp_tick(struct dt_dp_stack *st);
+void dt_dp_arp_flush(struct dt_dp_stack *st);
+
+/* ---- receive (dt_dp_rx.c) ---- */
+void dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m);
+void dt_dp_icmp_input(struct dt_dp_stack *st, struct rte_mbuf *m,
+	uint16_t l2_len, uint16_t l3_len, uint16_t ip_len);
+
+/* ---- RSS (dt_dp_rss.c) ---- */
+int dt_dp_rss_init(struct dt_dp_stack *st);
+int dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr,
+	uint16_t rport, uint16_t *lport);
+
+static inline struct dt_dp_mbuf_meta *
+dt_dp_meta(const struct dt_dp_stack *st, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, st->meta_off, struct dt_dp_mbuf_meta *);
+}
+
+#endif /* DT_DP_PRIV_H */

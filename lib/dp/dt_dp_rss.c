@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * connect()'s local port: one whose reply 4-tuple the NIC's RSS (Toeplitz
+ * over the port's key, then the redirection table) sends to this stack's
+ * RX queue, so that a connection's segments all reach the lcore that owns
+ * it.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_thash.h>
+
+#include "dt_dp_priv.h"
+
+int
+dt_dp_rss_init(struct dt_dp_stack *st)
+{
+	struct rte_eth_rss_reta_entry64 reta[DT_DP_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf rc;
+	struct rte_eth_dev_info info;
+	uint16_t i, port = st->conf.port_id;
+	int r;
+
+	st->eph_next = (uint16_t)(DT_DP_EPH_LO +
+		rte_rand_max(DT_DP_EPH_HI - DT_DP_EPH_LO + 1));
+	r = rte_eth_dev_info_get(port, &info);
+	if (r != 0)
+		return r;
+	st->nb_rxq = info.nb_rx_queues;
+	if (st->nb_rxq <= 1)
+		return 0;
+	if (info.hash_key_size > DT_DP_RSS_KEY_MAX ||
+			info.reta_size > DT_DP_RETA_MAX || info.reta_size == 0) {
+		DT_DP_LOG(ERR, "port %u: RSS key %u bytes / RETA %u entries unsupported",
+			port, info.hash_key_size, info.reta_size);
+		return -ENOTSUP;
+	}
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = st->rss_key;
+	rc.rss_key_len = info.hash_key_size;
+	r = rte_eth_dev_rss_hash_conf_get(port, &rc);
+	if (r != 0) {
+		DT_DP_LOG(ERR, "port %u: cannot read the RSS key: %s", port,
+			rte_strerror(-r));
+		return r;
+	}
+	st->rss_l4 = (rc.rss_hf & RTE_ETH_RSS_NONFRAG_IPV4_TCP) != 0;
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < info.reta_size / RTE_ETH_RETA_GROUP_SIZE; i++)
+		reta[i].mask = UINT64_MAX;
+	r = rte_eth_dev_rss_reta_query(port, reta, info.reta_size);
+	if (r != 0) {
+		DT_DP_LOG(ERR, "port %u: cannot read the RSS table: %s", port,
+			rte_strerror(-r));
+		return r;
+	}
+	st->reta_size = info.reta_size;
+	for (i = 0; i < info.reta_size; i++)
+		st->reta[i] = reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i %
+			RTE_ETH_RETA_GROUP_SIZE];
+	return 0;
+}
+
+/* Queue the NIC picks for a reply from raddr:rport to us:lport (host order). */
+static uint16_t
+rss_queue(const struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	uint16_t lport)
+{
+	uint32_t t[3] = { raddr, st->ip, (uint32_t)rport << 16 | lport };
+	uint32_t h = rte_softrss(t, st->rss_l4 ? 3 : 2, st->rss_key);
+
+	return st->reta[h % st->reta_size];
+}
+
+int
+dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	uint16_t *lport)
+{
+	const uint32_t range = DT_DP_EPH_HI - DT_DP_EPH_LO + 1;
+	struct dt_tcp_tuple t = { .laddr = st->ip, .raddr = raddr,
+		.rport = rport };
+	uint32_t k;
+	uint16_t p;
+
+	for (k = 0; k < range; k++) {
+		p = st->eph_next;
+		st->eph_next = p >= DT_DP_EPH_HI ? DT_DP_EPH_LO : (uint16_t)(p + 1);
+		if (st->nb_rxq > 1 && rss_queue(st, raddr, rport, p) != st->conf.rxq)
+			continue;
+		t.lport = p;
+		if (dt_dp_conn_lookup(st, &t) != NULL || dt_dp_lst_find(st, p) != NULL)
+			continue;
+		*lport = p;
+		return 0;
+	}
+	return -DT_DP_E_NOPORT;
+}

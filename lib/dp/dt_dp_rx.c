@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive: parse Ethernet/IPv4/TCP from the header segment only, check the
+ * NIC's checksum verdicts, turn the rest of the chain into payload extents
+ * (header-segment bytes after the TCP header: HOST; later segments: DEVICE
+ * when they come from the payload region), unchain, and run the engine for
+ * the connection, the listener or the closed-port answer. ICMP echo is
+ * answered in place. Payload bytes in device memory are never read.
+ */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "dt_devmem.h"
+#include "dt_dp_priv.h"
+#include "dt_net_cksum.h"
+#include "dt_net_arp.h"
+#include "dt_net_eth.h"
+#include "dt_net_icmp.h"
+#include "dt_net_ipv4.h"
+#include "dt_net_tcp.h"
+
+/* The frame's first bytes, readable by the CPU. */
+struct hdr_view {
+	const uint8_t *p;
+	uint32_t avail;
+	uint8_t buf[DT_DP_HDR_MAX];
+};
+
+static inline bool
+seg_is_device(const struct dt_dp_stack *st, const struct rte_mbuf *s)
+{
+	return st->region_pool != NULL && s->pool == st->region_pool;
+}
+
+/* CPU alias of a device segment's data, for spilled headers only. */
+static const uint8_t *
+dev_alias(struct dt_dp_stack *st, const struct rte_mbuf *s)
+{
+	uintptr_t dva = (uintptr_t)s->buf_addr + s->data_off;
+
+	if (!st->alias_tried) {
+		st->alias_tried = true;
+		st->region_alias = dt_devmem_region_cpu_map(st->conf.region);
+		if (st->region_alias == NULL)
+			DT_DP_LOG(WARNING,
+				"port %u: payload region has no CPU map: frames whose headers spill into device memory are dropped",
+				st->conf.port_id);
+	}
+	if (st->region_alias == NULL)
+		return NULL;
+	return st->region_alias + (dva - st->region_base);
+}
+
+/*
+ * Make the frame's first @p need bytes readable at v->p: the header
+ * segment, or (headers spilled over a length split) a copy gathered through
+ * the region's CPU map. @return 0, -1 truncated, -2 no CPU map.
+ */
+static int
+hdr_need(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
+	uint32_t need)
+{
+	const struct rte_mbuf *s;
+	const uint8_t *src;
+	uint32_t got = 0, take;
+
+	if (need <= v->avail)
+		return 0;
+	if (need > m->pkt_len || need > sizeof(v->buf))
+		return -1;
+	for (s = m; s != NULL && got < need; s = s->next) {
+		take = RTE_MIN((uint32_t)s->data_len, need - got);
+		if (take == 0)
+			continue;
+		src = seg_is_device(st, s) ? dev_alias(st, s) :
+			rte_pktmbuf_mtod(s, const uint8_t *);
+		if (src == NULL)
+			return -2;
+		memcpy(v->buf + got, src, take);
+		got += take;
+	}
+	if (got < need)
+		return -1;
+	if (v->p != v->buf)
+		st->st.rx_hdr_spill++;
+	v->p = v->buf;
+	v->avail = got;
+	return 0;
+}
+
+static void
+drop(struct rte_mbuf *m, uint64_t *counter)
+{
+	(*counter)++;
+	rte_pktmbuf_free(m);
+}
+
+/* L4 checksum over a chain of host segments (CPU verification). */
+static bool
+tcp_cksum_cpu_ok(const struct rte_mbuf *m, uint32_t l4_off, uint32_t l4_len,
+	uint32_t pseudo)
+{
+	const struct rte_mbuf *s;
+	uint32_t sum = pseudo, pos = 0, a, b, lo, hi, off = 0;
+
+	for (s = m; s != NULL; s = s->next) {
+		a = pos;
+		b = pos + s->data_len;
+		pos = b;
+		lo = RTE_MAX(a, l4_off);
+		hi = RTE_MIN(b, l4_off + l4_len);
+		if (lo >= hi)
+			continue;
+		sum = dt_net_cksum_add_at(sum, rte_pktmbuf_mtod_offset(s,
+			const uint8_t *, lo - a), hi - lo, off);
+		off += hi - lo;
+	}
+	return off == l4_len && dt_net_cksum_fold(sum) == 0xffff;
+}
+
+static bool
+chain_has_device(const struct dt_dp_stack *st, const struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		if (m->data_len > 0 && seg_is_device(st, m))
+			return true;
+	return false;
+}
+
+/* RX checksum verdict of the NIC; UNKNOWN verified by the CPU if it may. */
+static bool
+tcp_cksum_ok(struct dt_dp_stack *st, struct rte_mbuf *m,
+	const struct dt_net_ipv4 *ip, uint32_t l4_off)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l4_len = dt_net_ipv4_payload_len(ip);
+
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || f == RTE_MBUF_F_RX_L4_CKSUM_NONE)
+		return true;
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		drop(m, &st->st.drop_l4_cksum);
+		return false;
+	}
+	if (chain_has_device(st, m)) {
+		/* The CPU cannot sum payload in device memory. */
+		drop(m, &st->st.drop_l4_cksum_unknown);
+		return false;
+	}
+	if (!tcp_cksum_cpu_ok(m, l4_off, l4_len, dt_net_ipv4_pseudo_sum(ip->src,
+			ip->dst, DT_NET_IPPROTO_TCP, (uint16_t)l4_len))) {
+		drop(m, &st->st.drop_l4_cksum);
+		return false;
+	}
+	return true;
+}
+
+/* Payload extents of the chain, unchained; the head is freed if unused. */
+static int
+tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
+	uint32_t plen, struct dt_tcp_extent *ext)
+{
+	struct rte_mbuf *s, *next;
+	uint32_t pos = 0, a, b, lo, hi, n = 0;
+	bool head_used = false;
+
+	/* Count first: too many extents drops the whole frame untouched. */
+	for (s = m; s != NULL; s = s->next) {
+		a = pos;
+		pos += s->data_len;
+		if (RTE_MAX(a, hoff) < RTE_MIN(pos, hoff + plen))
+			n++;
+	}
+	if (n > DT_TCP_SEG_MAX_EXT) {
+		drop(m, &st->st.drop_too_many_segs);
+		return -1;
+	}
+	n = 0;
+	pos = 0;
+	for (s = m; s != NULL; s = next) {
+		next = s->next;
+		a = pos;
+		b = pos + s->data_len;
+		pos = b;
+		lo = RTE_MAX(a, hoff);
+		hi = RTE_MIN(b, hoff + plen);
+		if (s != m) {
+			s->next = NULL;
+			s->nb_segs = 1;
+			s->pkt_len = s->data_len;
+		}
+		if (lo < hi) {
+			ext[n].ref = s;
+			ext[n].off = lo - a;
+			ext[n].len = hi - lo;
+			n++;
+			if (s == m)
+				head_used = true;
+		} else if (s != m) {
+			rte_pktmbuf_free_seg(s);
+		}
+	}
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->pkt_len = m->data_len;
+	if (!head_used)
+		rte_pktmbuf_free_seg(m);
+	return (int)n;
+}
+
+static struct dt_dp_conn *
+spare_get(struct dt_dp_stack *st)
+{
+	if (st->spare == NULL)
+		st->spare = dt_dp_conn_alloc(st);
+	return st->spare;
+}
+
+static void
+tcp_listen(struct dt_dp_stack *st, struct dt_dp_lst *l,
+	const struct dt_tcp_tuple *t, const struct dt_tcp_seg *seg)
+{
+	struct dt_dp_conn *c = spare_get(st);
+	enum dt_tcp_lst_verdict v;
+
+	v = dt_tcp_listen_input(&l->l, t, seg, c != NULL ? &c->tcp : NULL,
+		st->now, &st->out);
+	if (v != DT_TCP_LST_ESTABLISHED) {
+		if (v == DT_TCP_LST_BACKLOG_FULL && c == NULL)
+			st->st.drop_conn_table_full++;
+		else if (v == DT_TCP_LST_SYNQ_FULL)
+			st->st.drop_synq_full++;
+		dt_dp_out_apply(st, NULL, t);
+		return;
+	}
+	st->spare = NULL;
+	c->flags |= DT_DP_CF_PASSIVE;
+	c->listen_port = l->port;
+	c->nexthop = dt_dp_nexthop(st, t->raddr);
+	if (dt_dp_conn_insert(st, c) != 0) {
+		/* Cannot happen: the lookup missed. Abort the child. */
+		dt_tcp_abort(&c->tcp, st->now, &st->out);
+		dt_dp_conn_release_slot(st, c);
+		return;
+	}
+	dt_tcp_listen_accepted(&l->l);
+	dt_dp_out_apply(st, c, &c->tcp.tuple);
+}
+
+static void
+tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
+	const struct dt_tcp_seg *seg)
+{
+	struct dt_dp_conn *c = dt_dp_conn_lookup(st, t);
+	struct dt_dp_lst *l;
+	uint16_t i;
+
+	if (c != NULL) {
+		if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
+			for (i = 0; i < seg->n_ext; i++)
+				rte_pktmbuf_free_seg(seg->ext[i].ref);
+			st->st.drop_bad_tcp++;
+			return;
+		}
+		dt_dp_out_apply(st, c, &c->tcp.tuple);
+		return;
+	}
+	l = t->lport != 0 ? dt_dp_lst_find(st, t->lport) : NULL;
+	if (l != NULL) {
+		tcp_listen(st, l, t, seg);
+		return;
+	}
+	st->st.drop_no_conn++;
+	dt_tcp_rst_closed(seg, &st->out);
+	dt_dp_out_apply(st, NULL, t);
+}
+
+static void
+tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
+	uint16_t l2_len, const struct dt_net_ipv4 *ip)
+{
+	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
+	uint32_t l4_off = l2_len + ip->hdr_len, seg_len, hoff, plen;
+	struct dt_tcp_tuple t;
+	struct dt_tcp_seg seg;
+	int n, r;
+
+	st->st.rx_tcp++;
+	seg_len = dt_net_ipv4_payload_len(ip);
+	r = hdr_need(st, m, v, l4_off + DT_NET_TCP_HLEN_MIN);
+	if (r == 0)
+		r = hdr_need(st, m, v, l4_off + ((v->p[l4_off + 12] >> 4) * 4u));
+	if (r != 0) {
+		drop(m, r == -2 ? &st->st.drop_hdr_in_device : &st->st.drop_bad_tcp);
+		return;
+	}
+	if (dt_net_tcp_parse(v->p + l4_off, v->avail - l4_off, seg_len,
+			&seg.th) != DT_NET_OK) {
+		drop(m, &st->st.drop_bad_tcp);
+		return;
+	}
+	if (!tcp_cksum_ok(st, m, ip, l4_off))
+		return;
+	hoff = l4_off + seg.th.hdr_len;
+	plen = seg_len - seg.th.hdr_len;
+	n = tcp_extents(st, m, hoff, plen, ext);
+	if (n < 0)
+		return;
+	t.laddr = ip->dst;
+	t.raddr = ip->src;
+	t.lport = seg.th.dport;
+	t.rport = seg.th.sport;
+	seg.ext = n > 0 ? ext : NULL;
+	seg.n_ext = (uint16_t)n;
+	tcp_demux(st, &t, &seg);
+}
+
+void
+dt_dp_icmp_input(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len,
+	uint16_t l3_len, uint16_t ip_len)
+{
+	uint32_t l4_off = (uint32_t)l2_len + l3_len, len = ip_len - l3_len;
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *), *ip = p + l2_len;
+	uint32_t a;
+
+	st->st.rx_icmp++;
+	if (m->data_len < l4_off + DT_NET_ICMP_HLEN ||
+			p[l4_off] != DT_NET_ICMP_ECHO_REQUEST) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Whole message in host buffers (checked by the caller): verify. */
+	if (!tcp_cksum_cpu_ok(m, l4_off, len, 0)) {
+		drop(m, &st->st.drop_bad_ip);
+		return;
+	}
+	if (dt_net_icmp_echo_to_reply(p + l4_off, m->data_len - l4_off) != 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* In place: swap the addresses, reply to the sender's MAC. */
+	memcpy(p, p + 6, 6);
+	memcpy(p + 6, st->mac, 6);
+	memcpy(&a, ip + 12, 4);
+	memcpy(ip + 16, &a, 4);
+	a = rte_cpu_to_be_32(st->ip);
+	memcpy(ip + 12, &a, 4);
+	ip[8] = 64;
+	/* Trim link padding. */
+	if (m->pkt_len > l2_len + (uint32_t)ip_len) {
+		if (rte_pktmbuf_trim(m, m->pkt_len - l2_len - ip_len) != 0) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	m->ol_flags = 0;
+	dt_dp_ip_cksum(st, m, l2_len, l3_len);
+	st->st.tx_icmp++;
+	dt_dp_tx_push(st, m);
+}
+
+static void
+ipv4_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
+	uint16_t l2_len)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	struct dt_net_ipv4 ip;
+	enum dt_net_status s;
+	unsigned int flags = 0;
+	int r;
+
+	if (f == RTE_MBUF_F_RX_IP_CKSUM_BAD) {
+		drop(m, &st->st.drop_bad_ip);
+		return;
+	}
+	if (f == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		flags |= DT_NET_IPV4_F_CKSUM_VERIFIED;
+	r = hdr_need(st, m, v, l2_len + DT_NET_IPV4_HLEN_MIN);
+	if (r == 0)
+		r = hdr_need(st, m, v, l2_len + (v->p[l2_len] & 0xf) * 4u);
+	if (r != 0) {
+		drop(m, r == -2 ? &st->st.drop_hdr_in_device : &st->st.drop_bad_ip);
+		return;
+	}
+	s = dt_net_ipv4_parse(v->p + l2_len, v->avail - l2_len,
+		m->pkt_len - l2_len, flags, &ip);
+	if (s == DT_NET_E_FRAG) {
+		drop(m, &st->st.drop_ip_fragment);
+		return;
+	}
+	if (s != DT_NET_OK) {
+		drop(m, &st->st.drop_bad_ip);
+		return;
+	}
+	if (ip.dst != st->ip) {
+		drop(m, &st->st.drop_not_for_us);
+		return;
+	}
+	if (ip.proto == DT_NET_IPPROTO_TCP) {
+		tcp_input(st, m, v, l2_len, &ip);
+		return;
+	}
+	if (ip.proto == DT_NET_IPPROTO_ICMP && v->p != v->buf &&
+			!chain_has_device(st, m)) {
+		dt_dp_icmp_input(st, m, l2_len, ip.hdr_len, ip.total_len);
+		return;
+	}
+	drop(m, ip.proto == DT_NET_IPPROTO_ICMP ? &st->st.drop_hdr_in_device :
+		&st->st.drop_unsupported_proto);
+}
+
+void
+dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
+{
+	struct hdr_view v;
+	struct dt_net_eth eth;
+	int r;
+
+	st->st.rx_frames++;
+	if (seg_is_device(st, m)) {
+		v.p = NULL;
+		v.avail = 0;
+	} else {
+		v.p = rte_pktmbuf_mtod(m, const uint8_t *);
+		v.avail = m->data_len;
+	}
+	r = hdr_need(st, m, &v, DT_NET_ETH_HLEN);
+	if (r == 0 && dt_net_eth_parse(v.p, v.avail, &eth) != DT_NET_OK)
+		r = -1;
+	if (r != 0) {
+		drop(m, r == -2 ? &st->st.drop_hdr_in_device :
+			&st->st.drop_not_ipv4);
+		return;
+	}
+	if (!dt_net_eth_is_group(&eth.dst) && memcmp(eth.dst.b, st->mac, 6) != 0) {
+		drop(m, &st->st.drop_not_for_us);
+		return;
+	}
+	if (eth.type == DT_NET_ETH_TYPE_IPV4) {
+		ipv4_input(st, m, &v, eth.hdr_len);
+		return;
+	}
+	if (eth.type != DT_NET_ETH_TYPE_ARP) {
+		drop(m, &st->st.drop_not_ipv4);
+		return;
+	}
+	if (v.p == v.buf) {
+		/* ARP outside the header buffer: never read device memory. */
+		drop(m, &st->st.drop_hdr_in_device);
+		return;
+	}
+	if (m->data_len < eth.hdr_len + DT_NET_ARP_LEN) {
+		drop(m, &st->st.drop_bad_arp);
+		return;
+	}
+	dt_dp_arp_input(st, m, eth.hdr_len);
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stack life cycle and the poll loop: window updates and deferred output,
+ * one RX burst sized so the event queue cannot overflow, timers, listener
+ * and neighbour timers, one TX flush, send completions and closings.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_random.h>
+
+#include "dt_devmem.h"
+#include "dt_dp_priv.h"
+
+#define DT_DP_DEFAULT_WINDOW (1u << 20)
+
+void
+dt_dp_stack_conf_default(struct dt_dp_stack_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf->netmask = rte_cpu_to_be_32(0xffffff00);
+	conf->max_conns = 1024;
+	conf->backlog = 128;
+	conf->window = DT_DP_DEFAULT_WINDOW;
+	conf->txq_cap = 64;
+	conf->tx_cksum_offload = true;
+	dt_tcp_cfg_default(&conf->tcp);
+	conf->tcp.mss = 0;
+}
+
+uint64_t
+dt_dp_now_us(struct dt_dp_stack *st)
+{
+	/* Starts at 1 s: 0 means "no deadline" to the engine. */
+	return (rte_rdtsc() - st->tsc0) / st->tsc_per_us + 1000000;
+}
+
+static uint32_t
+pow2_at_least(uint64_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static void
+stack_free(struct dt_dp_stack *st)
+{
+	unsigned int i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < DT_DP_MAX_LISTENERS; i++)
+		rte_free(st->lst[i].synq);
+	if (st->region_alias != NULL)
+		dt_devmem_region_cpu_unmap(st->conf.region);
+	rte_free(st->evq);
+	rte_free(st->tw_slots);
+	rte_free(st->l_dirty);
+	rte_free(st->ht);
+	if (st->conns != NULL) {
+		rte_free(st->conns[0].sends);
+		rte_free(st->conns[0].txq);
+		rte_free(st->conns[0].ooo);
+	}
+	rte_free(st->conns);
+	rte_free(st);
+}
+
+static int
+conf_check(const struct dt_dp_stack_conf *c)
+{
+	if (c->hdr_pool == NULL || c->shell_pool == NULL || c->max_conns == 0 ||
+			c->max_conns > (1u << 24) || c->txq_cap == 0 ||
+			c->window == 0 || c->backlog == 0 || c->ipv4 == 0 ||
+			!rte_eth_dev_is_valid_port(c->port_id))
+		return -EINVAL;
+	return 0;
+}
+
+/* Engine settings: MSS from the MTU, a window scale that covers the window. */
+static int
+tcp_cfg_init(struct dt_dp_stack *st)
+{
+	struct dt_tcp_cfg *t = &st->tcp_cfg;
+
+	*t = st->conf.tcp;
+	if (t->mss == 0)
+		t->mss = (uint16_t)(st->mtu - 40);
+	t->rcv_space = st->conf.window;
+	while (t->wscale < 14 && ((uint64_t)0xffff << t->wscale) < st->conf.window)
+		t->wscale++;
+	return 0;
+}
+
+static int
+conns_alloc(struct dt_dp_stack *st, int socket)
+{
+	uint32_t n = st->conf.max_conns, i, cap = st->conf.txq_cap;
+	struct dt_dp_send *sends;
+	struct dt_tcp_extent *txq;
+	struct dt_tcp_ooo *ooo;
+
+	st->conns = rte_zmalloc_socket("dt_dp_conns", sizeof(st->conns[0]) * n,
+		RTE_CACHE_LINE_SIZE, socket);
+	sends = rte_zmalloc_socket("dt_dp_sends", sizeof(*sends) * cap * n, 0,
+		socket);
+	txq = rte_zmalloc_socket("dt_dp_txq", sizeof(*txq) * cap * n, 0, socket);
+	ooo = rte_zmalloc_socket("dt_dp_ooo", sizeof(*ooo) * DT_TCP_OOO_MAX * n,
+		0, socket);
+	if (st->conns == NULL || sends == NULL || txq == NULL || ooo == NULL) {
+		rte_free(sends);
+		rte_free(txq);
+		rte_free(ooo);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct dt_dp_conn *c = &st->conns[i];
+
+		c->idx = i;
+		c->gen = 1;
+		c->sends = sends + (size_t)i * cap;
+		c->txq = txq + (size_t)i * cap;
+		c->ooo = ooo + (size_t)i * DT_TCP_OOO_MAX;
+		c->next_free = i + 1 < n ? i + 1 : UINT32_MAX;
+	}
+	st->free_head = 0;
+	st->ht_mask = pow2_at_least(2ull * n) - 1;
+	st->ht = rte_zmalloc_socket("dt_dp_ht", sizeof(uint32_t) *
+		(st->ht_mask + 1), 0, socket);
+	st->l_dirty = rte_zmalloc_socket("dt_dp_lists", sizeof(uint32_t) * 8 * n,
+		0, socket);
+	if (st->ht == NULL || st->l_dirty == NULL)
+		return -ENOMEM;
+	st->l_pend = st->l_dirty + 2 * n;
+	st->l_out = st->l_pend + 2 * n;
+	st->l_zomb = st->l_out + 2 * n;
+	return 0;
+}
+
+static int
+queues_alloc(struct dt_dp_stack *st, int socket)
+{
+	uint64_t evs = 2ull * DT_DP_BURST * DT_DP_EV_PER_FRAME +
+		(uint64_t)DT_DP_EV_PER_CALL * st->conf.max_conns;
+	uint32_t cap = pow2_at_least(evs);
+
+	st->evq = rte_zmalloc_socket("dt_dp_evq", sizeof(st->evq[0]) * cap,
+		RTE_CACHE_LINE_SIZE, socket);
+	st->tw_slots = rte_zmalloc_socket("dt_dp_tw",
+		sizeof(st->tw_slots[0]) * DT_DP_TW_SLOTS, 0, socket);
+	if (st->evq == NULL || st->tw_slots == NULL)
+		return -ENOMEM;
+	st->ev_mask = cap - 1;
+	return 0;
+}
+
+static int
+port_init(struct dt_dp_stack *st)
+{
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+	int r;
+
+	r = rte_eth_macaddr_get(st->conf.port_id, &mac);
+	if (r == 0)
+		r = rte_eth_dev_get_mtu(st->conf.port_id, &mtu);
+	if (r != 0)
+		return r;
+	memcpy(st->mac, mac.addr_bytes, 6);
+	st->mtu = mtu;
+	return dt_dp_rss_init(st);
+}
+
+static int
+meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "devtcp_dp_chunk",
+		.size = sizeof(struct dt_dp_mbuf_meta),
+		.align = __alignof__(struct dt_dp_mbuf_meta),
+	};
+
+	return rte_mbuf_dynfield_register(&desc);
+}
+
+static int
+stack_init(struct dt_dp_stack *st, const struct dt_dp_stack_conf *conf,
+	int socket)
+{
+	int r;
+
+	st->conf = *conf;
+	st->lcore = rte_lcore_id();
+	st->ip = rte_be_to_cpu_32(conf->ipv4);
+	st->netmask = rte_be_to_cpu_32(conf->netmask);
+	st->gateway = rte_be_to_cpu_32(conf->gateway);
+	if (conf->isn_key[0] == 0 && conf->isn_key[1] == 0) {
+		uint64_t k[2] = { rte_rand(), rte_rand() };
+
+		memcpy(st->isn_key.k, k, sizeof(k));
+	} else {
+		memcpy(st->isn_key.k, conf->isn_key, sizeof(st->isn_key.k));
+	}
+	if (conf->region != NULL) {
+		st->region_pool = dt_devmem_region_pool(conf->region);
+		st->region_base = (uintptr_t)dt_devmem_region_base(conf->region);
+	}
+	st->meta_off = meta_register();
+	if (st->meta_off < 0)
+		return -rte_errno;
+	st->tsc_per_us = rte_get_tsc_hz() / 1000000;
+	if (st->tsc_per_us == 0)
+		st->tsc_per_us = 1;
+	st->tsc0 = rte_rdtsc();
+	st->now = dt_dp_now_us(st);
+	st->synq_cap = RTE_MAX(conf->backlog, (uint16_t)16);
+	r = port_init(st);
+	if (r == 0)
+		r = tcp_cfg_init(st);
+	if (r == 0)
+		r = conns_alloc(st, socket);
+	if (r == 0)
+		r = queues_alloc(st, socket);
+	if (r == 0)
+		r = dt_dp_tw_init(&st->tw, st->tw_slots, DT_DP_TW_SLOTS,
+			DT_DP_TW_SHIFT, st->now);
+	if (r == 0)
+		r = dt_dp_neigh_init(&st->neigh, st->neigh_e, DT_DP_NEIGH_SIZE, NULL);
+	return r;
+}
+
+struct dt_dp_stack *
+dt_dp_stack_create(const struct dt_dp_stack_conf *conf)
+{
+	struct dt_dp_stack *st;
+	int socket, r;
+
+	r = conf != NULL ? conf_check(conf) : -EINVAL;
+	if (r != 0) {
+		DT_DP_LOG(ERR, "stack: bad configuration (pools, address, sizes or port)");
+		rte_errno = -r;
+		return NULL;
+	}
+	socket = rte_eth_dev_socket_id(conf->port_id);
+	st = rte_zmalloc_socket("dt_dp_stack", sizeof(*st), RTE_CACHE_LINE_SIZE,
+		socket < 0 ? SOCKET_ID_ANY : socket);
+	if (st == NULL) {
+		DT_DP_LOG(ERR, "stack: no memory");
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	r = stack_init(st, conf, socket < 0 ? SOCKET_ID_ANY : socket);
+	if (r != 0) {
+		DT_DP_LOG(ERR, "port %u queue %u: stack set-up failed: %s",
+			conf->port_id, conf->rxq, rte_strerror(-r));
+		stack_free(st);
+		rte_errno = -r;
+		return NULL;
+	}
+	/* Gratuitous ARP: announce our address. */
+	dt_dp_arp_send(st, DT_NET_ARP_OP_REQUEST, st->ip, NULL);
+	dt_dp_tx_flush(st);
+	return st;
+}
+
+/* Chunks still queued as events go back to their pools. */
+static void
+events_drop(struct dt_dp_stack *st)
+{
+	struct dt_dp_event ev;
+
+	while (dt_dp_events(st, &ev, 1) == 1)
+		if (ev.type == DT_DP_EV_DATA)
+			rte_pktmbuf_free_seg((struct rte_mbuf *)(uintptr_t)ev.chunk.token);
+}
+
+void
+dt_dp_stack_destroy(struct dt_dp_stack *st)
+{
+	uint32_t i;
+
+	if (st == NULL)
+		return;
+	st->now = dt_dp_now_us(st);
+	for (i = 0; i < st->conf.max_conns; i++) {
+		struct dt_dp_conn *c = &st->conns[i];
+
+		if (c->cs != DT_DP_CS_LIVE)
+			continue;
+		dt_tcp_abort(&c->tcp, st->now, &st->out);
+		dt_dp_out_apply(st, c, &c->tcp.tuple);
+		events_drop(st);
+	}
+	dt_dp_tx_flush(st);
+	dt_dp_finish_lists(st);
+	events_drop(st);
+	dt_dp_arp_flush(st);
+	for (i = 0; i < st->txb_n; i++)
+		rte_pktmbuf_free(st->txb[i]);
+	st->txb_n = 0;
+	stack_free(st);
+}
+
+static void
+listeners_tick(struct dt_dp_stack *st)
+{
+	const struct dt_tcp_syn_entry *e;
+	const struct dt_tcp_tx_seg *seg;
+	struct dt_dp_lst *l;
+	unsigned int i;
+	uint16_t k, j;
+
+	for (i = 0; i < DT_DP_MAX_LISTENERS; i++) {
+		l = &st->lst[i];
+		if (l->port == 0 || l->l.deadline == 0 || l->l.deadline > st->now)
+			continue;
+		dt_tcp_listen_timeout(&l->l, st->now, &st->out);
+		/* SYN-ACK retransmissions carry no tuple: match by ISS/IRS. */
+		for (k = 0; k < st->out.n_segs; k++) {
+			seg = &st->out.segs[k];
+			for (j = 0; j < l->l.synq_n; j++) {
+				e = &l->l.synq[j];
+				if (e->iss == seg->th.seq && e->irs + 1 == seg->th.ack) {
+					dt_dp_tx_tcp(st, NULL, &e->tuple, seg);
+					break;
+				}
+			}
+		}
+	}
+}
+
+static void
+rx_burst(struct dt_dp_stack *st)
+{
+	struct rte_mbuf *pkts[DT_DP_BURST];
+	uint32_t budget = DT_DP_BURST, room = dt_dp_ev_room(st);
+	uint64_t t0;
+	uint16_t n, i;
+
+	/*
+	 * Never take frames whose events might not fit (rule: no overflow).
+	 * A filling TX buffer slows receiving down (each frame may cause up
+	 * to DT_TCP_OUT_SEGS segments) but never stops it: two stacks on
+	 * one wire would wait for each other. Segments that still do not fit
+	 * are dropped and counted (drop_tx_ring_full); TCP sends them again.
+	 */
+	budget = RTE_MIN(budget, room / DT_DP_EV_PER_FRAME);
+	if (budget > 0) {
+		budget = RTE_MIN(budget, dt_dp_tx_room(st) / DT_TCP_OUT_SEGS);
+		/* Stalled too long (the peer waits for us too): go on. */
+		if (budget == 0 && st->now - st->tx_progress > DT_DP_TX_STALL_US)
+			budget = 1;
+	}
+	if (budget == 0) {
+		st->st.rx_throttled++;
+		return;
+	}
+	n = rte_eth_rx_burst(st->conf.port_id, st->conf.rxq, pkts,
+		(uint16_t)budget);
+	if (n == 0)
+		return;
+	/* The stack's own cost, not the NIC's (a software NIC copies here). */
+	t0 = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		dt_dp_rx_frame(st, pkts[i]);
+	}
+	st->st.rx_cycles += rte_rdtsc() - t0;
+	st->st.rx_bursts++;
+}
+
+int
+dt_dp_poll(struct dt_dp_stack *st)
+{
+	uint64_t rx0 = st->st.rx_frames;
+	uint32_t room;
+
+	st->now = dt_dp_now_us(st);
+	dt_dp_work_lists(st);
+	rx_burst(st);
+	room = dt_dp_ev_room(st);
+	if (room > DT_DP_EV_PER_CALL)
+		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st,
+			room / DT_DP_EV_PER_CALL - 1);
+	listeners_tick(st);
+	if (st->now >= st->neigh_next_tick) {
+		dt_dp_arp_tick(st);
+		st->neigh_next_tick = st->now + DT_DP_NEIGH_TICK_US;
+	}
+	dt_dp_tx_flush(st);
+	dt_dp_finish_lists(st);
+	return (int)(st->st.rx_frames - rx0);
+}

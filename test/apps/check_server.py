@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""devtcp-server and devtcp-send through their real command line.
+
+usage: check_server.py SERVER SEND CONFIG_DIR CASE
+
+Cases:
+  sigterm    good config: starts, reports placement, answers telemetry
+             (/devtcp/stats, /devtcp/devmem), exits 0 on SIGTERM in time
+  loopback   server + [client] in one process over the loopback wire: the
+             stream is verified (pattern) and both SHA-256 digests agree
+  send       devtcp-send alone (nobody listens): exits non-zero, says so
+  bad        each bad config fails with its promised message on stderr
+  nosplit    a NIC without buffer split (net_null) is refused with
+             dt_dp_port_start's message
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+server, send, config_dir, case = sys.argv[1:5]
+pid = os.getpid()
+failed = []
+EAL = ["-l", "0-1", "--no-pci", "--log-level=lib.eal:warning"]
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failed.append(what)
+
+
+def vdevs(tag, gpu=True):
+    v = ["--vdev=net_hsplit_%s0,wire=%s%d" % (tag, tag, pid),
+         "--vdev=net_hsplit_%s1,wire=%s%d" % (tag, tag, pid)]
+    return v + (["--vdev=gpu_sim_%s,size=64M" % tag] if gpu else [])
+
+
+def write_ini(text):
+    fd, path = tempfile.mkstemp(suffix=".ini")
+    os.write(fd, text.encode())
+    os.close(fd)
+    return path
+
+
+def ports_ini(tag):
+    return ("[port.0]\nname = net_hsplit_%s0\n[port.1]\nname = net_hsplit_%s1\n"
+            "split = none\n[devmem]\nbuffers = 4096\nheader_buffers = 4096\n"
+            % (tag, tag))
+
+
+def wait_for(proc, out_path, text, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        if text in open(out_path).read():
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.1)
+    return False
+
+
+def telemetry(prefix, cmd):
+    p = subprocess.run(["python3", "/usr/bin/dpdk-telemetry.py", "-f", prefix],
+                       input=cmd + "\n", capture_output=True, text=True,
+                       timeout=20)
+    return p.stdout
+
+
+def case_sigterm():
+    prefix = "dtsrv%d" % pid
+    ini = write_ini(ports_ini("st") + "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
+                    "[consumer]\nmode = discard\n")
+    out = tempfile.NamedTemporaryFile(delete=False).name
+    with open(out, "w") as f:
+        p = subprocess.Popen([server] + EAL + ["--file-prefix", prefix] +
+                             vdevs("st") + ["--", "--config", ini],
+                             stdout=f, stderr=subprocess.STDOUT)
+    up = wait_for(p, out, "running", 30)
+    check(up, "server starts and says it is running")
+    text = open(out).read()
+    check("placement:" in text and "gpu 0 (gpu_sim_st): NUMA node" in text and
+          "stack 0: lcore 1" in text, "placement report: port, GPU node, lcores")
+    if up and os.path.exists("/usr/bin/dpdk-telemetry.py"):
+        t = telemetry(prefix, "/devtcp/stats")
+        check('"rx_frames"' in t and '"consumer": "discard"' in t,
+              "telemetry /devtcp/stats answers")
+        t = telemetry(prefix, "/devtcp/devmem")
+        check('"device": "gpu_sim_st"' in t and '"free_buffers"' in t,
+              "telemetry /devtcp/devmem answers")
+    start = time.time()
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = -1
+    text = open(out).read()
+    print(text)
+    check(rc == 0, "exit status 0 on SIGTERM (got %d, %.1f s)" %
+          (rc, time.time() - start))
+    check("device memory freed" in text and "stopped cleanly" in text,
+          "device memory freed, clean stop")
+    os.unlink(ini)
+    os.unlink(out)
+
+
+def case_loopback():
+    ini = write_ini(ports_ini("lb") + "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
+                    "[consumer]\nmode = verify\npattern = stream\nsha256 = yes\n"
+                    "[client]\nport = 1\nipv4 = 10.0.0.2\n"
+                    "connect = 10.0.0.1:5001\nbytes = 3M\nchunk = 16K\n")
+    p = subprocess.run([server] + EAL + ["--in-memory"] + vdevs("lb") +
+                       ["--", "--config", ini, "--duration", "4"],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout + p.stderr
+    print(text)
+    check(p.returncode == 0, "exit status 0 (got %d)" % p.returncode)
+    rx = re.search(r"closed: (\d+) bytes, pattern ok, sha256 ([0-9a-f]{64})", text)
+    tx = re.search(r"sender: stream \w+ done: (\d+) of \d+ bytes acknowledged, "
+                   r"sha256 ([0-9a-f]{64})", text)
+    check(rx is not None and rx.group(1) == str(3 << 20),
+          "server verified 3 MiB against the pattern")
+    check(tx is not None and rx is not None and tx.group(2) == rx.group(2),
+          "sender's and server's SHA-256 agree")
+    os.unlink(ini)
+
+
+def case_send():
+    ini = write_ini(ports_ini("sd") + "[client]\nport = 1\nipv4 = 10.0.0.2\n"
+                    "connect = 10.0.0.1:5001\nbytes = 1M\n")
+    p = subprocess.run([send] + EAL + ["--in-memory"] + vdevs("sd", gpu=False) +
+                       ["--", "--config", ini, "--duration", "10"],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout + p.stderr
+    print(text)
+    check(p.returncode == 1 and "FAILED" in text and
+          "0 of 1 stream(s) sent completely" in text,
+          "devtcp-send fails and says so when nobody accepts")
+    os.unlink(ini)
+
+
+BAD = [
+    ("[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n[devmem]\nbuffers = lots\n",
+     ":5: [devmem] buffers: expected a positive integer, got 'lots'"),
+    ("[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n[gpus]\n",
+     ":4: unknown section [gpus]"),
+    ("[stack]\nipv4 = 10.0.0.1\nlisten = 5001\nport_no = 1\n",
+     ":4: [stack] unknown key 'port_no'"),
+    ("[stack]\nlisten = 5001\n", ":1: [stack] ipv4: missing"),
+]
+
+
+def case_bad():
+    for text, msg in BAD:
+        ini = write_ini(text)
+        p = subprocess.run([server, "--", "--config", ini], capture_output=True,
+                           text=True, timeout=30)
+        check(p.returncode != 0 and (ini + msg) in p.stderr,
+              "refused with '%s' (rc %d, stderr %r)" % (msg, p.returncode,
+                                                       p.stderr.strip()))
+        os.unlink(ini)
+    p = subprocess.run([server, "--", "--config", "/nonexistent.ini"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "/nonexistent.ini: cannot open" in p.stderr,
+          "missing file named")
+    p = subprocess.run([server, "--", "--bogus"], capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode != 0 and "--help" in p.stderr, "bad option points at --help")
+    p = subprocess.run([server, "--", "--help"], capture_output=True, text=True,
+                       timeout=30)
+    check(p.returncode == 0 and "--config FILE" in p.stdout, "--help")
+    p = subprocess.run([server, "--", "--config",
+                        os.path.join(config_dir, "server.ini"), "--check"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0 and "is valid" in p.stdout, "--check of the sample")
+
+
+def case_nosplit():
+    ini = write_ini("[port.0]\nname = net_null_ns%d\n[stack]\nipv4 = 10.0.0.1\n"
+                    "listen = 5001\n[devmem]\nbuffers = 1024\n"
+                    "header_buffers = 1024\n" % pid)
+    p = subprocess.run([server] + EAL + ["--in-memory",
+                       "--vdev=net_null_ns%d" % pid, "--vdev=gpu_sim_ns,size=64M",
+                       "--", "--config", ini], capture_output=True, text=True,
+                       timeout=60)
+    print(p.stdout + p.stderr)
+    if "no such port" in p.stderr:
+        print("SKIP: net_null driver not available")
+        sys.exit(77)
+    check(p.returncode != 0, "refused (rc %d)" % p.returncode)
+    check("has no RX buffer split: a device-memory queue needs it" in p.stderr,
+          "dt_dp_port_start's message on stderr")
+    os.unlink(ini)
+
+
+{"sigterm": case_sigterm, "loopback": case_loopback, "send": case_send,
+ "bad": case_bad, "nosplit": case_nosplit}[case]()
+sys.exit(1 if failed else 0)

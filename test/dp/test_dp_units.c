@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/dp's pure pieces: the timer wheel and the neighbour
+ * table logic (no EAL).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dt_dp_neigh.h"
+#include "dt_dp_timer.h"
+#include "dt_test.h"
+
+#define NODES 64
+
+struct tnode {
+	struct dt_dp_tw_node n;
+	int fired;
+	uint64_t fired_at;
+};
+
+static struct tnode tn[NODES];
+static uint64_t tw_now;
+static struct dt_dp_tw *rearm_w;
+
+static void
+on_fire(struct dt_dp_tw_node *n, void *arg)
+{
+	struct tnode *t = (struct tnode *)n;
+
+	(void)arg;
+	t->fired++;
+	t->fired_at = tw_now;
+	DT_CHECK(n->deadline <= tw_now);
+}
+
+static void
+on_fire_rearm(struct dt_dp_tw_node *n, void *arg)
+{
+	on_fire(n, arg);
+	if (((struct tnode *)n)->fired < 3)
+		dt_dp_tw_arm(rearm_w, n, tw_now + 500);
+}
+
+static void
+test_tw_basic(void)
+{
+	struct dt_dp_tw_node *slots[16];
+	struct dt_dp_tw w;
+	unsigned int i, total = 0;
+
+	memset(tn, 0, sizeof(tn));
+	DT_CHECK_EQ(dt_dp_tw_init(&w, slots, 12, 4, 0), -EINVAL);
+	DT_REQUIRE(dt_dp_tw_init(&w, slots, 16, 4, 1000) == 0);
+	/* Deadlines within a turn, beyond several turns, and in the past. */
+	for (i = 0; i < NODES; i++)
+		dt_dp_tw_arm(&w, &tn[i].n, 1000 + i * 37);
+	dt_dp_tw_arm(&w, &tn[0].n, 500);
+	DT_CHECK_EQ(w.armed, NODES);
+	dt_dp_tw_cancel(&w, &tn[5].n);
+	dt_dp_tw_cancel(&w, &tn[5].n);
+	DT_CHECK(!dt_dp_tw_armed(&tn[5].n));
+	for (tw_now = 1000; tw_now <= 1000 + NODES * 37 + 100; tw_now += 7)
+		total += dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 1000);
+	DT_CHECK_EQ(total, NODES - 1);
+	for (i = 0; i < NODES; i++) {
+		if (i == 5) {
+			DT_CHECK_EQ(tn[i].fired, 0);
+			continue;
+		}
+		DT_CHECK_EQ(tn[i].fired, 1);
+		/* Fired no later than one step after the deadline. */
+		DT_CHECK(tn[i].fired_at < tn[i].n.deadline + 7 ||
+			tn[i].n.deadline < 1000);
+	}
+	DT_CHECK_EQ(w.armed, 0);
+}
+
+static void
+test_tw_gap_budget_rearm(void)
+{
+	struct dt_dp_tw_node *slots[8];
+	struct dt_dp_tw w;
+	unsigned int i, n;
+
+	memset(tn, 0, sizeof(tn));
+	DT_REQUIRE(dt_dp_tw_init(&w, slots, 8, 3, 0) == 0);
+	for (i = 0; i < 10; i++)
+		dt_dp_tw_arm(&w, &tn[i].n, 100 + i * 1000);
+	/* A long gap: everything due fires, bounded by the budget. */
+	tw_now = 20000;
+	n = dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 4);
+	DT_CHECK_EQ(n, 4);
+	n = dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 100);
+	DT_CHECK_EQ(n, 6);
+	for (i = 0; i < 10; i++)
+		DT_CHECK_EQ(tn[i].fired, 1);
+	/* Re-arming from the callback. */
+	rearm_w = &w;
+	dt_dp_tw_arm(&w, &tn[20].n, tw_now + 10);
+	for (i = 0; i < 100; i++) {
+		tw_now += 100;
+		dt_dp_tw_expire(&w, tw_now, on_fire_rearm, NULL, 100);
+	}
+	DT_CHECK_EQ(tn[20].fired, 3);
+	DT_CHECK(!dt_dp_tw_armed(&tn[20].n));
+	/* Far future: not fired early after many turns. */
+	dt_dp_tw_arm(&w, &tn[30].n, tw_now + 100000);
+	for (i = 0; i < 99; i++) {
+		tw_now += 1000;
+		dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 100);
+	}
+	DT_CHECK_EQ(tn[30].fired, 0);
+	tw_now += 2000;
+	dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 100);
+	DT_CHECK_EQ(tn[30].fired, 1);
+}
+
+/* ---- neighbours ---- */
+static struct {
+	uint32_t req[64];
+	unsigned int nb_req, nb_drop, nb_timeout;
+} nv;
+
+static void
+n_req(uint32_t ip, void *arg)
+{
+	(void)arg;
+	if (nv.nb_req < 64)
+		nv.req[nv.nb_req] = ip;
+	nv.nb_req++;
+}
+
+static void
+n_drop(void *f, void *arg)
+{
+	(void)f;
+	(void)arg;
+	nv.nb_drop++;
+}
+
+static void
+n_timeout(uint32_t ip, void *arg)
+{
+	(void)ip;
+	(void)arg;
+	nv.nb_timeout++;
+}
+
+static const struct dt_dp_neigh_ops nops = {
+	.request = n_req, .drop = n_drop, .timeout = n_timeout,
+};
+
+static void
+test_neigh_resolve(void)
+{
+	struct dt_dp_neigh e[8];
+	struct dt_dp_neigh_tbl t;
+	struct dt_dp_neigh_conf c = { .retry_us = 100, .max_retries = 3,
+		.reachable_us = 10000 };
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 9 };
+	int frames[DT_DP_NEIGH_HOLD + 1];
+	void *out[DT_DP_NEIGH_HOLD];
+	struct dt_dp_neigh *n;
+	uint16_t nb;
+	bool created;
+	int i;
+
+	memset(&nv, 0, sizeof(nv));
+	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, &c) == 0);
+	n = dt_dp_neigh_resolve(&t, 0x0a000002, 0, &created);
+	DT_REQUIRE(n != NULL);
+	DT_CHECK(created);
+	DT_CHECK_EQ(n->state, DT_DP_NEIGH_INCOMPLETE);
+	DT_CHECK(dt_dp_neigh_resolve(&t, 0x0a000002, 10, &created) == n);
+	DT_CHECK(!created);
+	for (i = 0; i < DT_DP_NEIGH_HOLD; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(n, &frames[i]), 0);
+	DT_CHECK_EQ(dt_dp_neigh_hold(n, &frames[i]), -ENOBUFS);
+	/* One retry, then the reply. */
+	dt_dp_neigh_tick(&t, 100, &nops);
+	DT_CHECK_EQ(nv.nb_req, 1);
+	n = dt_dp_neigh_learn(&t, 0x0a000002, mac, 150, false, out, &nb);
+	DT_REQUIRE(n != NULL);
+	DT_CHECK_EQ(nb, DT_DP_NEIGH_HOLD);
+	DT_CHECK(out[0] == &frames[0] && out[nb - 1] == &frames[nb - 1]);
+	DT_CHECK_EQ(n->state, DT_DP_NEIGH_REACHABLE);
+	DT_CHECK(memcmp(n->mac, mac, 6) == 0);
+	/* Learning an unknown sender only when asked to create. */
+	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, false, out, &nb) == NULL);
+	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, true, out, &nb) != NULL);
+	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000003) != NULL);
+	/* Refresh after reachable_us; unanswered, the entry goes. */
+	nv.nb_req = 0;
+	dt_dp_neigh_tick(&t, 10200, &nops);
+	DT_CHECK_EQ(nv.nb_req, 2);
+	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000002) != NULL);
+	dt_dp_neigh_tick(&t, 10300, &nops);
+	dt_dp_neigh_tick(&t, 10400, &nops);
+	DT_CHECK_EQ(nv.nb_req, 6);
+	dt_dp_neigh_tick(&t, 10500, &nops);
+	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000002) == NULL);
+	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000003) == NULL);
+	DT_CHECK_EQ(nv.nb_timeout, 2);
+	DT_CHECK_EQ(t.used, 0);
+}
+
+static void
+test_neigh_timeout_full(void)
+{
+	struct dt_dp_neigh e[8];
+	struct dt_dp_neigh_tbl t;
+	struct dt_dp_neigh *n;
+	int frames[4];
+	bool created;
+	uint32_t ip;
+	unsigned int k;
+
+	memset(&nv, 0, sizeof(nv));
+	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, NULL) == 0);
+	n = dt_dp_neigh_resolve(&t, 1, 0, &created);
+	DT_REQUIRE(n != NULL);
+	dt_dp_neigh_hold(n, &frames[0]);
+	dt_dp_neigh_hold(n, &frames[1]);
+	for (k = 1; k <= 3; k++)
+		dt_dp_neigh_tick(&t, k * 1000000ull, &nops);
+	DT_CHECK_EQ(nv.nb_req, 2);
+	DT_CHECK_EQ(nv.nb_drop, 2);
+	DT_CHECK_EQ(nv.nb_timeout, 1);
+	DT_CHECK(dt_dp_neigh_find(&t, 1) == NULL);
+	/* A full table refuses new entries but keeps finding old ones. */
+	for (ip = 100; ip < 107; ip++)
+		DT_CHECK(dt_dp_neigh_resolve(&t, ip, 0, &created) != NULL);
+	DT_CHECK(dt_dp_neigh_resolve(&t, 200, 0, &created) == NULL);
+	for (ip = 100; ip < 107; ip++)
+		DT_CHECK(dt_dp_neigh_find(&t, ip) != NULL);
+	dt_dp_neigh_flush(&t, &nops);
+	DT_CHECK(dt_dp_neigh_find(&t, 100) == NULL);
+}
+
+int
+main(void)
+{
+	DT_RUN(test_tw_basic);
+	DT_RUN(test_tw_gap_budget_rearm);
+	DT_RUN(test_neigh_resolve);
+	DT_RUN(test_neigh_timeout_full);
+	return dt_test_summary();
+}
