@@ -70,6 +70,25 @@ def telemetry(prefix, cmd):
     return p.stdout
 
 
+def proc_info(prefix):
+    """Debian's dpdk-proc-info as a secondary process of the server.
+
+    It loads our NIC as a plugin (a bare name found through LD_LIBRARY_PATH,
+    from /, since EAL refuses plugin paths under world-writable folders).
+    """
+    build = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(server))))
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
+        build, "drivers", "net", "hsplit"))
+    p = subprocess.run(["dpdk-proc-info", "--file-prefix", prefix, "--no-pci",
+                        "--log-level=lib.eal:warning",
+                        "-d", "librte_net_hsplit.so", "--", "--stats"],
+                       capture_output=True, text=True, timeout=30, cwd="/",
+                       env=env)
+    print(p.stdout[:400] + p.stderr[-400:])
+    return p.stdout
+
+
 def case_sigterm():
     prefix = "dtsrv%d" % pid
     ini = write_ini(ports_ini("st") + "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
@@ -91,6 +110,11 @@ def case_sigterm():
         t = telemetry(prefix, "/devtcp/devmem")
         check('"device": "gpu_sim_st"' in t and '"free_buffers"' in t,
               "telemetry /devtcp/devmem answers")
+    if up and os.path.exists("/usr/bin/dpdk-proc-info"):
+        t = proc_info(prefix)
+        check("NIC statistics for port 0" in t and
+              "NIC statistics for port 1" in t,
+              "dpdk-proc-info (secondary process) reads both ports' stats")
     start = time.time()
     p.send_signal(signal.SIGTERM)
     try:
