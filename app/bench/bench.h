@@ -1,24 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * devtcp-bench: the L2 loopback benchmark. Port 0 sends raw Ethernet/IPv4/
- * TCP frames over the wire to port 1, which either splits them (headers in
- * hugepage mbufs, payload in device memory through the NIC's copy engine) or
- * receives them whole into host memory, the baseline of the same wire. The
- * GPU baselines: "bounce" receives whole frames and then copies each payload
- * into device memory with the region's copy engine (what an application on
- * kernel TCP does with cudaMemcpy); "ceiling" runs the copy engine alone on
- * payload-sized chunks, without the wire.
+ * devtcp-bench: the L2 loopback benchmark. Two ports back to back; port 0
+ * sends to port 1.
+ *
+ * TCP modes (bench_tcp.c): N connections from client stacks (lib/dp) on
+ * port 0 to server stacks on port 1. "split" is the product: port 1 splits
+ * every frame, headers in hugepage mbufs, payload in device memory, handed
+ * to the application as DEVICE chunks. "copy" is the same stack without
+ * split: whole frames in host mbufs, every payload byte then copied into
+ * device memory by the copy engine before its buffer is released.
+ *
+ * Raw-frame modes (bench_l2.c, bench_copy.c), no TCP stack: port 0 sends
+ * prebuilt Ethernet/IPv4/TCP frames. "raw" receives them whole into host
+ * memory: the wire's L2 ceiling. "raw-split" splits them as split does.
+ * The GPU baselines: "bounce" receives whole frames and then copies each
+ * payload into device memory with the region's copy engine (what an
+ * application on kernel TCP does with cudaMemcpy); "ceiling" runs the copy
+ * engine alone on payload-sized chunks, without the wire.
  */
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include "dt_copy.h"
+#include "dt_devmem.h"
 #include "dt_pattern.h"
 
 #define BENCH_BURST 32
@@ -30,6 +42,8 @@
 #define BENCH_CEIL_BATCH 32    /* copies per submit in ceiling mode */
 
 enum bench_mode {
+	BENCH_MODE_SPLIT,      /* TCP, server RX split into device memory */
+	BENCH_MODE_COPY,       /* TCP, server RX whole, payload copied to the device */
 	BENCH_MODE_RAW_SPLIT,  /* raw frames, RX split into device memory */
 	BENCH_MODE_RAW,        /* raw frames, RX whole into host memory */
 	BENCH_MODE_BOUNCE,     /* RX whole, then payload copied to the device */
@@ -38,10 +52,18 @@ enum bench_mode {
 };
 
 struct bench_opts {
-	enum bench_mode mode;
-	bool compare;            /* run every mode back to back */
-	double duration;         /* seconds per run */
+	enum bench_mode modes[BENCH_MODE_MAX]; /* run back to back, in order */
+	unsigned int nb_modes;
+	double duration;         /* seconds per run (--bytes: the time limit) */
+	bool duration_set;
 	uint64_t frames;         /* stop after this many received (0: duration) */
+	/* TCP modes */
+	uint32_t conns;          /* connections, spread over the stacks */
+	uint64_t bytes;          /* per connection (0: send for --duration) */
+	uint32_t msg_size;       /* bytes per dt_dp_send() */
+	bool tx_device;          /* send from a region in device memory */
+	double rate_gbps;        /* line rate: --rate, or the port's rate= devarg */
+	bool rate_set;           /* --rate given (paces net_hsplit ports) */
 	uint16_t frame_len;      /* Ethernet frame without FCS */
 	uint16_t mtu;
 	bool payload_host;       /* payload region in host memory, not on the GPU */
@@ -64,6 +86,21 @@ struct bench_result {
 	uint64_t tsc_hz;
 	uint64_t copy_errors;       /* bench copies refused or failed (bounce, ceiling) */
 	uint64_t verify_batches;    /* device verification batches run */
+	/* TCP modes (zero in the raw-frame modes) */
+	uint32_t conns;             /* connections opened */
+	uint32_t conns_done;        /* connections that delivered all and closed */
+	uint64_t sent_bytes;        /* payload the clients saw acknowledged */
+	uint64_t device_bytes, host_bytes;   /* delivered in DEVICE / HOST chunks */
+	uint64_t device_chunks, host_chunks;
+	uint64_t nic_copy_bytes;    /* payload the NIC's receive path copied (xstats) */
+	uint64_t cpu_copy_bytes;    /* payload copied after receive (copy, bounce, HOST chunks) */
+	uint64_t retransmits;       /* client connections' retransmitted segments */
+	uint64_t stack_cycles;      /* lib/dp's own RX processing cycles (server) */
+	uint64_t stack_drops;       /* every drop counter of both stacks, summed */
+	uint64_t tcp_errors;        /* resets, errors, refused sends */
+	uint64_t events_overflow;   /* must be 0 */
+	double line_rate_gbps;      /* reference of pct_line_rate (0: none) */
+	const char *line_rate_src;  /* "configured", "raw" or "none" */
 };
 
 struct bench_verifier;
@@ -98,8 +135,14 @@ struct bench_verifier {
 	uint32_t nseg, nheld;
 	uint64_t seg_bytes;         /* bytes in seg[0, nseg) */
 	struct bench_result *res;   /* where a flush accounts */
+	/*
+	 * Without @c release, held[] are mbufs, freed after the check; with it,
+	 * they are tokens of received chunks (lib/dp), handed to @c release.
+	 */
+	void (*release)(void *arg, const uint64_t *tok, uint32_t n);
+	void *release_arg;
 	struct bench_vseg seg[BENCH_VERIFY_SEGS];
-	struct rte_mbuf *held[BENCH_VERIFY_FRAMES];
+	uint64_t held[BENCH_VERIFY_FRAMES];
 };
 
 /* Run context shared by the TX and RX lcores of one run. */
@@ -153,6 +196,8 @@ int bench_verify_cpu(struct bench_verifier *v, uint64_t *bad_bytes,
 void bench_verify_add(struct bench_verifier *v, uintptr_t addr, uint32_t len,
 	uint32_t stream_off);
 void bench_verify_hold(struct bench_verifier *v, struct rte_mbuf *m);
+/* Hold a chunk's token (a verifier with a release callback). */
+void bench_verify_hold_token(struct bench_verifier *v, uint64_t token);
 void bench_verify_flush(struct bench_verifier *v);
 static inline uint32_t
 bench_verify_room(const struct bench_verifier *v)
@@ -178,6 +223,37 @@ bool bench_gpu_register(int16_t gpu_id, struct bench_gpu_reg *r);
 /* Undo what bench_gpu_register() did, and only that. */
 void bench_gpu_unregister(int16_t gpu_id, struct bench_gpu_reg *r);
 
+/* bench_tcp.c: the TCP modes */
+struct bench_tcp_env {
+	const struct bench_opts *opts;
+	uint16_t cport, sport;          /* client (port 0) and server (port 1) */
+	unsigned int lcores[RTE_MAX_LCORE]; /* lcores of the run, main first */
+	unsigned int nb_lcores;
+	struct rte_mempool *c_pool;     /* client: RX and TX headers */
+	struct rte_mempool *c_shell, *s_shell; /* attach TX payload */
+	struct rte_mempool *s_hdr;      /* server: split header segments, TX headers */
+	struct rte_mempool *s_whole;    /* server: whole frames (copy mode) */
+	struct dt_devmem_region *rx_region;   /* split payload */
+	struct dt_devmem_region *land_region; /* where HOST chunks are copied */
+	const uint8_t *rx_alias, *land_alias; /* CPU aliases (--verify, CPU check) */
+	bench_verify_fn check;          /* verification backend */
+	const uint8_t *tx_host;         /* the send pattern in host memory */
+	uint64_t tx_host_iova;
+	struct dt_devmem_region *tx_region; /* the send pattern in device memory */
+	volatile sig_atomic_t *quit;    /* SIGINT/SIGTERM */
+};
+/* Bytes of the send pattern; stream byte o of a connection is pattern byte (start + o) % it. */
+#define BENCH_TCP_PAT_LEN ((4u << 20) + 4093)
+int bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
+	struct bench_result *res);
+/* One progress line: @p bytes and @p frames received in the last @p dt seconds. */
+void bench_tcp_progress(enum bench_mode mode, double elapsed, double dt,
+	uint64_t bytes, uint64_t frames, uint64_t rtx, uint32_t done,
+	uint32_t conns);
+
+/* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
+uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
+
 /* bench_report.c */
 void bench_progress(const struct bench_result *r, double elapsed);
 void bench_print_table(const struct bench_result *res, int n);
@@ -191,5 +267,13 @@ struct bench_setup {
 };
 int bench_write_json(const char *path, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n);
+/* Fill line_rate_gbps/line_rate_src of every result (configured rate, else raw's). */
+void bench_set_line_rate(const struct bench_opts *o, struct bench_result *res,
+	int n);
+static inline bool
+bench_mode_is_tcp(enum bench_mode m)
+{
+	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY;
+}
 
 #endif /* BENCH_H */

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
@@ -35,6 +37,10 @@ RTE_LOG_REGISTER(bench_logtype, devtcp.bench, INFO);
 #define NB_MBUFS 16384
 #define HDR_ROOM 256
 #define CEIL_CHUNKS 1024       /* distinct source chunks of the ceiling */
+#define LAND_BUFS 8192         /* landing region of copied HOST chunks: 16 MiB */
+#define TCP_DEFAULT_CONNS 4
+#define TCP_DEFAULT_MSG (64u * 1024)
+#define TCP_BYTES_LIMIT_S 60   /* --bytes without --duration: time limit */
 
 /* Set by SIGINT/SIGTERM: the only state a signal handler may touch. */
 static volatile sig_atomic_t bench_quit;
@@ -47,6 +53,8 @@ on_signal(int sig)
 }
 
 static const char *const mode_names[BENCH_MODE_MAX] = {
+	[BENCH_MODE_SPLIT] = "split",
+	[BENCH_MODE_COPY] = "copy",
 	[BENCH_MODE_RAW_SPLIT] = "raw-split",
 	[BENCH_MODE_RAW] = "raw",
 	[BENCH_MODE_BOUNCE] = "bounce",
@@ -63,33 +71,139 @@ static void
 usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
-		"L2 loopback benchmark: port 0 sends TCP/IPv4 frames to port 1.\n\n"
-		"  --mode MODE       raw-split: port 1 splits each frame, headers in hugepage\n"
+		"L2 loopback benchmark: TCP from port 0 (client stacks) to port 1 (server\n"
+		"stacks), payload landing in device memory, beside its baselines.\n\n"
+		"  --mode MODE       split: TCP, port 1 splits each frame, headers in hugepage\n"
 		"                    mbufs, payload in device memory (default);\n"
-		"                    raw: port 1 receives whole frames in host memory;\n"
+		"                    copy: the same stacks without split, whole frames in host\n"
+		"                    mbufs, payload then copied into device memory by the copy\n"
+		"                    engine before the buffer is released;\n"
+		"                    raw: no TCP, prebuilt frames of the same size received whole\n"
+		"                    in host memory: the wire's L2 ceiling;\n"
+		"                    raw-split: no TCP, frames split as in split;\n"
 		"                    bounce: as raw, then each payload is copied into device\n"
 		"                    memory by the region's copy engine (kernel TCP + cudaMemcpy);\n"
 		"                    ceiling: no wire, the copy engine alone moves payload-sized\n"
 		"                    chunks from host to device memory, 32 per batch\n"
-		"  --compare         run raw-split, raw, bounce and ceiling; print the ratios\n"
-		"  --duration SEC    seconds per run (default 3)\n"
-		"  --frames N        stop a run after N received frames\n"
-		"  --frame-size B    Ethernet frame size without FCS (default 1514)\n"
-		"  --mtu B           port MTU (default: fits the frame size; up to 9000)\n"
-		"  --payload-mem M   gpu (first gpudev device, default) or host\n"
-		"  --verify          check every payload byte: device bytes through the GPU's\n"
-		"                    CPU mapping (gpu_sim) or by a kernel on the GPU (gpu_cuda),\n"
-		"                    in batches of %u frames; slows the receiver\n"
+		"  --modes M1,M2,..  run these modes back to back\n"
+		"  --compare         run split, copy and raw; print the ratios\n"
+		"  --conns N         TCP connections (default %u), spread over the stacks: with\n"
+		"                    one lcore both stacks share it, with 2k lcores k server\n"
+		"                    stacks (main lcore first) and k client stacks\n"
+		"  --bytes B         bytes per connection (K, M, G suffixes), then close; the\n"
+		"                    run ends when every byte is delivered (raw modes: as many\n"
+		"                    frames' payload)\n"
+		"  --duration SEC    seconds per run (default 3); with --bytes, the time limit\n"
+		"                    (default %u)\n"
+		"  --frames N        raw modes: stop a run after N received frames\n"
+		"  --mtu B           port MTU, 1500..9000 for TCP (default 1500, or what fits\n"
+		"                    --frame-size)\n"
+		"  --frame-size B    raw modes: Ethernet frame size without FCS (default MTU + 14)\n"
+		"  --msg-size B      bytes per dt_dp_send() (default %u)\n"
+		"  --tx-mem M        host (default) or device: the client sends from a region in\n"
+		"                    device memory, by reference; the NIC reads it through the\n"
+		"                    copy engine\n"
+		"  --payload-mem M   gpu (first gpudev device, default) or host: where received\n"
+		"                    payload lands\n"
+		"  --rate GBPS       line rate: appended as rate= to every net_hsplit vdev (the\n"
+		"                    wire is paced to it) and the reference of %%-of-line-rate\n"
+		"                    (with real ports: the reference only). Without it, a\n"
+		"                    port's rate= devarg, else raw's rate in the same run\n"
+		"  --verify          check every payload byte against the sender's pattern,\n"
+		"                    per connection: device bytes through the GPU's CPU mapping\n"
+		"                    (gpu_sim) or by a kernel on the GPU (gpu_cuda), in batches\n"
+		"                    of %u chunks; host bytes once copied; slows the receiver\n"
 		"  --quiet           no live progress line\n"
 		"  --json FILE       write the results as JSON\n"
 		"  --help            this text\n\n"
 		"example (software NIC, simulated GPU):\n"
 		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
 		"     --vdev=net_hsplit1,wire=w --vdev=gpu_sim0,size=256M -- --compare\n"
-		"example (software NIC, CUDA GPU):\n"
+		"example (software NIC, CUDA GPU, raw-frame baselines):\n"
 		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
-		"     --vdev=net_hsplit1,wire=w --vdev=gpu_cuda0 -- --compare --verify\n",
-		prog, BENCH_VERIFY_FRAMES, prog, prog);
+		"     --vdev=net_hsplit1,wire=w --vdev=gpu_cuda0 -- \\\n"
+		"     --modes raw-split,raw,bounce,ceiling --verify\n",
+		prog, TCP_DEFAULT_CONNS, TCP_BYTES_LIMIT_S, TCP_DEFAULT_MSG,
+		BENCH_VERIFY_FRAMES, prog, prog);
+}
+
+static int
+parse_mode(const char *s, enum bench_mode *m)
+{
+	int i;
+
+	for (i = 0; i < BENCH_MODE_MAX; i++)
+		if (strcmp(s, mode_names[i]) == 0) {
+			*m = (enum bench_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int
+parse_modes(const char *list, struct bench_opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	o->nb_modes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		if (o->nb_modes == BENCH_MODE_MAX ||
+				parse_mode(tok, &o->modes[o->nb_modes]) != 0)
+			return -EINVAL;
+		for (i = 0; i < o->nb_modes; i++)
+			if (o->modes[i] == o->modes[o->nb_modes])
+				return -EINVAL;
+		o->nb_modes++;
+	}
+	return o->nb_modes > 0 ? 0 : -EINVAL;
+}
+
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	uint64_t v;
+
+	if (*s == '-' || *s == '\0')
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	switch (*end) {
+	case 'K': case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case 'M': case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'G': case 'g':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static bool
+has_tcp_mode(const struct bench_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_modes; i++)
+		if (bench_mode_is_tcp(o->modes[i]))
+			return true;
+	return false;
 }
 
 static int
@@ -97,43 +211,62 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option lo[] = {
 		{"mode", required_argument, NULL, 'm'},
+		{"modes", required_argument, NULL, 'L'},
 		{"compare", no_argument, NULL, 'c'},
+		{"conns", required_argument, NULL, 'C'},
+		{"bytes", required_argument, NULL, 'B'},
 		{"duration", required_argument, NULL, 'd'},
 		{"frames", required_argument, NULL, 'n'},
 		{"frame-size", required_argument, NULL, 's'},
 		{"mtu", required_argument, NULL, 'M'},
+		{"msg-size", required_argument, NULL, 'S'},
+		{"tx-mem", required_argument, NULL, 't'},
 		{"payload-mem", required_argument, NULL, 'p'},
+		{"rate", required_argument, NULL, 'r'},
 		{"verify", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"json", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	uint64_t u;
 	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			if (strcmp(optarg, "raw-split") == 0)
-				o->mode = BENCH_MODE_RAW_SPLIT;
-			else if (strcmp(optarg, "raw") == 0)
-				o->mode = BENCH_MODE_RAW;
-			else if (strcmp(optarg, "bounce") == 0)
-				o->mode = BENCH_MODE_BOUNCE;
-			else if (strcmp(optarg, "ceiling") == 0)
-				o->mode = BENCH_MODE_CEILING;
-			else
-				return fprintf(stderr, "unknown --mode '%s' (raw-split, raw, bounce, ceiling)\n",
+			o->nb_modes = 1;
+			if (parse_mode(optarg, &o->modes[0]) != 0)
+				return fprintf(stderr, "unknown --mode '%s' (split, copy, raw, raw-split, bounce, ceiling)\n",
+					optarg), -EINVAL;
+			break;
+		case 'L':
+			if (parse_modes(optarg, o) != 0)
+				return fprintf(stderr, "bad --modes '%s' (a list of distinct modes: split, copy, raw, raw-split, bounce, ceiling)\n",
 					optarg), -EINVAL;
 			break;
 		case 'c':
-			o->compare = true;
+			o->modes[0] = BENCH_MODE_SPLIT;
+			o->modes[1] = BENCH_MODE_COPY;
+			o->modes[2] = BENCH_MODE_RAW;
+			o->nb_modes = 3;
+			break;
+		case 'C':
+			o->conns = strtoul(optarg, &end, 0);
+			if (*end != '\0' || o->conns < 1 || o->conns > 4096)
+				return fprintf(stderr, "bad --conns '%s' (1..4096)\n", optarg),
+					-EINVAL;
+			break;
+		case 'B':
+			if (parse_size(optarg, &o->bytes) != 0 || o->bytes == 0)
+				return fprintf(stderr, "bad --bytes '%s'\n", optarg), -EINVAL;
 			break;
 		case 'd':
 			o->duration = strtod(optarg, &end);
 			if (*end != '\0' || o->duration <= 0)
 				return fprintf(stderr, "bad --duration '%s'\n", optarg), -EINVAL;
+			o->duration_set = true;
 			break;
 		case 'n':
 			o->frames = strtoull(optarg, &end, 0);
@@ -152,6 +285,21 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 				return fprintf(stderr, "bad --mtu '%s' (68..9000)\n", optarg),
 					-EINVAL;
 			break;
+		case 'S':
+			if (parse_size(optarg, &u) != 0 || u == 0 || u > (1u << 20))
+				return fprintf(stderr, "bad --msg-size '%s' (1..1M)\n", optarg),
+					-EINVAL;
+			o->msg_size = (uint32_t)u;
+			break;
+		case 't':
+			if (strcmp(optarg, "device") == 0)
+				o->tx_device = true;
+			else if (strcmp(optarg, "host") == 0)
+				o->tx_device = false;
+			else
+				return fprintf(stderr, "bad --tx-mem '%s' (host, device)\n",
+					optarg), -EINVAL;
+			break;
 		case 'p':
 			if (strcmp(optarg, "gpu") == 0)
 				o->payload_host = false;
@@ -160,6 +308,13 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			else
 				return fprintf(stderr, "bad --payload-mem '%s' (gpu, host)\n",
 					optarg), -EINVAL;
+			break;
+		case 'r':
+			o->rate_gbps = strtod(optarg, &end);
+			if (*end != '\0' || !(o->rate_gbps > 0 && o->rate_gbps <= 1600))
+				return fprintf(stderr, "bad --rate '%s' (Gb/s, 0..1600)\n",
+					optarg), -EINVAL;
+			o->rate_set = true;
 			break;
 		case 'v':
 			o->verify = true;
@@ -179,11 +334,99 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind != argc)
 		return fprintf(stderr, "unexpected argument '%s'\n", argv[optind]), -EINVAL;
+	/* Raw frames of the TCP frames' size: full-sized segments at the MTU. */
 	if (o->mtu == 0)
-		o->mtu = RTE_MAX(o->frame_len - RTE_ETHER_HDR_LEN, RTE_ETHER_MTU);
+		o->mtu = o->frame_len != 0 ?
+			RTE_MAX(o->frame_len - RTE_ETHER_HDR_LEN, RTE_ETHER_MTU) :
+			RTE_ETHER_MTU;
+	if (o->frame_len == 0)
+		o->frame_len = o->mtu + RTE_ETHER_HDR_LEN;
 	if (o->frame_len > o->mtu + RTE_ETHER_HDR_LEN)
 		return fprintf(stderr, "--frame-size %u exceeds --mtu %u\n",
 			o->frame_len, o->mtu), -EINVAL;
+	if (has_tcp_mode(o) && o->mtu < RTE_ETHER_MTU)
+		return fprintf(stderr, "--mtu %u: the TCP modes take 1500..9000\n",
+			o->mtu), -EINVAL;
+	if (o->bytes != 0 && !o->duration_set)
+		o->duration = TCP_BYTES_LIMIT_S;
+	/* --bytes for the raw modes: the frames carrying as much payload. */
+	if (o->bytes != 0 && o->frames == 0 && bench_payload_len(o) != 0)
+		o->frames = (o->bytes * o->conns + bench_payload_len(o) - 1) /
+			bench_payload_len(o);
+	return 0;
+}
+
+/*
+ * --rate before EAL sees its arguments: append rate= to every net_hsplit
+ * vdev that has none, so the loopback wire is paced to the rate the run
+ * reports against. Returns a new argv (the caller keeps it for the
+ * process's life, as EAL may), or NULL when nothing changes.
+ */
+static char **
+rate_to_devargs(int argc, char **argv, int *new_argc)
+{
+	const char *rate = NULL;
+	char **nv;
+	int i, dd = argc;
+	bool vdev_next = false;
+
+	for (i = 1; i < argc; i++) {
+		if (dd == argc && strcmp(argv[i], "--") == 0) {
+			dd = i;
+			continue;
+		}
+		if (dd == argc)
+			continue;
+		if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
+			rate = argv[i + 1];
+		else if (strncmp(argv[i], "--rate=", 7) == 0)
+			rate = argv[i] + 7;
+	}
+	if (rate == NULL)
+		return NULL;
+	nv = calloc(argc + 1, sizeof(*nv));
+	if (nv == NULL)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *dev = NULL;
+
+		nv[i] = argv[i];
+		if (i >= dd)
+			continue;
+		if (vdev_next)
+			dev = a;
+		else if (strncmp(a, "--vdev=", 7) == 0)
+			dev = a + 7;
+		vdev_next = strcmp(a, "--vdev") == 0;
+		if (dev == NULL || strncmp(dev, RTE_PMD_HSPLIT_DRIVER_NAME,
+				strlen(RTE_PMD_HSPLIT_DRIVER_NAME)) != 0 ||
+				strstr(dev, "rate=") != NULL)
+			continue;
+		if (asprintf(&nv[i], "%s,rate=%s", a, rate) < 0) {
+			free(nv);
+			return NULL;
+		}
+	}
+	*new_argc = argc;
+	return nv;
+}
+
+/* The rate= devarg of a net_hsplit port (Gb/s), or 0. */
+static double
+port_devarg_rate(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	const char *p;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL)
+		return 0;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return 0;
+	for (p = da->args; (p = strstr(p, "rate=")) != NULL; p += 5)
+		if (p == da->args || p[-1] == ',')
+			return strtod(p + 5, NULL);
 	return 0;
 }
 
@@ -201,10 +444,16 @@ struct bench_ctx {
 	struct bench_gpu_reg reg;       /* host memory registered with a CUDA GPU */
 	struct bench_setup setup;
 	char gpu_name[RTE_DEV_NAME_MAX_LEN];
+	/* The TCP modes */
+	struct bench_tcp_env tcp;
+	struct rte_mempool *c_pool, *c_shell, *s_shell;
+	struct dt_devmem_region *land, *tx_region;
+	void *land_alias;
+	uint8_t *tx_host;
 };
 
-static uint64_t
-xstat_sum(uint16_t port, const char *suffix)
+uint64_t
+bench_xstat_sum(uint16_t port, const char *suffix)
 {
 	struct rte_eth_xstat_name *names;
 	struct rte_eth_xstat *vals;
@@ -340,6 +589,8 @@ create_pools(struct bench_ctx *ctx)
 		ctx->reg.pool[1] = o->rx_port != o->tx_port ?
 			rte_pmd_hsplit_wire_pool(o->rx_port) : NULL;
 		ctx->reg.pool[2] = ctx->whole_pool;
+		/* HOST chunks the TCP modes copy: header buffers (length split). */
+		ctx->reg.pool[3] = ctx->hdr_pool;
 		ctx->reg.buf = ctx->ceil_src;
 		ctx->reg.buf_len = ctx->ceil_stride * CEIL_CHUNKS;
 		ctx->setup.host_registered = bench_gpu_register(o->gpu_id, &ctx->reg);
@@ -422,6 +673,7 @@ static void
 close_channel(struct bench_run *run)
 {
 	run->res.copy_bytes = run->ch->stats.bytes;
+	run->res.cpu_copy_bytes = run->ch->stats.bytes;
 	dt_copy_chan_close(run->ch);
 	run->ch = NULL;
 }
@@ -511,13 +763,129 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	drain(run, mode);
 
 	/* The NIC's copies (split) or the bench's own (bounce). */
+	run->res.nic_copy_bytes = bench_xstat_sum(o->rx_port, "_copy_bytes");
 	if (run->ch != NULL)
 		close_channel(run);
 	else
-		run->res.copy_bytes = xstat_sum(o->rx_port, "_copy_bytes");
+		run->res.copy_bytes = run->res.nic_copy_bytes;
 	if (rte_eth_stats_get(o->rx_port, &st) == 0)
 		run->res.missed = st.imissed + st.rx_nombuf;
 	stop_ports(o);
+	return 0;
+}
+
+/* Whether a mode of the run sends raw frames from a second lcore. */
+static bool
+needs_sender(const struct bench_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_modes; i++)
+		if (!bench_mode_is_tcp(o->modes[i]) &&
+				o->modes[i] != BENCH_MODE_CEILING)
+			return true;
+	return false;
+}
+
+/*
+ * What the TCP modes add: the client's pools, the send pattern (host
+ * memory, and with --tx-mem device a region filled through its copy
+ * engine: the CPU never writes device memory), the landing region that
+ * HOST chunks are copied into.
+ */
+static int
+create_tcp(struct bench_ctx *ctx)
+{
+	const struct bench_opts *o = &ctx->opts;
+	struct bench_tcp_env *env = &ctx->tcp;
+	int socket = rte_eth_dev_socket_id(o->rx_port);
+	struct dt_devmem_region_conf rc = {
+		.name = "bench_land",
+		.gpu_id = o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id,
+		.port_id = o->rx_port,
+		.nb_bufs = LAND_BUFS,
+		.buf_size = 2048,
+		.cache_size = 0,
+		.socket_id = socket,
+	};
+	struct dt_copy_chan *ch;
+	struct dt_copy_op op;
+	uint64_t ticket = 0;
+	unsigned int lc;
+	uint32_t i;
+	int r;
+
+	ctx->c_pool = rte_pktmbuf_pool_create("bench_cli", NB_MBUFS, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	ctx->c_shell = rte_pktmbuf_pool_create("bench_cshell", NB_MBUFS, 256, 0,
+		0, socket);
+	ctx->s_shell = rte_pktmbuf_pool_create("bench_sshell", 4096, 256, 0, 0,
+		socket);
+	ctx->tx_host = rte_malloc_socket("bench_pattern", BENCH_TCP_PAT_LEN, 4096,
+		socket);
+	if (ctx->c_pool == NULL || ctx->c_shell == NULL || ctx->s_shell == NULL ||
+			ctx->tx_host == NULL) {
+		BLOG(ERR, "cannot create the TCP modes' host pools: %s",
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	for (i = 0; i < BENCH_TCP_PAT_LEN; i++)
+		ctx->tx_host[i] = dt_pattern_byte(i);
+	r = dt_devmem_region_create(&rc, &ctx->land);
+	if (r != 0) {
+		BLOG(ERR, "cannot create the landing region: %s", rte_strerror(-r));
+		return r;
+	}
+	if (o->tx_device) {
+		rc.name = "bench_send";
+		rc.port_id = o->tx_port;
+		rc.nb_bufs = BENCH_TCP_PAT_LEN / rc.buf_size + 1;
+		r = dt_devmem_region_create(&rc, &ctx->tx_region);
+		if (r != 0) {
+			BLOG(ERR, "cannot create the send region: %s", rte_strerror(-r));
+			return r;
+		}
+		ch = dt_copy_chan_open(dt_devmem_region_engine(ctx->tx_region));
+		if (ch == NULL)
+			return -rte_errno;
+		op.dst = dt_devmem_region_base(ctx->tx_region);
+		op.src = ctx->tx_host;
+		op.len = BENCH_TCP_PAT_LEN;
+		r = dt_copy_submit(ch, &op, 1, &ticket);
+		if (r == 1)
+			dt_copy_wait(ch, ticket);
+		dt_copy_chan_close(ch);
+		if (r != 1) {
+			BLOG(ERR, "cannot fill the send region: %s",
+				rte_strerror(r < 0 ? -r : EIO));
+			return r < 0 ? r : -EIO;
+		}
+	}
+	if (o->verify && !ctx->cuda) {
+		ctx->land_alias = dt_devmem_region_cpu_map(ctx->land);
+		if (ctx->land_alias == NULL)
+			return -rte_errno;
+	}
+	env->opts = o;
+	env->cport = o->tx_port;
+	env->sport = o->rx_port;
+	env->lcores[env->nb_lcores++] = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(lc)
+		env->lcores[env->nb_lcores++] = lc;
+	env->c_pool = ctx->c_pool;
+	env->c_shell = ctx->c_shell;
+	env->s_shell = ctx->s_shell;
+	env->s_hdr = ctx->hdr_pool;
+	env->s_whole = ctx->whole_pool;
+	env->rx_region = ctx->region;
+	env->land_region = ctx->land;
+	env->rx_alias = ctx->alias;
+	env->land_alias = ctx->land_alias;
+	env->check = ctx->cuda ? bench_verify_cuda : bench_verify_cpu;
+	env->tx_host = ctx->tx_host;
+	env->tx_host_iova = rte_malloc_virt2iova(ctx->tx_host);
+	env->tx_region = ctx->tx_region;
+	env->quit = &bench_quit;
 	return 0;
 }
 
@@ -553,11 +921,14 @@ find_ports_and_gpu(struct bench_ctx *ctx)
 		ctx->cuda = bench_gpu_is_cuda(o->gpu_id);
 	}
 	ctx->tx_lcore = rte_get_next_lcore(-1, 1, 0);
-	if (ctx->tx_lcore >= RTE_MAX_LCORE) {
-		fprintf(stderr, "devtcp-bench: needs two lcores (e.g. -l 0-1): "
+	if (ctx->tx_lcore >= RTE_MAX_LCORE && needs_sender(o)) {
+		fprintf(stderr, "devtcp-bench: the raw-frame modes need two lcores (e.g. -l 0-1): "
 			"one receives, one sends\n");
 		return -EINVAL;
 	}
+	/* The configured line rate: --rate, else the sender's rate= devarg. */
+	if (!o->rate_set)
+		o->rate_gbps = port_devarg_rate(o->tx_port);
 	return 0;
 }
 
@@ -569,6 +940,14 @@ cleanup(struct bench_ctx *ctx)
 		bench_gpu_unregister(ctx->opts.gpu_id, &ctx->reg);
 	rte_free(ctx->ceil_src);
 	free(ctx->ver);
+	if (ctx->land_alias != NULL)
+		dt_devmem_region_cpu_unmap(ctx->land);
+	dt_devmem_region_destroy(ctx->land);
+	dt_devmem_region_destroy(ctx->tx_region);
+	rte_free(ctx->tx_host);
+	rte_mempool_free(ctx->s_shell);
+	rte_mempool_free(ctx->c_shell);
+	rte_mempool_free(ctx->c_pool);
 	if (ctx->alias != NULL)
 		dt_devmem_region_cpu_unmap(ctx->region);
 	if (ctx->region != NULL)
@@ -578,17 +957,55 @@ cleanup(struct bench_ctx *ctx)
 	rte_mempool_free(ctx->tx_pool);
 }
 
+/* Whether a run's figures are trustworthy; says why not on stderr. */
+static bool
+result_ok(const struct bench_opts *o, const struct bench_result *r)
+{
+	const char *m = bench_mode_name(r->mode);
+	bool ok = true;
+
+	if (r->verify_errors != 0 || r->copy_errors != 0) {
+		fprintf(stderr, "devtcp-bench: %s: %" PRIu64 " verification errors, %"
+			PRIu64 " copy errors\n", m, r->verify_errors, r->copy_errors);
+		ok = false;
+	}
+	if (!bench_mode_is_tcp(r->mode))
+		return ok;
+	if (r->conns_done != r->conns || r->tcp_errors != 0 ||
+			r->events_overflow != 0) {
+		fprintf(stderr, "devtcp-bench: %s: %u of %u connections delivered everything and closed; %"
+			PRIu64 " connection errors, %" PRIu64 " event overflows\n",
+			m, r->conns_done, r->conns, r->tcp_errors, r->events_overflow);
+		ok = false;
+	}
+	if (o->bytes != 0 && r->payload_bytes != o->bytes * r->conns) {
+		fprintf(stderr, "devtcp-bench: %s: delivered %" PRIu64 " of %" PRIu64 " bytes\n",
+			m, r->payload_bytes, o->bytes * r->conns);
+		ok = false;
+	}
+	return ok;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct bench_ctx ctx = {
-		.opts = { .mode = BENCH_MODE_RAW_SPLIT, .duration = 3,
-			.frame_len = 1514 },
+		.opts = { .modes = { BENCH_MODE_SPLIT }, .nb_modes = 1,
+			.duration = 3, .conns = TCP_DEFAULT_CONNS,
+			.msg_size = TCP_DEFAULT_MSG },
 	};
 	struct bench_result res[BENCH_MODE_MAX];
 	struct bench_run run = { .opts = &ctx.opts };
-	int n = 0, rc, i;
+	char **rate_argv;
+	int n = 0, rc, i, rate_argc = 0;
+	unsigned int k;
 
+	/* --rate paces the software NIC: it must reach the vdevs' devargs. */
+	rate_argv = rate_to_devargs(argc, argv, &rate_argc);
+	if (rate_argv != NULL) {
+		argc = rate_argc;
+		argv = rate_argv;
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "devtcp-bench: EAL init failed: %s (try --help after --)\n",
@@ -605,6 +1022,8 @@ main(int argc, char **argv)
 		rc = find_ports_and_gpu(&ctx);
 	if (rc == 0)
 		rc = create_pools(&ctx);
+	if (rc == 0 && has_tcp_mode(&ctx.opts))
+		rc = create_tcp(&ctx);
 	if (rc == 0) {
 		run.tx_pool = ctx.tx_pool;
 		run.region_base = (uintptr_t)dt_devmem_region_base(ctx.region);
@@ -618,16 +1037,24 @@ main(int argc, char **argv)
 		run.ceil_chunks = CEIL_CHUNKS;
 		rc = bench_build_frames(&run);
 	}
-	for (i = 0; rc == 0 && i < BENCH_MODE_MAX && !bench_quit; i++) {
-		enum bench_mode m = ctx.opts.compare ? (enum bench_mode)i : ctx.opts.mode;
+	for (k = 0; rc == 0 && k < ctx.opts.nb_modes && !bench_quit; k++) {
+		enum bench_mode m = ctx.opts.modes[k];
 
+		if (bench_mode_is_tcp(m)) {
+			memset(&res[n], 0, sizeof(res[n]));
+			res[n].mode = m;
+			res[n].tsc_hz = rte_get_tsc_hz();
+			rc = bench_tcp_run(&ctx.tcp, m, &res[n]);
+			if (rc == 0)
+				n++;
+			continue;
+		}
 		rc = run_mode(&ctx, &run, m);
 		if (rc == 0)
 			res[n++] = run.res;
-		if (!ctx.opts.compare)
-			break;
 	}
 	if (n > 0) {
+		bench_set_line_rate(&ctx.opts, res, n);
 		bench_print_table(res, n);
 		if (ctx.opts.json_path != NULL &&
 				bench_write_json(ctx.opts.json_path, &ctx.opts,
@@ -637,7 +1064,7 @@ main(int argc, char **argv)
 			rc = -EIO;
 		}
 		for (i = 0; i < n; i++)
-			if (res[i].verify_errors != 0 || res[i].copy_errors != 0)
+			if (!result_ok(&ctx.opts, &res[i]))
 				rc = -EIO;
 	}
 	bench_free_frames(&run);

@@ -18,9 +18,22 @@ per_sec(uint64_t n, double s)
 }
 
 static double
-cycles_per_frame(const struct bench_result *r)
+ratio(uint64_t a, uint64_t b)
 {
-	return r->rx_frames ? (double)r->rx_cycles / r->rx_frames : 0;
+	return b != 0 ? (double)a / b : 0;
+}
+
+/* Payload delivered per second: goodput (TCP), payload rate (raw modes). */
+static double
+goodput(const struct bench_result *r)
+{
+	return gbps(r->payload_bytes, r->seconds);
+}
+
+static double
+pct_line(const struct bench_result *r)
+{
+	return r->line_rate_gbps > 0 ? 100.0 * goodput(r) / r->line_rate_gbps : 0;
 }
 
 void
@@ -30,6 +43,17 @@ bench_progress(const struct bench_result *r, double elapsed)
 		bench_mode_name(r->mode), elapsed, r->rx_frames,
 		per_sec(r->rx_frames, elapsed) / 1e6,
 		gbps(r->rx_bytes, elapsed));
+	fflush(stdout);
+}
+
+void
+bench_tcp_progress(enum bench_mode mode, double elapsed, double dt,
+	uint64_t bytes, uint64_t frames, uint64_t rtx, uint32_t done,
+	uint32_t conns)
+{
+	printf("  [%-9s] %5.1fs  goodput %7.2f Gb/s  %6.3f Mpps  rtx %6" PRIu64
+		"  streams done %u/%u\n", bench_mode_name(mode), elapsed,
+		gbps(bytes, dt), per_sec(frames, dt) / 1e6, rtx, done, conns);
 	fflush(stdout);
 }
 
@@ -45,52 +69,132 @@ find_mode(const struct bench_result *res, int n, enum bench_mode m)
 }
 
 void
-bench_print_table(const struct bench_result *res, int n)
+bench_set_line_rate(const struct bench_opts *o, struct bench_result *res, int n)
 {
-	const struct bench_result *split, *raw, *bounce, *ceiling;
+	const struct bench_result *raw = find_mode(res, n, BENCH_MODE_RAW);
+	double ref = 0;
+	const char *src = "none";
 	int i;
 
-	printf("\n%-10s %12s %10s %9s %9s %11s %10s %8s %8s %9s\n",
-		"mode", "rx frames", "Mframes/s", "Gb/s", "pay Gb/s",
-		"copy-eng GB", "cyc/frame", "missed", "ck bad", "verified");
-	for (i = 0; i < n; i++) {
-		const struct bench_result *r = &res[i];
-
-		printf("%-10s %12" PRIu64 " %10.3f %9.2f %9.2f %11.3f %10.0f %8" PRIu64
-			" %8" PRIu64 " %9s\n",
-			bench_mode_name(r->mode), r->rx_frames,
-			per_sec(r->rx_frames, r->seconds) / 1e6,
-			gbps(r->rx_bytes, r->seconds),
-			gbps(r->payload_bytes, r->seconds),
-			r->copy_bytes / 1e9, cycles_per_frame(r), r->missed,
-			r->cksum_bad,
-			r->verified_bytes == 0 && r->verify_errors == 0 ? "-" :
-				(r->verify_errors ? "FAILED" : "ok"));
+	if (o->rate_gbps > 0) {
+		ref = o->rate_gbps;
+		src = "configured";
+	} else if (raw != NULL && raw->seconds > 0 && raw->rx_bytes != 0) {
+		/* The wire's L2 ceiling: raw's frame bytes per second. */
+		ref = gbps(raw->rx_bytes, raw->seconds);
+		src = "raw";
 	}
-	if (find_mode(res, n, BENCH_MODE_CEILING) != NULL)
-		printf("(ceiling: no wire; frames are payload-sized copies, Gb/s counts their bytes)\n");
+	for (i = 0; i < n; i++) {
+		/* The ceiling has no wire: no line rate to compare with. */
+		res[i].line_rate_gbps = res[i].mode == BENCH_MODE_CEILING ? 0 : ref;
+		res[i].line_rate_src = res[i].mode == BENCH_MODE_CEILING ?
+			"none" : src;
+	}
+}
+
+static void
+print_ratios(const struct bench_result *res, int n)
+{
+	const struct bench_result *tsplit, *tcopy, *split, *raw, *bounce, *ceiling;
+
+	tsplit = find_mode(res, n, BENCH_MODE_SPLIT);
+	tcopy = find_mode(res, n, BENCH_MODE_COPY);
 	split = find_mode(res, n, BENCH_MODE_RAW_SPLIT);
 	raw = find_mode(res, n, BENCH_MODE_RAW);
 	bounce = find_mode(res, n, BENCH_MODE_BOUNCE);
 	ceiling = find_mode(res, n, BENCH_MODE_CEILING);
-	if (split == NULL || n < 2)
+	if (n < 2)
 		return;
 	printf("\n");
+	if (tsplit != NULL && tcopy != NULL && goodput(tcopy) > 0) {
+		printf("split / copy goodput:             %.2f\n",
+			goodput(tsplit) / goodput(tcopy));
+		printf("receive cycles per packet:        split %.0f, copy %.0f (%.2fx)\n",
+			ratio(tsplit->rx_cycles, tsplit->rx_frames),
+			ratio(tcopy->rx_cycles, tcopy->rx_frames),
+			ratio(tsplit->rx_cycles, tsplit->rx_frames) > 0 ?
+				ratio(tcopy->rx_cycles, tcopy->rx_frames) /
+				ratio(tsplit->rx_cycles, tsplit->rx_frames) : 0);
+		printf("bytes copied per payload byte:    split %.2f, copy %.2f\n",
+			ratio(tsplit->cpu_copy_bytes, tsplit->payload_bytes),
+			ratio(tcopy->cpu_copy_bytes, tcopy->payload_bytes));
+	}
+	if (raw != NULL && goodput(raw) > 0) {
+		if (tsplit != NULL)
+			printf("split / raw L2 payload rate:      %.2f\n",
+				goodput(tsplit) / goodput(raw));
+		if (tcopy != NULL)
+			printf("copy / raw L2 payload rate:       %.2f\n",
+				goodput(tcopy) / goodput(raw));
+	}
+	if (split == NULL)
+		return;
 	if (raw != NULL && raw->rx_frames != 0 && raw->seconds > 0)
-		printf("split / no-split frame rate:      %.2f\n",
+		printf("raw-split / raw frame rate:       %.2f\n",
 			per_sec(split->rx_frames, split->seconds) /
 			per_sec(raw->rx_frames, raw->seconds));
 	if (bounce != NULL && bounce->payload_bytes != 0 && bounce->seconds > 0)
-		printf("split / bounce payload rate:      %.2f\n",
-			gbps(split->payload_bytes, split->seconds) /
-			gbps(bounce->payload_bytes, bounce->seconds));
+		printf("raw-split / bounce payload rate:  %.2f\n",
+			goodput(split) / goodput(bounce));
 	if (ceiling != NULL && ceiling->payload_bytes != 0 && ceiling->seconds > 0)
-		printf("split / copy-engine ceiling:      %.2f  (ceiling: %.2f Gb/s in %u-byte copies)\n",
-			gbps(split->payload_bytes, split->seconds) /
-			gbps(ceiling->payload_bytes, ceiling->seconds),
-			gbps(ceiling->payload_bytes, ceiling->seconds),
+		printf("raw-split / copy-engine ceiling:  %.2f  (ceiling: %.2f Gb/s in %u-byte copies)\n",
+			goodput(split) / goodput(ceiling), goodput(ceiling),
 			ceiling->rx_frames ? (unsigned int)(ceiling->payload_bytes /
 				ceiling->rx_frames) : 0u);
+}
+
+void
+bench_print_table(const struct bench_result *res, int n)
+{
+	const char *src = "none";
+	double rate = 0;
+	char conns[16], pct[16], stk[16];
+	int i;
+
+	printf("\n%-10s %5s %9s %7s %8s %8s %8s %8s %8s %8s %9s\n",
+		"mode", "conns", "goodput", "% line", "Mpkt/s", "cyc/pkt",
+		"stk cyc", "copied", "retrans", "missed", "verified");
+	printf("%-10s %5s %9s %7s %8s %8s %8s %8s %8s %8s %9s\n",
+		"", "", "Gb/s", "", "", "(rx)", "(rx)", "B/B", "", "", "");
+	for (i = 0; i < n; i++) {
+		const struct bench_result *r = &res[i];
+
+		if (bench_mode_is_tcp(r->mode)) {
+			snprintf(conns, sizeof(conns), "%u", r->conns);
+			snprintf(stk, sizeof(stk), "%.0f",
+				ratio(r->stack_cycles, r->rx_frames));
+		} else {
+			snprintf(conns, sizeof(conns), "-");
+			snprintf(stk, sizeof(stk), "-");
+		}
+		if (r->line_rate_gbps > 0) {
+			snprintf(pct, sizeof(pct), "%.1f", pct_line(r));
+			rate = r->line_rate_gbps;
+			src = r->line_rate_src;
+		} else {
+			snprintf(pct, sizeof(pct), "-");
+		}
+		printf("%-10s %5s %9.2f %7s %8.3f %8.0f %8s %8.2f %8" PRIu64
+			" %8" PRIu64 " %9s\n",
+			bench_mode_name(r->mode), conns, goodput(r), pct,
+			per_sec(r->rx_frames, r->seconds) / 1e6,
+			ratio(r->rx_cycles, r->rx_frames),
+			stk,
+			ratio(r->cpu_copy_bytes, r->payload_bytes),
+			r->retransmits, r->missed,
+			r->verified_bytes == 0 && r->verify_errors == 0 ? "-" :
+				(r->verify_errors ? "FAILED" : "ok"));
+	}
+	printf("goodput: payload delivered per second (raw modes: payload of the frames);\n"
+		"%% line: of %s%.2f Gb/s (%s); cyc/pkt: TSC cycles of the receive lcore's\n"
+		"poll work per received frame, the software NIC's receive included; stk cyc:\n"
+		"lib/dp's own; copied B/B: payload bytes copied after receive per payload byte\n",
+		rate > 0 ? "" : "no line rate ", rate,
+		rate > 0 ? (src[0] == 'r' ? "raw L2 ceiling of this run" : "configured rate") :
+			"add --rate or a raw run");
+	if (find_mode(res, n, BENCH_MODE_CEILING) != NULL)
+		printf("(ceiling: no wire; frames are payload-sized copies)\n");
+	print_ratios(res, n);
 }
 
 int
@@ -98,6 +202,7 @@ bench_write_json(const char *path, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n)
 {
 	FILE *f = fopen(path, "w");
+	unsigned int k;
 	int i;
 
 	if (f == NULL)
@@ -105,31 +210,64 @@ bench_write_json(const char *path, const struct bench_opts *o,
 	fprintf(f, "{\n  \"frame_len\": %u,\n  \"mtu\": %u,\n  \"payload_memory\": \"%s\",\n"
 		"  \"payload_len\": %u,\n  \"gpu\": \"%s\",\n  \"copy_engine\": \"%s\",\n"
 		"  \"host_memory_registered\": %s,\n  \"verify\": \"%s\",\n"
-		"  \"runs\": [\n", o->frame_len, o->mtu,
+		"  \"conns\": %u,\n  \"bytes_per_conn\": %" PRIu64 ",\n"
+		"  \"duration\": %.3f,\n  \"msg_size\": %u,\n  \"tx_memory\": \"%s\",\n"
+		"  \"configured_rate_gbps\": %.3f,\n  \"modes\": [",
+		o->frame_len, o->mtu,
 		o->payload_host ? "host" : "gpu", bench_payload_len(o),
 		su->gpu_name != NULL ? su->gpu_name : "",
 		su->engine != NULL ? su->engine : "",
 		su->host_registered ? "true" : "false",
-		su->verify_on != NULL ? su->verify_on : "off");
+		su->verify_on != NULL ? su->verify_on : "off",
+		o->conns, o->bytes, o->duration, o->msg_size,
+		o->tx_device ? "device" : "host", o->rate_gbps);
+	for (k = 0; k < o->nb_modes; k++)
+		fprintf(f, "%s\"%s\"", k ? ", " : "", bench_mode_name(o->modes[k]));
+	fprintf(f, "],\n  \"runs\": [\n");
 	for (i = 0; i < n; i++) {
 		const struct bench_result *r = &res[i];
+		char pct[32];
 
-		fprintf(f, "    {\"mode\": \"%s\", \"seconds\": %.6f, "
+		if (r->line_rate_gbps > 0)
+			snprintf(pct, sizeof(pct), "%.3f", pct_line(r));
+		else
+			snprintf(pct, sizeof(pct), "null");
+		fprintf(f, "    {\"mode\": \"%s\", \"tcp\": %s, \"seconds\": %.6f, "
+			"\"conns\": %u, \"conns_done\": %u, "
 			"\"tx_frames\": %" PRIu64 ", \"rx_frames\": %" PRIu64 ", "
 			"\"rx_bytes\": %" PRIu64 ", \"payload_bytes\": %" PRIu64 ", "
+			"\"sent_bytes\": %" PRIu64 ", "
+			"\"device_bytes\": %" PRIu64 ", \"host_bytes\": %" PRIu64 ", "
+			"\"device_chunks\": %" PRIu64 ", \"host_chunks\": %" PRIu64 ", "
 			"\"split_frames\": %" PRIu64 ", \"copy_engine_bytes\": %" PRIu64 ", "
+			"\"nic_copy_bytes\": %" PRIu64 ", \"cpu_copy_bytes\": %" PRIu64 ", "
+			"\"cpu_copy_per_payload_byte\": %.4f, "
 			"\"frames_per_sec\": %.1f, \"gbps\": %.4f, \"payload_gbps\": %.4f, "
-			"\"rx_cycles_per_frame\": %.1f, \"missed\": %" PRIu64 ", "
-			"\"cksum_bad\": %" PRIu64 ", \"verified_bytes\": %" PRIu64 ", "
+			"\"goodput_gbps\": %.4f, \"line_rate_gbps\": %.4f, "
+			"\"line_rate_source\": \"%s\", \"pct_line_rate\": %s, "
+			"\"rx_cycles_per_frame\": %.1f, \"stack_cycles_per_frame\": %.1f, "
+			"\"retransmits\": %" PRIu64 ", \"missed\": %" PRIu64 ", "
+			"\"cksum_bad\": %" PRIu64 ", \"stack_drops\": %" PRIu64 ", "
+			"\"tcp_errors\": %" PRIu64 ", \"events_overflow\": %" PRIu64 ", "
+			"\"verified_bytes\": %" PRIu64 ", "
 			"\"verify_errors\": %" PRIu64 ", \"verify_batches\": %" PRIu64 ", "
 			"\"copy_errors\": %" PRIu64 "}%s\n",
-			bench_mode_name(r->mode), r->seconds, r->tx_frames,
-			r->rx_frames, r->rx_bytes, r->payload_bytes,
-			r->split_frames, r->copy_bytes,
+			bench_mode_name(r->mode),
+			bench_mode_is_tcp(r->mode) ? "true" : "false", r->seconds,
+			r->conns, r->conns_done, r->tx_frames,
+			r->rx_frames, r->rx_bytes, r->payload_bytes, r->sent_bytes,
+			r->device_bytes, r->host_bytes, r->device_chunks,
+			r->host_chunks, r->split_frames, r->copy_bytes,
+			r->nic_copy_bytes, r->cpu_copy_bytes,
+			ratio(r->cpu_copy_bytes, r->payload_bytes),
 			per_sec(r->rx_frames, r->seconds),
-			gbps(r->rx_bytes, r->seconds),
-			gbps(r->payload_bytes, r->seconds), cycles_per_frame(r),
-			r->missed, r->cksum_bad, r->verified_bytes,
+			gbps(r->rx_bytes, r->seconds), goodput(r), goodput(r),
+			r->line_rate_gbps,
+			r->line_rate_src != NULL ? r->line_rate_src : "none", pct,
+			ratio(r->rx_cycles, r->rx_frames),
+			ratio(r->stack_cycles, r->rx_frames),
+			r->retransmits, r->missed, r->cksum_bad, r->stack_drops,
+			r->tcp_errors, r->events_overflow, r->verified_bytes,
 			r->verify_errors, r->verify_batches, r->copy_errors,
 			i + 1 < n ? "," : "");
 	}

@@ -58,8 +58,14 @@ bench_verify_flush(struct bench_verifier *v)
 	}
 	v->nseg = 0;
 	v->seg_bytes = 0;
-	if (v->nheld != 0)
-		rte_pktmbuf_free_bulk(v->held, v->nheld);
+	if (v->nheld != 0 && v->release != NULL) {
+		v->release(v->release_arg, v->held, v->nheld);
+	} else if (v->nheld != 0) {
+		uint32_t i;
+
+		for (i = 0; i < v->nheld; i++)
+			rte_pktmbuf_free((struct rte_mbuf *)(uintptr_t)v->held[i]);
+	}
 	v->nheld = 0;
 }
 
@@ -83,7 +89,13 @@ bench_verify_add(struct bench_verifier *v, uintptr_t addr, uint32_t len,
 void
 bench_verify_hold(struct bench_verifier *v, struct rte_mbuf *m)
 {
-	v->held[v->nheld++] = m;
+	bench_verify_hold_token(v, (uint64_t)(uintptr_t)m);
+}
+
+void
+bench_verify_hold_token(struct bench_verifier *v, uint64_t token)
+{
+	v->held[v->nheld++] = token;
 	if (v->nheld == BENCH_VERIFY_FRAMES)
 		bench_verify_flush(v);
 }

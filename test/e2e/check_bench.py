@@ -3,17 +3,22 @@
 
 usage: check_bench.py BENCH [bench options after --]
 
-The bench runs on the software NIC's loopback wire with payload split into
-simulated GPU memory (with --verify: every payload byte checked through the
-GPU's CPU mapping, in batches). This checks the accounting agrees end to end,
-per mode: raw-split (every frame split, every payload byte moved by the
-NIC's copy engine), raw (nothing split or copied), bounce (every payload
-byte copied to the device once by the bench), ceiling (no wire; chunks of
-the payload size moved by the copy engine).
+The bench runs on the software NIC's loopback wire with payload landing in
+simulated GPU memory (with --verify: every payload byte checked against the
+sender's pattern, device bytes through the GPU's CPU mapping, in batches).
+This checks that every field is there and that the accounting agrees end to
+end, per mode: split (TCP; every byte delivered in device memory, nothing
+copied by the CPU), copy (TCP; every byte delivered in host memory and
+copied to the device once by the copy engine), raw-split (every frame
+split, every payload byte moved by the NIC's copy engine), raw (nothing
+split or copied), bounce (every payload byte copied to the device once by
+the bench), ceiling (no wire; chunks of the payload size moved by the copy
+engine).
 
 Environment: DEVTCP_GPU_VDEV replaces the simulated GPU (e.g. "--vdev=gpu_cuda0"
 on a GPU machine, where --verify checks on the GPU); DEVTCP_EAL_ARGS adds
-EAL arguments (e.g. "-d /path/pmds" in a device bundle).
+EAL arguments (e.g. "-d /path/pmds" in a device bundle); DEVTCP_LCORES sets
+the lcores (default 0-1; "0" runs both TCP stacks on one lcore).
 """
 import json
 import os
@@ -25,7 +30,7 @@ bench = sys.argv[1]
 extra = sys.argv[2:]
 fd, out = tempfile.mkstemp(suffix=".json")
 os.close(fd)
-cmd = [bench, "-l", "0-1", "--in-memory", "--no-pci",
+cmd = [bench, "-l", os.environ.get("DEVTCP_LCORES", "0-1"), "--in-memory", "--no-pci",
        "--log-level=lib.eal:warning",
        "--vdev=net_hsplit_e2e0,wire=e2e%d" % os.getpid(),
        "--vdev=net_hsplit_e2e1,wire=e2e%d" % os.getpid(),
@@ -52,11 +57,53 @@ except (OSError, ValueError) as e:
 finally:
     os.unlink(out)
 
+
+
+def opt(name):
+    """Value of a bench option given as --name VALUE, or None."""
+    return extra[extra.index(name) + 1] if name in extra else None
+
+
+def size(v):
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(v[:-1]) * mult[v[-1].upper()] if v[-1].isalpha() else int(v)
+
+
+HEADER = ["frame_len", "mtu", "payload_memory", "payload_len", "gpu",
+          "copy_engine", "host_memory_registered", "verify", "conns",
+          "bytes_per_conn", "duration", "msg_size", "tx_memory",
+          "configured_rate_gbps", "modes", "runs"]
+RUN = ["mode", "tcp", "seconds", "conns", "conns_done", "tx_frames",
+       "rx_frames", "rx_bytes", "payload_bytes", "sent_bytes", "device_bytes",
+       "host_bytes", "device_chunks", "host_chunks", "split_frames",
+       "copy_engine_bytes", "nic_copy_bytes", "cpu_copy_bytes",
+       "cpu_copy_per_payload_byte", "frames_per_sec", "gbps", "payload_gbps",
+       "goodput_gbps", "line_rate_gbps", "line_rate_source", "pct_line_rate",
+       "rx_cycles_per_frame", "stack_cycles_per_frame", "retransmits",
+       "missed", "cksum_bad", "stack_drops", "tcp_errors", "events_overflow",
+       "verified_bytes", "verify_errors", "verify_batches", "copy_errors"]
+
 verify = "--verify" in extra
 compare = "--compare" in extra
+modes_opt = opt("--modes")
+conns = int(opt("--conns") or 4)
+per_conn = size(opt("--bytes")) if opt("--bytes") else 0
+check(all(k in doc for k in HEADER), "every header field present (missing: %s)"
+      % [k for k in HEADER if k not in doc])
 check(len(doc["runs"]) > 0, "at least one run")
+check(doc["tx_memory"] == ("device" if opt("--tx-mem") == "device" else "host"),
+      "tx_memory as asked (%s)" % doc["tx_memory"])
 for r in doc["runs"]:
     m = r["mode"]
+    missing = [k for k in RUN if k not in r]
+    check(not missing, m + ": every run field present (missing: %s)" % missing)
+    if missing:
+        continue
+    if r["line_rate_gbps"] > 0:
+        check(isinstance(r["pct_line_rate"], (int, float)) and
+              r["pct_line_rate"] > 0, m + ": percent of line rate given")
+    else:
+        check(r["pct_line_rate"] is None, m + ": no line rate, no percent")
     check(r["rx_frames"] > 0, m + ": frames received")
     check(r["cksum_bad"] == 0, m + ": no checksum errors")
     check(r["verify_errors"] == 0, m + ": no payload byte differs")
@@ -69,7 +116,53 @@ for r in doc["runs"]:
         check(r["verify_batches"] > 0 or m == "raw",
               m + ": device bytes checked in batches (%d)" %
               r["verify_batches"])
-    if m == "raw-split":
+    if m in ("split", "copy"):
+        check(r["tcp"] is True, m + ": a TCP run")
+        check(r["conns"] == conns and r["conns_done"] == conns,
+              m + ": every connection delivered everything and closed "
+              "(%d of %d)" % (r["conns_done"], conns))
+        if per_conn:
+            check(r["payload_bytes"] == per_conn * conns,
+                  m + ": every byte delivered (%d of %d)" %
+                  (r["payload_bytes"], per_conn * conns))
+        check(r["sent_bytes"] == r["payload_bytes"] > 0,
+              m + ": bytes acknowledged = bytes delivered (%d, %d)" %
+              (r["sent_bytes"], r["payload_bytes"]))
+        check(r["device_bytes"] + r["host_bytes"] == r["payload_bytes"],
+              m + ": device + host chunk bytes = payload")
+        check(r["tcp_errors"] == 0, m + ": no connection error")
+        check(r["events_overflow"] == 0, m + ": no event overflow")
+        check(r["stack_drops"] == 0, m + ": no stack drop (%d)" %
+              r["stack_drops"])
+        check(r["goodput_gbps"] > 0 and r["rx_cycles_per_frame"] > 0 and
+              r["stack_cycles_per_frame"] > 0, m + ": rates and cycles")
+        check(r["rx_bytes"] > r["payload_bytes"], m + ": wire bytes > payload")
+        if verify:
+            check(r["verify_batches"] > 0, m + ": checked in batches (%d)" %
+                  r["verify_batches"])
+    if m == "split":
+        check(r["cpu_copy_bytes"] == 0 and r["copy_engine_bytes"] == 0 and
+              r["cpu_copy_per_payload_byte"] == 0,
+              m + ": the CPU copied nothing (%d)" % r["cpu_copy_bytes"])
+        check(r["device_bytes"] == r["payload_bytes"] and r["host_bytes"] == 0,
+              m + ": every byte in device memory (%d of %d)" %
+              (r["device_bytes"], r["payload_bytes"]))
+        check(r["device_chunks"] > 0 and r["host_chunks"] == 0,
+              m + ": DEVICE chunks only")
+        check(r["split_frames"] > 0, m + ": frames split")
+        check(r["nic_copy_bytes"] >= r["payload_bytes"],
+              m + ": the NIC moved every payload byte into device memory")
+    elif m == "copy":
+        check(r["cpu_copy_bytes"] == r["payload_bytes"] ==
+              r["copy_engine_bytes"] and
+              r["cpu_copy_per_payload_byte"] == 1,
+              m + ": the engine copied exactly the payload (%d of %d)" %
+              (r["cpu_copy_bytes"], r["payload_bytes"]))
+        check(r["host_bytes"] == r["payload_bytes"] and r["device_bytes"] == 0,
+              m + ": every byte in host memory first")
+        check(r["split_frames"] == 0 and r["nic_copy_bytes"] == 0,
+              m + ": nothing split")
+    elif m == "raw-split":
         check(r["split_frames"] == r["rx_frames"],
               m + ": every frame split into device memory (%d of %d)" %
               (r["split_frames"], r["rx_frames"]))
@@ -93,8 +186,16 @@ for r in doc["runs"]:
               r["copy_engine_bytes"])
     else:
         check(False, "unknown mode " + m)
+modes = [r["mode"] for r in doc["runs"]]
 if compare:
-    modes = [r["mode"] for r in doc["runs"]]
-    check(modes == ["raw-split", "raw", "bounce", "ceiling"],
-          "--compare runs every mode in order (%s)" % ",".join(modes))
+    check(modes == ["split", "copy", "raw"] == doc["modes"],
+          "--compare runs split, copy and raw in order (%s)" % ",".join(modes))
+    raw = doc["runs"][2] if len(doc["runs"]) == 3 else None
+    check(raw is not None and all(r["line_rate_gbps"] > 0 and
+          (doc["configured_rate_gbps"] > 0 or
+           r["line_rate_gbps"] == raw["gbps"]) for r in doc["runs"]),
+          "--compare: percent of line rate against raw's ceiling")
+if modes_opt:
+    check(modes == modes_opt.split(",") == doc["modes"],
+          "--modes runs every mode in order (%s)" % ",".join(modes))
 sys.exit(1 if failed else 0)
