@@ -635,6 +635,14 @@ tcp_window(const struct bench_tcp_env *env, enum bench_mode mode)
 		dt_devmem_region_pool(env->rx_region) : env->s_whole;
 	uint64_t bufs = mp->size > 2 * BT_NB_DESC ? mp->size - BT_NB_DESC : mp->size / 2;
 	uint64_t w = bufs / 2 * 1024 / env->opts->conns;
+	/*
+	 * And what the server's RX ring holds: frames beyond it are missed
+	 * before the stack sees them. Half the ring, in MSS-sized frames.
+	 */
+	uint64_t ring = (uint64_t)BT_NB_DESC / 2 * (env->opts->mtu - 40) /
+		env->opts->conns;
+
+	w = RTE_MIN(w, ring);
 
 	return (uint32_t)RTE_MAX(RTE_MIN(w, (uint64_t)1 << 20), (uint64_t)65536);
 }
