@@ -102,6 +102,41 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Printable name of a copy mode. */
+static const char *
+mode_name(enum dt_copy_cuda_mode mode)
+{
+	switch (mode) {
+	case DT_COPY_CUDA_MODE_AUTO:
+		return "auto";
+	case DT_COPY_CUDA_MODE_PER_COPY:
+		return "per-copy";
+	case DT_COPY_CUDA_MODE_BATCH:
+		return "batch";
+	case DT_COPY_CUDA_MODE_STAGED:
+		return "staged";
+	}
+	return "?";
+}
+
+/*
+ * Whether the driver has its kernels (built with nvcc, GPU runs them): the
+ * staged path needs them, and without them it must fall back, not fail.
+ */
+static int
+have_kernels(void)
+{
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, 4096, 0);
+	uint64_t bad = 0;
+	int ret;
+
+	if (d == NULL)
+		return 0;
+	ret = rte_pmd_gpu_cuda_pattern_check(gpu_id, d, 4096, 0, &bad);
+	rte_gpu_mem_free(gpu_id, d);
+	return ret == 0;
+}
+
 /* Poll until @p ticket completed; 0 on success, -1 on timeout (10 s). */
 static int
 wait_ticket(struct dt_copy_chan *ch, uint64_t ticket)
@@ -325,6 +360,14 @@ test_engine_contract(void)
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, 42), -EINVAL);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce,
 		DT_COPY_CUDA_MODE_PER_COPY), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_BATCH), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_STAGED), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_AUTO), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce,
+		DT_COPY_CUDA_STAGE_MAX_LIMIT + 1), -EINVAL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce, 0), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce, 1460), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(NULL, 1460), -EINVAL);
 	ce->ops->destroy(ce);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
 }
@@ -446,10 +489,16 @@ roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
 	DT_CHECK_EQ(wait_ticket(ch, t), 0);
 	DT_CHECK(memcmp(src, dst, total) == 0);
 	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
-	printf("  %s up %u B x %zu, down %u B x %zu: %" PRIu64 " merged copies, %" PRIu64 " CUDA calls (%" PRIu64 " batched)\n",
-		mode == DT_COPY_CUDA_MODE_AUTO ? "auto" : "per-copy", up, n_up,
-		down, n_down, xs.merged, xs.cuda_calls, xs.batches);
+	printf("  %s up %u B x %zu, down %u B x %zu: %" PRIu64 " merged copies, %" PRIu64 " CUDA calls (%" PRIu64 " batched), %" PRIu64 " staged in %" PRIu64 " launches\n",
+		mode_name(mode), up, n_up, down, n_down, xs.merged,
+		xs.cuda_calls, xs.batches, xs.staged, xs.stage_launches);
 	DT_CHECK_EQ(xs.unpinned, 0);
+	/* Staging only where asked for, and then for every small upload. */
+	if (mode == DT_COPY_CUDA_MODE_BATCH || mode == DT_COPY_CUDA_MODE_PER_COPY)
+		DT_CHECK_EQ(xs.staged, 0);
+	else if (have_kernels() && up <= DT_COPY_CUDA_STAGE_MAX_DEFAULT)
+		/* A lone last copy is cheaper direct: at most one. */
+		DT_CHECK_EQ(xs.staged + xs.stage_full * 32 + 1 >= n_up, 1);
 	DT_CHECK_EQ(ch->stats.bytes, 2 * total);
 
 	dt_copy_chan_close(ch);
@@ -477,6 +526,180 @@ static void
 test_roundtrip_per_copy(void)
 {
 	roundtrip(DT_COPY_CUDA_MODE_PER_COPY, 1500, 9000);
+}
+
+static void
+test_roundtrip_batch(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_BATCH, 1500, 9000);
+}
+
+static void
+test_roundtrip_staged_odd(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_STAGED, 1461, 4093);
+	roundtrip(DT_COPY_CUDA_MODE_STAGED, 4096, 777);
+}
+
+/* First byte where @p a and @p b differ, or SIZE_MAX. */
+static size_t
+first_diff(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * Staged copies land byte for byte and touch nothing else: odd sizes,
+ * unaligned sources and destinations, registered and unregistered
+ * sources, submits of 2..2000 copies (several staged groups per submit,
+ * more bytes than the staging ring), rounds in flight over the same
+ * destinations (the last one wins), tickets and completion as before.
+ * The whole window is read back and compared with an image kept by the CPU.
+ */
+static void
+test_staged_exact(void)
+{
+	enum { ROUNDS = 3, N = 5000 };
+	static const uint32_t sizes[] = { 1, 2, 15, 16, 17, 31, 100, 1459,
+		1460, 1500, 4097, 8960, 9000, 16383, 16384 };
+	static const uint16_t batches[] = { 2, 3, 7, 32, 64, 255, 256, 257,
+		600, 2000 };
+	const size_t win = 32 * MiB, src_len = 24 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, win, 0);
+	uint8_t *img = host_buf(win), *expect = malloc(win);
+	uint8_t *hx = host_buf(64 * 1024);
+	uint8_t *src[ROUNDS] = { host_buf(src_len), malloc(src_len),
+		host_buf(src_len) };
+	struct dt_copy_op *ops = calloc(N, sizeof(*ops)), op;
+	size_t *doff = calloc(N, sizeof(size_t)), *soff = calloc(N, sizeof(size_t));
+	uint32_t *len = calloc(N, sizeof(uint32_t));
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	uint64_t t = 0, prev, c, cmax = 0;
+	size_t i, k, dpos = 0, spos = 0, bad;
+	uint32_t rnd = 12345;
+	unsigned int r, b = 0;
+	int q;
+
+	DT_REQUIRE(d != NULL && img != NULL && expect != NULL && hx != NULL);
+	DT_REQUIRE(src[0] != NULL && src[1] != NULL && src[2] != NULL);
+	DT_REQUIRE(ops != NULL && doff != NULL && soff != NULL && len != NULL);
+	/* Layout: sizes in turn, random gaps of 0..47 bytes on both sides. */
+	for (i = 0; i < N; i++) {
+		rnd = rnd * 1103515245u + 12345u;
+		len[i] = sizes[i % RTE_DIM(sizes)];
+		dpos += (rnd >> 8) % 48;
+		spos += (rnd >> 16) % 48;
+		doff[i] = dpos;
+		soff[i] = spos;
+		dpos += len[i];
+		spos += len[i];
+	}
+	DT_REQUIRE(dpos + 64 * 1024 < 20 * MiB && spos <= src_len);
+	for (r = 0; r < ROUNDS; r++)
+		pattern_fill(src[r], src_len, 1000 + r);
+
+	ce = dt_copy_cuda_engine_create(gpu_id, d, win);
+	DT_REQUIRE(ce != NULL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_STAGED), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce,
+		DT_COPY_CUDA_STAGE_MAX_LIMIT), 0);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+
+	/* Background: the whole window, one large (direct) copy. */
+	pattern_fill(img, win, 99);
+	memcpy(expect, img, win);
+	op = (struct dt_copy_op){ d, img, (uint32_t)win };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	prev = t;
+
+	/* Rounds in scattered order, submitted without waiting. */
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < N; i++) {
+			k = (i * 7919) % N;
+			ops[i] = (struct dt_copy_op){ d + doff[k],
+				src[r] + soff[k], len[k] };
+			memcpy(expect + doff[k], src[r] + soff[k], len[k]);
+		}
+		for (i = 0; i < N; i += (size_t)q) {
+			uint16_t n = (uint16_t)RTE_MIN((size_t)batches[b++ %
+				RTE_DIM(batches)], N - i);
+
+			q = dt_copy_submit(ch, &ops[i], n, &t);
+			DT_REQUIRE(q >= 0);
+			if (q == 0) { /* all events in flight: poll, retry */
+				dt_copy_completed(ch);
+				continue;
+			}
+			DT_CHECK_EQ(t, prev + (uint64_t)q);
+			prev = t;
+			c = dt_copy_completed(ch);
+			DT_CHECK(c >= cmax && c <= t);
+			cmax = c;
+		}
+	}
+	DT_CHECK_EQ(t, 1 + (uint64_t)ROUNDS * N);
+
+	/*
+	 * A device->host copy still in flight writes the source of the next
+	 * submit's small uploads: they must read it after it landed.
+	 */
+	op = (struct dt_copy_op){ hx, d, 64 * 1024 };
+	memset(hx, 0, 64 * 1024);
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	for (i = 0; i < 8; i++) {
+		ops[i] = (struct dt_copy_op){ d + 20 * MiB + i * 1111,
+			hx + i * 1000, 1000 };
+		memcpy(expect + 20 * MiB + i * 1111, expect + i * 1000, 1000);
+	}
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 8, &t), 8);
+
+	/* Everything lands; then the whole window comes back. */
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK_EQ(dt_copy_completed(ch), t);
+	memset(img, 0, win);
+	op = (struct dt_copy_op){ img, d, (uint32_t)win };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	bad = first_diff(img, expect, win);
+	if (bad != SIZE_MAX) {
+		for (k = 0; k < N; k++)
+			if (bad >= doff[k] && bad < doff[k] + len[k])
+				break;
+		printf("  first wrong byte at window offset %zu (copy %zu: dst +%zu, len %u, src +%zu)\n",
+			bad, k, k < N ? doff[k] : 0, k < N ? len[k] : 0,
+			k < N ? soff[k] : 0);
+	}
+	DT_CHECK_EQ(bad, SIZE_MAX);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %u rounds x %u copies (1..16384 B, unaligned): %" PRIu64 " merged, %" PRIu64 " staged in %" PRIu64 " launches, %" PRIu64 " groups direct (ring full), %" PRIu64 " CUDA calls\n",
+		ROUNDS, N, xs.merged, xs.staged, xs.stage_launches,
+		xs.stage_full, xs.cuda_calls);
+	if (have_kernels())
+		DT_CHECK(xs.staged > (uint64_t)N);
+	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), 0);
+
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	free(ops);
+	free(doff);
+	free(soff);
+	free(len);
+	free(expect);
+	host_buf_free(img);
+	host_buf_free(hx);
+	host_buf_free(src[0]);
+	free(src[1]);
+	host_buf_free(src[2]);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
 }
 
 /* Unregistered host memory still copies correctly, and is counted. */
@@ -516,7 +739,8 @@ test_unpinned(void)
 /* Figures only: GB/s host -> device for a few chunk sizes and modes. */
 static double
 bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
-	uint32_t gap, enum dt_copy_cuda_mode mode, size_t win)
+	uint32_t gap, enum dt_copy_cuda_mode mode, size_t win,
+	struct dt_copy_cuda_chan_stats *xs)
 {
 	struct dt_copy_engine *ce = dt_copy_cuda_engine_create(gpu_id, d, win);
 	struct dt_copy_chan *ch;
@@ -529,6 +753,9 @@ bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
 	if (ce == NULL || ops == NULL)
 		goto out;
 	dt_copy_cuda_engine_set_mode(ce, mode);
+	/* The staged column stages every size it can, to show the crossover. */
+	if (mode == DT_COPY_CUDA_MODE_STAGED)
+		dt_copy_cuda_engine_set_stage_max(ce, DT_COPY_CUDA_STAGE_MAX_LIMIT);
 	for (i = 0; i < n; i++)
 		ops[i] = (struct dt_copy_op){ d + i * (chunk + gap),
 			h + i * chunk, chunk };
@@ -539,6 +766,8 @@ bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
 	t = submit_all(ch, ops, n, 32);
 	if (t != 0 && wait_ticket(ch, t) == 0)
 		dt = now_s() - t0;
+	if (xs != NULL)
+		dt_copy_cuda_chan_stats_get(ch, xs);
 	dt_copy_chan_close(ch);
 out:
 	free(ops);
@@ -550,27 +779,39 @@ out:
 static void
 test_throughput(void)
 {
-	static const uint32_t chunks[] = { 1500, 9000, 65536, MiB };
+	static const uint32_t chunks[] = { 1460, 1500, 4096, 9000, 16384,
+		65536, MiB };
 	const size_t total = 64 * MiB, win = 80 * MiB;
 	uint8_t *d = rte_gpu_mem_alloc(gpu_id, win, 0);
 	uint8_t *h = host_buf(total);
+	struct dt_copy_cuda_chan_stats xs;
 	unsigned int i;
 
 	DT_REQUIRE(d != NULL && h != NULL);
 	printf("  host->device, 64 MiB per run, 32 copies per submit (GB/s):\n");
-	printf("  %8s %12s %14s %14s\n", "chunk", "contiguous", "scattered", "scattered");
-	printf("  %8s %12s %14s %14s\n", "", "(merged)", "(batch call)", "(call/copy)");
+	printf("  %8s %12s %12s %14s %14s %14s\n", "chunk", "contiguous",
+		"scattered", "scattered", "scattered", "staged copies");
+	printf("  %8s %12s %12s %14s %14s %14s\n", "", "(merged)",
+		"(staged)", "(batch call)", "(call/copy)", "(of all)");
+	printf("  (staged: stage_max %u for this column; auto stages up to %u B)\n",
+		DT_COPY_CUDA_STAGE_MAX_LIMIT, DT_COPY_CUDA_STAGE_MAX_DEFAULT);
 	for (i = 0; i < RTE_DIM(chunks); i++) {
 		uint32_t gap = 256; /* breaks contiguity, keeps 256-B alignment */
-		double a = bench_one(d, h, total, chunks[i], 0,
-			DT_COPY_CUDA_MODE_AUTO, win);
-		double b = bench_one(d, h, total, chunks[i], gap,
-			DT_COPY_CUDA_MODE_AUTO, win);
-		double c = bench_one(d, h, total, chunks[i], gap,
-			DT_COPY_CUDA_MODE_PER_COPY, win);
+		double a, s, b, c;
 
-		printf("  %8u %12.2f %14.2f %14.2f\n", chunks[i], a, b, c);
-		DT_CHECK(a > 0 && b > 0 && c > 0);
+		memset(&xs, 0, sizeof(xs));
+		a = bench_one(d, h, total, chunks[i], 0,
+			DT_COPY_CUDA_MODE_AUTO, win, NULL);
+		s = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_STAGED, win, &xs);
+		b = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_BATCH, win, NULL);
+		c = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_PER_COPY, win, NULL);
+
+		printf("  %8u %12.2f %12.2f %14.2f %14.2f %7" PRIu64 "/%-6" PRIu64 "\n",
+			chunks[i], a, s, b, c, xs.staged, total / chunks[i]);
+		DT_CHECK(a > 0 && s > 0 && b > 0 && c > 0);
 	}
 	host_buf_free(h);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
@@ -746,6 +987,9 @@ main(int argc, char **argv)
 	DT_RUN(test_roundtrip_1500_9000);
 	DT_RUN(test_roundtrip_9000_1500);
 	DT_RUN(test_roundtrip_per_copy);
+	DT_RUN(test_roundtrip_batch);
+	DT_RUN(test_roundtrip_staged_odd);
+	DT_RUN(test_staged_exact);
 	DT_RUN(test_unpinned);
 	DT_RUN(test_verify_segments);
 	DT_RUN(test_host_register_shared);

@@ -4,8 +4,11 @@
  *
  * Every CUDA copy call costs about 2.5 us of CPU time whatever its size, so
  * throughput is decided by how few calls a batch takes: contiguous copies
- * are merged, the rest of a submit goes out as one cuMemcpyBatchAsync where
- * the driver has it, and completion is tracked with one event per submit.
+ * are merged; small host->device copies are staged (the CPU packs them into
+ * a pinned ring, one copy call moves the lot to a device ring and one
+ * kernel launch scatters them); the rest of a submit goes out as one
+ * cuMemcpyBatchAsync where the driver has it; and completion is tracked
+ * with one event per submit, which also frees the submit's staging space.
  */
 #include <errno.h>
 #include <string.h>
@@ -16,12 +19,21 @@
 
 #include "dt_copy.h"
 #include "gpu_cuda_priv.h"
+#include "gpu_cuda_scatter.h"
 #include "rte_pmd_gpu_cuda.h"
 
 /* Submits in flight per channel; a full ring makes submit return 0. */
 #define DT_COPY_CUDA_RING 1024
 /* Merged copies per CUDA call; a bigger submit takes several calls. */
 #define DT_COPY_CUDA_BATCH 256
+/*
+ * Bytes of each staging ring (one pinned on the host, one on the device):
+ * about 170 batches of 32 MTU-sized copies in flight. A group of staged
+ * copies takes at most half of it, so that one group always fits once the
+ * GPU has caught up.
+ */
+#define DT_COPY_CUDA_STAGE_RING (8u << 20)
+#define DT_COPY_CUDA_STAGE_GROUP_MAX (DT_COPY_CUDA_STAGE_RING / 2)
 
 enum dt_copy_cuda_dir {
 	DT_COPY_CUDA_HTOD,
@@ -33,6 +45,7 @@ struct dt_copy_cuda_engine {
 	struct dt_copy_engine head;     /* first: dt_copy.h casts */
 	struct gpu_cuda_priv *p;
 	enum dt_copy_cuda_mode mode;
+	uint32_t stage_max;             /* largest staged copy; 0: no staging */
 };
 
 /* One merged copy waiting to be issued. */
@@ -56,12 +69,28 @@ struct dt_copy_cuda_chan {
 	uint32_t nruns;
 	uintptr_t pin_lo, pin_hi;       /* last registered host range seen */
 	struct dt_copy_cuda_chan_stats xs;
+	/*
+	 * Staging (dt_copy_cuda_stage()): byte positions in the rings run
+	 * free; [stage_tail, stage_head) is still read by the GPU. A submit's
+	 * event carries stage_head as it was when recorded, so the space is
+	 * reused only after that event completed.
+	 */
+	int use_stage;
+	uint32_t stage_max;
+	uint8_t *stage_h;               /* pinned host ring (cuMemHostAlloc) */
+	CUdeviceptr stage_d;            /* device ring, same size */
+	uint64_t stage_head;
+	uint64_t stage_tail;
+	int pending_dtoh;               /* this submit has a device->host copy */
+	uint64_t dtoh_ticket;           /* last ticket of a submit that had one */
 	struct dt_copy_cuda_run runs[DT_COPY_CUDA_BATCH];
+	uint8_t staged[DT_COPY_CUDA_BATCH];
 	CUdeviceptr dsts[DT_COPY_CUDA_BATCH];
 	CUdeviceptr srcs[DT_COPY_CUDA_BATCH];
 	size_t sizes[DT_COPY_CUDA_BATCH];
 	CUevent ev[DT_COPY_CUDA_RING];
 	uint64_t ev_ticket[DT_COPY_CUDA_RING];
+	uint64_t ev_stage[DT_COPY_CUDA_RING]; /* stage_head at the record */
 };
 
 static const struct dt_copy_engine_ops dt_copy_cuda_ops;
@@ -149,6 +178,188 @@ dt_copy_cuda_check_pinned(struct dt_copy_cuda_chan *ch, uintptr_t h,
 	}
 }
 
+/* ------------------------------------------------------------ completion */
+
+/* Retire the events that completed, oldest first; the context is current. */
+static void
+dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	CUresult res;
+
+	while (ch->ev_tail != ch->ev_head) {
+		uint32_t slot = ch->ev_tail % DT_COPY_CUDA_RING;
+
+		res = api->cuEventQuery(ch->ev[slot]);
+		if (res == CUDA_ERROR_NOT_READY)
+			break;
+		if (res != CUDA_SUCCESS) {
+			if (!ch->failed)
+				GPU_CUDA_LOG(ERR, "copy engine: copy failed on the GPU: %s; channel stopped",
+					gpu_cuda_strerror(api, res));
+			ch->failed = 1;
+			break;
+		}
+		ch->done = ch->ev_ticket[slot];
+		/* The GPU has read every staged byte recorded before it. */
+		ch->stage_tail = ch->ev_stage[slot];
+		ch->ev_tail++;
+	}
+}
+
+/* --------------------------------------------------------------- staging */
+
+/*
+ * Whether run @p r may be staged: host to device, small, and its source is
+ * memory the CPU can read (not an allocation of this device outside the
+ * window, which dt_copy.h would call host memory too). The caller holds
+ * p->lock for reading.
+ */
+static inline int
+dt_copy_cuda_stageable(const struct dt_copy_cuda_chan *ch,
+	const struct dt_copy_cuda_run *r)
+{
+	return r->dir == DT_COPY_CUDA_HTOD && r->len <= ch->stage_max &&
+		gpu_cuda_ranges_find(&ch->e->p->allocs, r->src, 1) < 0;
+}
+
+/*
+ * Find @p need bytes in the staging ring, reaping completed submits once
+ * if it is full. A group never wraps: the ring's tail end is skipped (and
+ * freed with the group). 0 and *pos, or -ENOSPC.
+ */
+static int
+dt_copy_cuda_stage_reserve(struct dt_copy_cuda_chan *ch, size_t need,
+	uint64_t *pos)
+{
+	uint64_t off, start;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		off = ch->stage_head % DT_COPY_CUDA_STAGE_RING;
+		start = ch->stage_head;
+		if (off + need > DT_COPY_CUDA_STAGE_RING)
+			start += DT_COPY_CUDA_STAGE_RING - off;
+		if (start + need - ch->stage_tail <= DT_COPY_CUDA_STAGE_RING) {
+			*pos = start;
+			return 0;
+		}
+		if (tries == 0)
+			dt_copy_cuda_reap(ch);
+	}
+	return -ENOSPC;
+}
+
+/* A staged call failed: this channel goes on with the direct path only. */
+static void
+dt_copy_cuda_stage_off(struct dt_copy_cuda_chan *ch, const char *what,
+	CUresult res)
+{
+	GPU_CUDA_LOG(WARNING, "copy engine: staged copies: %s failed (%s); this channel now issues small host->device copies directly",
+		what, gpu_cuda_strerror(&ch->e->p->api, res));
+	ch->use_stage = 0;
+}
+
+/*
+ * Issue the small host->device runs of ch->runs as one staged group: pack
+ * their descriptors and bytes into the host ring, copy the group to the
+ * device ring with one call, and scatter it with one kernel launch. The
+ * runs staged leave ch->runs; the others stay, in order, for the direct
+ * path, and so do all of them when staging is not possible now (ring full,
+ * fewer than two candidates) or fails. The context is current.
+ */
+static void
+dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
+{
+	struct gpu_cuda_priv *p = ch->e->p;
+	struct gpu_cuda_scatter_desc *desc;
+	uint32_t i, j, n = 0, base, c;
+	CUdeviceptr descs_d;
+	size_t need = 0, sz;
+	uint64_t pos;
+	CUresult res;
+	uint8_t *h;
+	void *args[3];
+
+	/*
+	 * The CPU reads sources now, not in stream order: while a
+	 * device->host copy of an earlier submit may still be writing host
+	 * memory, stage nothing.
+	 */
+	if (ch->done < ch->dtoh_ticket) {
+		dt_copy_cuda_reap(ch);
+		if (ch->done < ch->dtoh_ticket)
+			return;
+	}
+	rte_rwlock_read_lock(&p->lock);
+	for (i = 0; i < ch->nruns; i++) {
+		/* Descriptor, bytes, and up to 15 bytes of alignment. */
+		sz = sizeof(*desc) + ch->runs[i].len + 15;
+		ch->staged[i] = dt_copy_cuda_stageable(ch, &ch->runs[i]) &&
+			need + sz <= DT_COPY_CUDA_STAGE_GROUP_MAX;
+		if (ch->staged[i]) {
+			need += sz;
+			n++;
+		}
+	}
+	rte_rwlock_read_unlock(&p->lock);
+	/* One copy alone is cheaper as one direct call than as two. */
+	if (n < 2)
+		return;
+	need = RTE_ALIGN_CEIL(need, 16);
+	if (dt_copy_cuda_stage_reserve(ch, need, &pos) != 0) {
+		ch->xs.stage_full++;
+		return;
+	}
+	base = (uint32_t)(pos % DT_COPY_CUDA_STAGE_RING);
+	h = ch->stage_h + base;
+	desc = (struct gpu_cuda_scatter_desc *)h;
+	c = n * sizeof(*desc);
+	for (i = 0, j = 0; i < ch->nruns; i++) {
+		const struct dt_copy_cuda_run *r = &ch->runs[i];
+
+		if (!ch->staged[i])
+			continue;
+		/*
+		 * base and the ring are 16-byte aligned: make the staged
+		 * bytes agree with the destination modulo 16, so that the
+		 * kernel copies 16 bytes at a time on both sides.
+		 */
+		c += (uint32_t)((r->dst - c) & 15);
+		desc[j].dst = r->dst;
+		desc[j].off = base + c;
+		desc[j].len = (uint32_t)r->len;
+		memcpy(h + c, (const void *)r->src, r->len);
+		c += (uint32_t)r->len;
+		j++;
+	}
+	descs_d = ch->stage_d + base;
+	ch->xs.cuda_calls++;
+	res = p->api.cuMemcpyHtoDAsync(descs_d, h, c, ch->stream);
+	if (res != CUDA_SUCCESS) {
+		dt_copy_cuda_stage_off(ch, "cuMemcpyHtoDAsync of the staging ring", res);
+		return;
+	}
+	/* The copy above may read the ring: it is in use from now on. */
+	ch->stage_head = pos + need;
+	args[0] = &descs_d;
+	args[1] = &n;
+	args[2] = &ch->stage_d;
+	ch->xs.cuda_calls++;
+	res = p->api.cuLaunchKernel(p->fn_scatter, n, 1, 1,
+		GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args, NULL);
+	if (res != CUDA_SUCCESS) {
+		dt_copy_cuda_stage_off(ch, "cuLaunchKernel of the scatter kernel", res);
+		return;
+	}
+	ch->xs.stage_launches++;
+	ch->xs.staged += n;
+	for (i = 0, j = 0; i < ch->nruns; i++)
+		if (!ch->staged[i])
+			ch->runs[j++] = ch->runs[i];
+	ch->nruns = j;
+}
+
 /* --------------------------------------------------------------- issuing */
 
 static CUresult
@@ -207,6 +418,15 @@ dt_copy_cuda_flush(struct dt_copy_cuda_chan *ch)
 	int whole = 0;
 	uint32_t i;
 
+	if (ch->use_stage && ch->nruns > 1)
+		dt_copy_cuda_stage(ch);
+	for (i = 0; i < ch->nruns; i++)
+		if (ch->runs[i].dir == DT_COPY_CUDA_HTOD)
+			dt_copy_cuda_check_pinned(ch, ch->runs[i].src,
+				ch->runs[i].len);
+		else if (ch->runs[i].dir == DT_COPY_CUDA_DTOH)
+			dt_copy_cuda_check_pinned(ch, ch->runs[i].dst,
+				ch->runs[i].len);
 	if (ch->use_batch && ch->nruns > 1) {
 		res = dt_copy_cuda_issue_batch(ch, &whole);
 		if (res != CUDA_SUCCESS && whole) {
@@ -266,10 +486,8 @@ dt_copy_cuda_add(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *op,
 	r->len = op->len;
 	r->dir = dir;
 	ch->xs.merged++;
-	if (dir == DT_COPY_CUDA_HTOD)
-		dt_copy_cuda_check_pinned(ch, r->src, r->len);
-	else if (dir == DT_COPY_CUDA_DTOH)
-		dt_copy_cuda_check_pinned(ch, r->dst, r->len);
+	if (dir == DT_COPY_CUDA_DTOH)
+		ch->pending_dtoh = 1;
 	return 0;
 }
 
@@ -279,29 +497,12 @@ static uint64_t
 dt_copy_cuda_completed(struct dt_copy_chan *dch)
 {
 	struct dt_copy_cuda_chan *ch = dt_copy_cuda_chan(dch);
-	const struct gpu_cuda_api *api = &ch->e->p->api;
 	int pushed;
-	CUresult res;
 
 	if (ch->ev_tail == ch->ev_head ||
 			gpu_cuda_ctx_enter(ch->e->p, &pushed) != 0)
 		return ch->done;
-	while (ch->ev_tail != ch->ev_head) {
-		uint32_t slot = ch->ev_tail % DT_COPY_CUDA_RING;
-
-		res = api->cuEventQuery(ch->ev[slot]);
-		if (res == CUDA_ERROR_NOT_READY)
-			break;
-		if (res != CUDA_SUCCESS) {
-			if (!ch->failed)
-				GPU_CUDA_LOG(ERR, "copy engine: copy failed on the GPU: %s; channel stopped",
-					gpu_cuda_strerror(api, res));
-			ch->failed = 1;
-			break;
-		}
-		ch->done = ch->ev_ticket[slot];
-		ch->ev_tail++;
-	}
+	dt_copy_cuda_reap(ch);
 	gpu_cuda_ctx_leave(ch->e->p, pushed);
 	return ch->done;
 }
@@ -340,6 +541,11 @@ dt_copy_cuda_enqueue(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *ops,
 		return -EIO;
 	}
 	ch->ev_ticket[slot] = ch->head.next_ticket + i - 1;
+	ch->ev_stage[slot] = ch->stage_head;
+	if (ch->pending_dtoh) {
+		ch->dtoh_ticket = ch->ev_ticket[slot];
+		ch->pending_dtoh = 0;
+	}
 	ch->ev_head++;
 	return i;
 }
@@ -397,6 +603,10 @@ dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
 				api->cuEventDestroy(ch->ev[i]);
 		if (ch->stream != NULL)
 			api->cuStreamDestroy(ch->stream);
+		if (ch->stage_h != NULL)
+			api->cuMemFreeHost(ch->stage_h);
+		if (ch->stage_d != 0)
+			api->cuMemFree(ch->stage_d);
 		gpu_cuda_ctx_leave(ch->e->p, pushed);
 	}
 	rte_free(ch);
@@ -427,6 +637,52 @@ dt_copy_cuda_chan_init(struct dt_copy_cuda_chan *ch)
 	return -EIO;
 }
 
+/*
+ * Staging rings and the scatter kernel, in AUTO and STAGED modes; the
+ * context is current. Failing here is not an error: the channel then
+ * issues every copy directly, and says so once.
+ */
+static void
+dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
+{
+	struct gpu_cuda_priv *p = ch->e->p;
+	const struct gpu_cuda_api *api = &p->api;
+	const char *what;
+	CUresult res;
+	void *h = NULL;
+
+	if ((ch->e->mode != DT_COPY_CUDA_MODE_AUTO &&
+			ch->e->mode != DT_COPY_CUDA_MODE_STAGED) ||
+			ch->e->stage_max == 0)
+		return;
+	if (gpu_cuda_kernels_load(p) != 0 || p->fn_scatter == NULL) {
+		GPU_CUDA_LOG(WARNING, "copy engine: no scatter kernel (see above): small host->device copies are issued directly");
+		return;
+	}
+	if (api->cuMemHostAlloc == NULL || api->cuMemFreeHost == NULL) {
+		GPU_CUDA_LOG(WARNING, "copy engine: libcuda lacks cuMemHostAlloc/cuMemFreeHost: small host->device copies are issued directly");
+		return;
+	}
+	what = "cuMemHostAlloc";
+	res = api->cuMemHostAlloc(&h, DT_COPY_CUDA_STAGE_RING, 0);
+	if (res == CUDA_SUCCESS) {
+		ch->stage_h = h;
+		what = "cuMemAlloc";
+		res = api->cuMemAlloc(&ch->stage_d, DT_COPY_CUDA_STAGE_RING);
+	}
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(WARNING, "copy engine: %s of a %u-byte staging ring failed (%s): small host->device copies are issued directly",
+			what, DT_COPY_CUDA_STAGE_RING, gpu_cuda_strerror(api, res));
+		if (ch->stage_h != NULL)
+			api->cuMemFreeHost(ch->stage_h);
+		ch->stage_h = NULL;
+		ch->stage_d = 0;
+		return;
+	}
+	ch->stage_max = ch->e->stage_max;
+	ch->use_stage = 1;
+}
+
 static struct dt_copy_chan *
 dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 {
@@ -442,11 +698,13 @@ dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 	ch->head.ce = ce;
 	ch->head.next_ticket = 1; /* completed() == 0: nothing landed yet */
 	ch->e = e;
-	ch->use_batch = e->mode == DT_COPY_CUDA_MODE_AUTO &&
+	ch->use_batch = e->mode != DT_COPY_CUDA_MODE_PER_COPY &&
 		e->p->api.cuMemcpyBatchAsync != NULL;
 	ret = gpu_cuda_ctx_enter(e->p, &pushed);
 	if (ret == 0) {
 		ret = dt_copy_cuda_chan_init(ch);
+		if (ret == 0)
+			dt_copy_cuda_stage_init(ch);
 		gpu_cuda_ctx_leave(e->p, pushed);
 	}
 	if (ret != 0) {
@@ -509,7 +767,8 @@ dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
 	e->head.base = base;
 	e->head.len = len;
 	e->p = p;
-	e->mode = DT_COPY_CUDA_MODE_AUTO;
+	e->mode = (enum dt_copy_cuda_mode)p->copy_mode;
+	e->stage_max = p->stage_max;
 	__atomic_fetch_add(&p->refs, 1, __ATOMIC_ACQ_REL);
 	return &e->head;
 }
@@ -520,9 +779,21 @@ dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
 {
 	if (ce == NULL || ce->ops != &dt_copy_cuda_ops ||
 			(mode != DT_COPY_CUDA_MODE_AUTO &&
-			 mode != DT_COPY_CUDA_MODE_PER_COPY))
+			 mode != DT_COPY_CUDA_MODE_PER_COPY &&
+			 mode != DT_COPY_CUDA_MODE_BATCH &&
+			 mode != DT_COPY_CUDA_MODE_STAGED))
 		return -EINVAL;
 	((struct dt_copy_cuda_engine *)ce)->mode = mode;
+	return 0;
+}
+
+int
+dt_copy_cuda_engine_set_stage_max(struct dt_copy_engine *ce, uint32_t bytes)
+{
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops ||
+			bytes > DT_COPY_CUDA_STAGE_MAX_LIMIT)
+		return -EINVAL;
+	((struct dt_copy_cuda_engine *)ce)->stage_max = bytes;
 	return 0;
 }
 

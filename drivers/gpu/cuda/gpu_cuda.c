@@ -10,6 +10,12 @@
  *   --vdev=gpu_cuda1,device=1          CUDA ordinal 1
  *   --vdev=gpu_cuda0,pci=0000:19:00.0  GPU at that PCI address
  *
+ * Copy engines created on the device start from two more arguments, so that
+ * a benchmark compares the ways of issuing copies without code changes:
+ *
+ *   copy_mode=auto|staged|batch|per_copy  (dt_copy_cuda_engine_set_mode())
+ *   stage_max=BYTES                       (dt_copy_cuda_engine_set_stage_max())
+ *
  * libcuda is dlopen()ed at probe, so the driver builds and loads on machines
  * without an NVIDIA driver; there probe fails with one log line saying what
  * is missing.
@@ -31,20 +37,37 @@
 #include <gpudev_driver.h>
 
 #include "gpu_cuda_priv.h"
+#include "rte_pmd_gpu_cuda.h"
 
 RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, INFO);
 
 #define GPU_CUDA_ARG_DEVICE "device"
 #define GPU_CUDA_ARG_PCI "pci"
+#define GPU_CUDA_ARG_COPY_MODE "copy_mode"
+#define GPU_CUDA_ARG_STAGE_MAX "stage_max"
 
 static const char * const gpu_cuda_valid_args[] = {
-	GPU_CUDA_ARG_DEVICE, GPU_CUDA_ARG_PCI, NULL
+	GPU_CUDA_ARG_DEVICE, GPU_CUDA_ARG_PCI, GPU_CUDA_ARG_COPY_MODE,
+	GPU_CUDA_ARG_STAGE_MAX, NULL
 };
 
-/* Which GPU a vdev names: CUDA ordinal, or PCI address when pci[0] != 0. */
+/*
+ * Which GPU a vdev names (CUDA ordinal, or PCI address when pci[0] != 0),
+ * and the defaults of copy engines created on it.
+ */
 struct gpu_cuda_args {
 	int ordinal;
 	char pci[32];
+	int copy_mode;
+	uint32_t stage_max;
+};
+
+/* copy_mode= values, indexed by enum dt_copy_cuda_mode. */
+static const char * const gpu_cuda_copy_modes[] = {
+	[DT_COPY_CUDA_MODE_AUTO] = "auto",
+	[DT_COPY_CUDA_MODE_PER_COPY] = "per_copy",
+	[DT_COPY_CUDA_MODE_BATCH] = "batch",
+	[DT_COPY_CUDA_MODE_STAGED] = "staged",
 };
 
 /* ---------------------------------------------------------------- context */
@@ -428,14 +451,45 @@ gpu_cuda_parse_args(const char *name, const char *params,
 	const char *v;
 	char *end;
 
+	unsigned long ul;
+	unsigned int i;
+
 	memset(a, 0, sizeof(*a));
+	a->copy_mode = DT_COPY_CUDA_MODE_AUTO;
+	a->stage_max = DT_COPY_CUDA_STAGE_MAX_DEFAULT;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	kv = rte_kvargs_parse(params, gpu_cuda_valid_args);
 	if (kv == NULL) {
-		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F)",
+		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F, copy_mode=auto|staged|batch|per_copy, stage_max=BYTES)",
 			name, params);
 		return -EINVAL;
+	}
+	v = rte_kvargs_get(kv, GPU_CUDA_ARG_COPY_MODE);
+	if (v != NULL) {
+		for (i = 0; i < RTE_DIM(gpu_cuda_copy_modes); i++)
+			if (strcmp(v, gpu_cuda_copy_modes[i]) == 0)
+				break;
+		if (i == RTE_DIM(gpu_cuda_copy_modes)) {
+			GPU_CUDA_LOG(ERR, "%s: copy_mode=%s: give auto, staged, batch or per_copy",
+				name, v);
+			rte_kvargs_free(kv);
+			return -EINVAL;
+		}
+		a->copy_mode = (int)i;
+	}
+	v = rte_kvargs_get(kv, GPU_CUDA_ARG_STAGE_MAX);
+	if (v != NULL) {
+		errno = 0;
+		ul = strtoul(v, &end, 0);
+		if (errno != 0 || *end != '\0' || v[0] == '-' ||
+				ul > DT_COPY_CUDA_STAGE_MAX_LIMIT) {
+			GPU_CUDA_LOG(ERR, "%s: stage_max=%s: give 0..%u bytes",
+				name, v, DT_COPY_CUDA_STAGE_MAX_LIMIT);
+			rte_kvargs_free(kv);
+			return -EINVAL;
+		}
+		a->stage_max = (uint32_t)ul;
 	}
 	v = rte_kvargs_get(kv, GPU_CUDA_ARG_DEVICE);
 	if (v != NULL) {
@@ -614,6 +668,8 @@ gpu_cuda_probe(struct rte_vdev_device *vdev)
 		rte_free(p);
 		return ret;
 	}
+	p->copy_mode = a.copy_mode;
+	p->stage_max = a.stage_max;
 	ret = gpu_cuda_open(p, name, &a);
 	if (ret != 0)
 		goto fail;
@@ -630,13 +686,14 @@ gpu_cuda_probe(struct rte_vdev_device *vdev)
 	dev->mpshared->dev_private = p;
 	gpu_cuda_set_ops(dev);
 	rte_gpu_complete_new(dev);
-	GPU_CUDA_LOG(INFO, "%s: gpudev %d = %s, PCI %s, %u SMs, %zu MiB, NUMA %d, driver %d.%d, dma-buf %s, RDMA write ordering %d",
+	GPU_CUDA_LOG(INFO, "%s: gpudev %d = %s, PCI %s, %u SMs, %zu MiB, NUMA %d, driver %d.%d, dma-buf %s, RDMA write ordering %d, copy engines %s (stage_max %u)",
 		name, dev->mpshared->info.dev_id, p->gpu_name, p->pci_bus_id,
 		dev->mpshared->info.processor_count,
 		dev->mpshared->info.total_memory >> 20,
 		dev->mpshared->info.numa_node, p->api.driver_version / 1000,
 		(p->api.driver_version % 1000) / 10,
-		p->dmabuf_supported ? "yes" : "no", p->rdma_writes_ordering);
+		p->dmabuf_supported ? "yes" : "no", p->rdma_writes_ordering,
+		gpu_cuda_copy_modes[p->copy_mode], p->stage_max);
 	return 0;
 fail:
 	gpu_cuda_priv_put(p);
@@ -665,4 +722,6 @@ static struct rte_vdev_driver gpu_cuda_vdev_drv = {
 RTE_PMD_REGISTER_VDEV(gpu_cuda, gpu_cuda_vdev_drv);
 RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda,
 	GPU_CUDA_ARG_DEVICE "=<int> "
-	GPU_CUDA_ARG_PCI "=<DDDD:BB:DD.F>");
+	GPU_CUDA_ARG_PCI "=<DDDD:BB:DD.F> "
+	GPU_CUDA_ARG_COPY_MODE "=auto|staged|batch|per_copy "
+	GPU_CUDA_ARG_STAGE_MAX "=<bytes>");

@@ -64,6 +64,8 @@ static const struct gpu_cuda_sym gpu_cuda_syms[] = {
 	OPT(cuFlushGPUDirectRDMAWrites, 11030),
 	OPT(cuMemGetHandleForAddressRange, 11070),
 	OPT(cuMemcpyBatchAsync, 12080),
+	OPT(cuMemHostAlloc, 2020),
+	OPT(cuMemFreeHost, 2000),
 };
 
 const char *

@@ -61,6 +61,9 @@ struct gpu_cuda_api {
 	PFN_cuFlushGPUDirectRDMAWrites_v11030 cuFlushGPUDirectRDMAWrites;
 	PFN_cuMemGetHandleForAddressRange_v11070 cuMemGetHandleForAddressRange;
 	PFN_cuMemcpyBatchAsync_v12080 cuMemcpyBatchAsync;
+	/* Pinned staging of the copy engine; without them it copies directly. */
+	PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
+	PFN_cuMemFreeHost_v2000 cuMemFreeHost;
 };
 
 /** Oldest driver accepted: cuGetProcAddress_v2 and stream-ordered batches. */

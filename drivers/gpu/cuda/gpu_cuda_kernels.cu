@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "dt_pattern.h"
+#include "gpu_cuda_scatter.h"
 #include "rte_pmd_gpu_cuda.h"
 
 /* Same formula as rte_pmd_gpu_cuda_pattern_byte() in rte_pmd_gpu_cuda.h. */
@@ -60,5 +61,43 @@ gpu_cuda_verify_segments(const struct rte_pmd_gpu_cuda_verify_seg *segs,
 			atomicAdd(bad_bytes, nb);
 		if (__syncthreads_or(nb != 0) && threadIdx.x == 0)
 			atomicAdd(bad_segs, 1ull);
+	}
+}
+
+/*
+ * Staged copies (dt_copy_cuda.c): the engine packed the bytes of many small
+ * host->device copies into the staging ring and copied them, with these
+ * descriptors, to the device in one call; this scatters them to their
+ * destinations. One block per descriptor (grid-strided), threads strided
+ * over the copy. Source and destination agree modulo 16 (the engine placed
+ * them so), so a few head bytes bring both to 16-byte alignment and the
+ * middle moves in uint4 loads and stores; the tail goes byte by byte.
+ */
+extern "C" __global__ void
+gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
+	const unsigned char *stage)
+{
+	unsigned int s;
+
+	for (s = blockIdx.x; s < n; s += gridDim.x) {
+		unsigned char *dst = (unsigned char *)(uintptr_t)descs[s].dst;
+		const unsigned char *src = stage + descs[s].off;
+		uint32_t len = descs[s].len;
+		uint32_t head = (uint32_t)((16u - ((uintptr_t)dst & 15u)) & 15u);
+		uint32_t nvec, i;
+		const uint4 *vs;
+		uint4 *vd;
+
+		if (head > len)
+			head = len;
+		if (threadIdx.x < head)
+			dst[threadIdx.x] = src[threadIdx.x];
+		nvec = (len - head) / 16u;
+		vs = (const uint4 *)(src + head);
+		vd = (uint4 *)(dst + head);
+		for (i = threadIdx.x; i < nvec; i += blockDim.x)
+			vd[i] = vs[i];
+		for (i = head + nvec * 16u + threadIdx.x; i < len; i += blockDim.x)
+			dst[i] = src[i];
 	}
 }

@@ -90,6 +90,10 @@ struct gpu_cuda_priv {
 	CUmodule module;               /**< embedded kernels, loaded on first use */
 	CUfunction fn_pattern_check;
 	CUfunction fn_verify_segments;
+	CUfunction fn_scatter;         /**< staged copies of the copy engine */
+	/** Copy-engine defaults from devargs (copy_mode=, stage_max=). */
+	int copy_mode;                 /**< enum dt_copy_cuda_mode */
+	uint32_t stage_max;            /**< largest staged copy, bytes; 0: none */
 };
 
 /**
@@ -112,6 +116,13 @@ void gpu_cuda_priv_put(struct gpu_cuda_priv *p);
  * -EIO; each failure is logged.
  */
 int gpu_cuda_host_register(struct gpu_cuda_priv *p, void *ptr, size_t size);
+
+/**
+ * Load the embedded kernels (gpu_cuda_kernels.cu) once per device; the
+ * context is current. 0, or -ENOTSUP (logged) when the driver was built
+ * without nvcc or the GPU cannot run the embedded sm_90/PTX code.
+ */
+int gpu_cuda_kernels_load(struct gpu_cuda_priv *p);
 
 /**
  * Make the device's primary context current in this thread, pushing it only

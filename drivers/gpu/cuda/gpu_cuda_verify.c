@@ -20,7 +20,7 @@ extern const size_t gpu_cuda_kernels_fatbin_len;
 #define GPU_CUDA_CHECK_BLOCK 256u
 
 /* Load the module once per device; the context is current. */
-static int
+int
 gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
 {
 	CUresult res = CUDA_SUCCESS;
@@ -35,6 +35,9 @@ gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
 		if (res == CUDA_SUCCESS)
 			res = p->api.cuModuleGetFunction(&p->fn_verify_segments,
 				p->module, "gpu_cuda_verify_segments");
+		if (res == CUDA_SUCCESS)
+			res = p->api.cuModuleGetFunction(&p->fn_scatter,
+				p->module, "gpu_cuda_scatter");
 		if (res != CUDA_SUCCESS && p->module != NULL) {
 			p->api.cuModuleUnload(p->module);
 			p->module = NULL;
@@ -221,6 +224,14 @@ rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr, size_t len,
 #endif /* GPU_CUDA_HAVE_KERNELS */
 
 #ifndef GPU_CUDA_HAVE_KERNELS
+int
+gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
+{
+	RTE_SET_USED(p);
+	GPU_CUDA_LOG(WARNING, "gpu_cuda was built without nvcc, so it has no kernels");
+	return -ENOTSUP;
+}
+
 int
 rte_pmd_gpu_cuda_verify_segments(int16_t dev_id,
 	const struct rte_pmd_gpu_cuda_verify_seg *segs, uint32_t n,

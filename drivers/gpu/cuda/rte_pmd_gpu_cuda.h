@@ -158,10 +158,16 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
  *
  * A channel is a CUDA stream, a ring of events (one per submit call) and
  * buffers for a batch. submit() merges contiguous copies (each one starting
- * where the previous ended on both sides) into one copy, issues the batch
- * with one cuMemcpyBatchAsync call where the driver has it (CUDA 12.8+) or
- * one cuMemcpy{HtoD,DtoH,DtoD}Async per merged copy otherwise, and records
- * an event; completed() polls the events with cuEventQuery and never blocks.
+ * where the previous ended on both sides) into one copy. In the default
+ * mode (DT_COPY_CUDA_MODE_AUTO), the small host->device copies of a batch
+ * are staged: the CPU packs their bytes into a pinned ring of the channel,
+ * one cuMemcpyHtoDAsync moves them with their descriptors to a device ring,
+ * and one launch of a scatter kernel puts each in place (two CUDA calls for
+ * the batch instead of one per copy). The other copies go out with one
+ * cuMemcpyBatchAsync call where the driver has it (CUDA 12.8+) or one
+ * cuMemcpy{HtoD,DtoH,DtoD}Async per merged copy otherwise. Then submit
+ * records an event; completed() polls the events with cuEventQuery and
+ * never blocks.
  * Copies within one submit call must not overlap each other (a batch has no
  * internal order). Refused copies: -EFAULT for a range straddling the
  * window edge, -EINVAL for host to host (dt_copy.h's rules). Tickets start at 1, so completed() returns 0 before the
@@ -172,7 +178,15 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
  * rte_gpu_mem_register() (or rte_pmd_gpu_cuda_mempool_register()), because
  * only the owner knows its lifetime and pinning costs milliseconds.
  * Copies from unregistered memory still work, synchronously and slowly; the
- * channel counts them and logs the first one.
+ * channel counts them and logs the first one (staged copies need no
+ * registration: the CPU reads their sources during submit()).
+ *
+ * Staged copies read their host source during submit(), so the caller may
+ * reuse it as soon as submit() returns; other copies read it when the GPU
+ * gets to them, before their ticket completes. A source that a device->host
+ * copy of an earlier, still running submit writes is not staged (stream
+ * order is kept). "Host memory" is memory the CPU can read: a source inside
+ * an allocation of this device but outside the window is copied directly.
  *
  * @param gpu_dev_id  gpudev id of a gpu_cuda device
  * @param base        start of the window: inside one rte_gpu_mem_alloc()
@@ -186,13 +200,38 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
 struct dt_copy_engine *dt_copy_cuda_engine_create(int16_t gpu_dev_id,
 	void *base, size_t len);
 
-/** How a channel issues a batch of merged copies. */
+/**
+ * How a channel issues a batch of merged copies. The default is the
+ * device's copy_mode= devarg (auto when absent). Whatever the mode, a
+ * channel that cannot set up or use staging (no kernels, no pinned memory,
+ * a CUDA error in the staged calls) logs why once and issues those copies
+ * the batch-call way instead.
+ */
 enum dt_copy_cuda_mode {
-	/** One cuMemcpyBatchAsync when available, else one call per copy. */
+	/**
+	 * Staged gather/scatter for host->device copies of at most stage_max
+	 * bytes (two or more per batch); one cuMemcpyBatchAsync for the rest
+	 * when available, else one call per copy.
+	 */
 	DT_COPY_CUDA_MODE_AUTO = 0,
 	/** One cuMemcpy*Async per merged copy (the baseline for benchmarks). */
 	DT_COPY_CUDA_MODE_PER_COPY,
+	/** No staging: one cuMemcpyBatchAsync when available, else one call per copy. */
+	DT_COPY_CUDA_MODE_BATCH,
+	/** Same as AUTO, named for benchmarks that ask for staging explicitly. */
+	DT_COPY_CUDA_MODE_STAGED,
 };
+
+/**
+ * Default and upper limit of stage_max (bytes): see
+ * dt_copy_cuda_engine_set_stage_max(). On an H200 (test_gpu_cuda's
+ * throughput table, 32 scattered copies per submit from cold host memory)
+ * staging beat the batch call at MTU sizes in every run (1460 B: 2.8-3.0
+ * vs 1.7-1.9 GB/s), was even or behind at 4 KiB, and lost above, where
+ * the CPU's packing memcpy bounds it.
+ */
+#define DT_COPY_CUDA_STAGE_MAX_DEFAULT 2048u
+#define DT_COPY_CUDA_STAGE_MAX_LIMIT 16384u
 
 /**
  * Choose how channels opened afterwards issue copies.
@@ -201,6 +240,16 @@ enum dt_copy_cuda_mode {
 int dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
 	enum dt_copy_cuda_mode mode);
 
+/**
+ * Largest merged host->device copy that channels opened afterwards stage
+ * (AUTO and STAGED modes); 0 stages nothing. Default: the device's
+ * stage_max= devarg, else DT_COPY_CUDA_STAGE_MAX_DEFAULT.
+ * @return 0; -EINVAL if @p ce is not a CUDA engine or @p bytes is over
+ *         DT_COPY_CUDA_STAGE_MAX_LIMIT.
+ */
+int dt_copy_cuda_engine_set_stage_max(struct dt_copy_engine *ce,
+	uint32_t bytes);
+
 /** Counters of a CUDA channel beyond struct dt_copy_stats. */
 struct dt_copy_cuda_chan_stats {
 	uint64_t merged;      /**< copies after merging contiguous ones */
@@ -208,6 +257,9 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t batches;     /**< of those, cuMemcpyBatchAsync calls */
 	uint64_t unpinned;    /**< merged copies whose host side was not registered */
 	uint64_t ring_full;   /**< submits refused because all events were in flight */
+	uint64_t staged;      /**< merged copies that went through the staging ring */
+	uint64_t stage_launches; /**< scatter kernel launches (one per staged group) */
+	uint64_t stage_full;  /**< groups copied directly because the staging ring was full */
 };
 
 /**
