@@ -488,7 +488,7 @@ side_poll(struct bt_side *s)
 				cli_event(s, &ev[i]);
 		}
 		got += n;
-	} while (n == BT_EV_BATCH);
+	} while (n > 0);
 	if (s->server) {
 		bt_copy_flush(s);
 		/*

@@ -470,7 +470,7 @@ cli_poll(struct cli_ctx *ctx)
 			n = dt_dp_events(ctx->port[p].stack, ev, CLI_EVENTS);
 			for (i = 0; i < n && ctx->port[p].stack != NULL; i++)
 				handle_event(ctx, p, &ev[i]);
-		} while (n == CLI_EVENTS && ctx->port[p].stack != NULL);
+		} while (n > 0 && ctx->port[p].stack != NULL);
 	}
 	return frames;
 }

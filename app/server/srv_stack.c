@@ -196,7 +196,7 @@ stack_poll(struct srv_stack *s)
 			else
 				server_event(s, &ev[i]);
 		}
-	} while (n == SRV_EVENTS);
+	} while (n > 0);
 	if (!s->client)
 		srv_consumer_poll(s);
 	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS)

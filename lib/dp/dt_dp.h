@@ -68,6 +68,14 @@ struct dt_dp_stack_conf {
 	struct dt_tcp_cfg tcp;           /**< engine settings; mss from the port MTU if 0 */
 	bool tx_cksum_offload;           /**< NIC computes IPv4/TCP checksums (else CPU, host payload only) */
 	uint64_t isn_key[2];             /**< RFC 6528 secret; 0: random */
+	/**
+	 * Port started with a host queue (dt_dp_port_conf.host_queue): this
+	 * stack also polls queue 0 (whole frames in host memory: ARP, ICMP,
+	 * traffic no rule steers), answers ARP and ICMP for the port and
+	 * shares the neighbours it learns with the port's other stacks. One
+	 * stack per such port does (a stack whose @c rxq is 0 does anyway).
+	 */
+	bool host_queue;
 };
 
 /** Fill @p conf with defaults (window 1 MiB, 1024 connections, ...). */
@@ -133,21 +141,41 @@ struct dt_dp_event {
 
 /**
  * Take up to @p n pending events, oldest first. Call after every
- * dt_dp_poll() until it returns fewer than @p n: the queue is bounded.
+ * dt_dp_poll() until it returns 0: the queue is bounded.
+ *
+ * Each event carries the connection's user data as it is when the event is
+ * taken. A DT_DP_EV_ACCEPTED event is always the last of the batch it is
+ * in, so an application that calls dt_dp_set_udata() on ACCEPTED sees its
+ * user data on every later event of that connection.
  */
 uint16_t dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev,
 	uint16_t n);
 
-/** Listen on a local TCP port (host order). */
+/**
+ * Listen on a local TCP port (host order). On a port started with a host
+ * queue this installs (or extends) the rte_flow rule
+ * eth / ipv4 dst is <ip> / tcp dst is <port> -> this stack's queue, or RSS
+ * over the queues of every stack of the port listening on it. Let every
+ * stack that shares a port listen before connections arrive: a change of
+ * the RSS queue set moves flows by hash, established ones too.
+ * @return 0, -EADDRINUSE, -DT_DP_E_FULL, -ENOSPC (no steering rule)...
+ */
 int dt_dp_listen(struct dt_dp_stack *st, uint16_t port);
 
-/** Stop listening; established connections stay. */
+/**
+ * Stop listening; established connections stay (the steering rule keeps
+ * this stack's queue until the last of them closed).
+ */
 int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
 
 /**
  * Open a connection to @p raddr:@p rport (network order address, host order
  * port). The local port is chosen so that the peer's replies hash (RSS) to
- * this stack's queue. Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
+ * this stack's queue; on a port started with a host queue, a 5-tuple
+ * rte_flow rule steers them there instead (removed when the connection
+ * closes), and the local port is one that no other stack of the port can
+ * pick (port % queues == this stack's queue).
+ * Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
  * @return 0 and *conn, or a negative errno.
  */
 int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
@@ -181,10 +209,21 @@ int dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
  */
 void dt_dp_release(struct dt_dp_stack *st, uint64_t token);
 
-/** Send FIN after queued data (half-close). */
+/**
+ * Half-close: FIN after queued data; receiving goes on (DATA events until
+ * DT_DP_EV_PEER_CLOSED).
+ */
 int dt_dp_shutdown(struct dt_dp_stack *st, dt_dp_conn_t conn);
 
-/** Close: FIN after queued data; DT_DP_EV_CLOSED follows. */
+/**
+ * Close: FIN after queued data, and the application reads no more
+ * (RFC 9293 3.6.1 half-duplex close). Data the peer sends afterwards that
+ * was not received before cannot be delivered: the stack answers it with a
+ * RST (so that the peer learns that data was lost), reports DT_DP_EV_ERROR
+ * with ECONNABORTED and closes. No DATA event follows close() (chunks
+ * already delivered stay the application's until released). Valid after
+ * shutdown(). DT_DP_EV_CLOSED follows.
+ */
 int dt_dp_close(struct dt_dp_stack *st, dt_dp_conn_t conn);
 
 /** Abort: RST now, drop queued data; DT_DP_EV_CLOSED follows. */
@@ -196,9 +235,10 @@ struct dt_dp_conn_stats {
 	struct dt_tcp_tuple tuple;       /**< network-order addresses, host-order ports */
 	uint64_t rx_bytes, tx_bytes;     /**< delivered / acknowledged payload */
 	uint64_t rx_device_bytes, rx_host_bytes;
-	uint64_t retransmits;
+	uint64_t retransmits;            /**< segments sent again (engine's count) */
 	uint32_t held_bytes;             /**< delivered, not yet released */
 	uint32_t rcv_wnd, snd_wnd, cwnd, srtt_us;
+	uint64_t retransmit_bytes;       /**< payload bytes sent again */
 };
 
 int dt_dp_conn_stats_get(struct dt_dp_stack *st, dt_dp_conn_t conn,
@@ -227,6 +267,12 @@ struct dt_dp_stats {
 	uint64_t rx_throttled;           /**< polls that took no frames: event queue or TX buffer too full */
 	uint64_t rx_bursts;              /**< RX bursts that returned frames */
 	uint64_t rx_cycles;              /**< TSC cycles spent processing those bursts */
+	/* Steering (ports with a host queue). */
+	uint64_t steer_rules;            /**< rte_flow rules created */
+	uint64_t steer_errors;           /**< rules refused (listen/connect failed) or not destroyed */
+	uint64_t neigh_shared;           /**< neighbours learned from the port's host-queue stack */
+	uint64_t rx_host_queue;          /**< frames taken from queue 0 */
+	uint64_t rst_data_after_close;   /**< new data after close(): RST, connection aborted */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

@@ -17,11 +17,29 @@ uint16_t
 dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev, uint16_t n)
 {
 	uint32_t avail = st->ev_tail - st->ev_head, i;
+	struct dt_dp_conn *c;
 
 	if (n > avail)
 		n = (uint16_t)avail;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ev[i] = st->evq[(st->ev_head + i) & st->ev_mask];
+		/*
+		 * User data as it is now, not as it was when the event was
+		 * queued: the application may have set it since (after
+		 * ACCEPTED). A connection already gone keeps the queued value.
+		 */
+		c = ev[i].conn != 0 ? dt_dp_conn_get(st, ev[i].conn) : NULL;
+		if (c != NULL)
+			ev[i].udata = c->udata;
+		/*
+		 * ACCEPTED ends the batch: the application attaches its user
+		 * data before it is handed the connection's next events.
+		 */
+		if (ev[i].type == DT_DP_EV_ACCEPTED) {
+			n = (uint16_t)(i + 1);
+			break;
+		}
+	}
 	st->ev_head += n;
 	return n;
 }
@@ -49,6 +67,12 @@ dt_dp_listen(struct dt_dp_stack *st, uint16_t port)
 		st->synq_cap, st->conf.backlog);
 	if (r != 0)
 		return r;
+	/* Steer the port's SYNs to this queue before anything can come. */
+	r = dt_dp_steer_ref(st, port);
+	if (r != 0) {
+		dt_tcp_listen_close(&l->l, &st->out);
+		return r;
+	}
 	l->port = port;
 	return 0;
 }
@@ -62,6 +86,7 @@ dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port)
 		return -ENOENT;
 	dt_tcp_listen_close(&l->l, &st->out);
 	l->port = 0;
+	dt_dp_steer_unref(st, port);
 	return 0;
 }
 
@@ -94,6 +119,13 @@ dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	if (dt_dp_conn_insert(st, c) != 0) {
 		dt_dp_conn_release_slot(st, c);
 		return -DT_DP_E_NOPORT;
+	}
+	/* The rule exists before the SYN leaves: the SYN-ACK finds it. */
+	r = dt_dp_steer_conn_add(st, c);
+	if (r != 0) {
+		dt_dp_conn_remove(st, c);
+		dt_dp_conn_release_slot(st, c);
+		return r;
 	}
 	r = dt_tcp_connect(&c->tcp, &t, dt_tcp_isn(&st->isn_key, &t, st->now),
 		st->now, &st->out);
@@ -202,22 +234,25 @@ dt_dp_release(struct dt_dp_stack *st, uint64_t token)
 }
 
 static int
-do_close(struct dt_dp_stack *st, dt_dp_conn_t conn)
+do_close(struct dt_dp_stack *st, dt_dp_conn_t conn, bool full)
 {
 	struct dt_dp_conn *c = dt_dp_conn_get(st, conn);
 	int r;
 
 	if (c == NULL)
 		return -DT_DP_E_BADCONN;
+	if (full)
+		c->flags |= DT_DP_CF_CLOSE_FULL;
 	if (c->flags & DT_DP_CF_FIN_STAGED)
 		return -EALREADY;
 	if (c->s_sub < c->s_n) {
-		/* FIN goes after the staged sends. */
+		/* FIN goes after the staged sends (close_full then too). */
 		c->flags |= DT_DP_CF_FIN_STAGED;
 		return 0;
 	}
 	st->now = dt_dp_now_us(st);
-	r = dt_tcp_close(&c->tcp, st->now, &st->out);
+	r = full ? dt_tcp_close_full(&c->tcp, st->now, &st->out) :
+		dt_tcp_close(&c->tcp, st->now, &st->out);
 	if (r == -ENOTCONN)
 		return -DT_DP_E_STATE;
 	if (r != 0)
@@ -229,13 +264,13 @@ do_close(struct dt_dp_stack *st, dt_dp_conn_t conn)
 int
 dt_dp_shutdown(struct dt_dp_stack *st, dt_dp_conn_t conn)
 {
-	return do_close(st, conn);
+	return do_close(st, conn, false);
 }
 
 int
 dt_dp_close(struct dt_dp_stack *st, dt_dp_conn_t conn)
 {
-	int r = do_close(st, conn);
+	int r = do_close(st, conn, true);
 
 	/* Closing twice (after shutdown) is not an error for close. */
 	return r == -EALREADY ? 0 : r;

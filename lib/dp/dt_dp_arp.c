@@ -90,10 +90,60 @@ dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len)
 		held, &nb);
 	if (n != NULL)
 		send_held(st, n, held, nb);
+	/* Replies to the port's other stacks' requests arrive here too. */
+	if (n != NULL && st->host_rx)
+		dt_dp_sh_neigh_publish(st->sh, arp.spa, arp.sha.b);
 	if (for_us && arp.op == DT_NET_ARP_OP_REQUEST)
 		dt_dp_arp_send(st, DT_NET_ARP_OP_REPLY, arp.spa, arp.sha.b);
 out:
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * A stack without the host queue never sees ARP: it learns what the host
+ * queue's stack published. Called on every poll; walks the table only
+ * when something was published since the last walk.
+ */
+void
+dt_dp_neigh_sync(struct dt_dp_stack *st)
+{
+	uint32_t gen = __atomic_load_n(&st->sh->neigh_gen, __ATOMIC_ACQUIRE), i;
+	struct dt_dp_neigh *n;
+
+	if (gen == st->neigh_gen_seen)
+		return;
+	st->neigh_gen_seen = gen;
+	for (i = 0; i <= st->neigh.mask; i++) {
+		n = &st->neigh.e[i];
+		if (n->state != DT_DP_NEIGH_FREE)
+			dt_dp_neigh_from_port(st, n);
+	}
+}
+
+/*
+ * Take @p n's address from the port's shared table when it has news: an
+ * unresolved entry, or an update (a refresh answered, a new MAC) since we
+ * last took it. @return true when @p n was learned.
+ */
+bool
+dt_dp_neigh_from_port(struct dt_dp_stack *st, struct dt_dp_neigh *n)
+{
+	void *held[DT_DP_NEIGH_HOLD];
+	uint8_t mac[6];
+	uint16_t cnt, nb;
+	uint32_t ip = n->ip;
+
+	if (!dt_dp_sh_neigh_lookup(st->sh, ip, mac, &cnt))
+		return false;
+	if (n->state == DT_DP_NEIGH_REACHABLE && cnt == n->sh_count)
+		return false;
+	n = dt_dp_neigh_learn(&st->neigh, ip, mac, st->now, false, held, &nb);
+	if (n == NULL)
+		return false;
+	n->sh_count = cnt;
+	st->st.neigh_shared++;
+	send_held(st, n, held, nb);
+	return true;
 }
 
 static void

@@ -125,13 +125,12 @@ dt_dp_conn_alloc(struct dt_dp_stack *st)
 	c->held_bytes = 0;
 	c->nexthop = 0;
 	c->neigh = NULL;
-	c->tx_high_set = false;
+	c->flow = NULL;
 	c->s_head = 0;
 	c->s_n = 0;
 	c->s_acked = 0;
 	c->s_sub = 0;
 	c->rx_bytes = c->tx_bytes = c->rx_device_bytes = c->rx_host_bytes = 0;
-	c->retransmits = 0;
 	memset(&c->tw, 0, sizeof(c->tw));
 	return c;
 }
@@ -141,6 +140,13 @@ void
 dt_dp_conn_release_slot(struct dt_dp_stack *st, struct dt_dp_conn *c)
 {
 	dt_dp_tw_cancel(&st->tw, &c->tw);
+	/* Steering goes with the connection (a control step, not per packet). */
+	if (c->flow != NULL)
+		dt_dp_steer_conn_del(st, c);
+	if (c->flags & DT_DP_CF_STEER_REF) {
+		c->flags &= (uint8_t)~DT_DP_CF_STEER_REF;
+		dt_dp_steer_unref(st, c->listen_port);
+	}
 	c->cs = DT_DP_CS_FREE;
 	c->gen++;
 	if (c->gen == 0)

@@ -39,6 +39,7 @@ struct dt_dp_neigh {
 	uint8_t retries;        /**< requests sent in this resolution/refresh */
 	bool refreshing;        /**< REACHABLE, refresh request outstanding */
 	uint16_t nb_held;
+	uint16_t sh_count;      /**< update count of the port's shared entry last taken */
 	uint64_t confirmed;     /**< last time the MAC was learned */
 	uint64_t next_retry;    /**< next request (INCOMPLETE or refreshing) */
 	void *held[DT_DP_NEIGH_HOLD];

@@ -5,6 +5,8 @@
  * to the timer wheel. Also send completion (SENT only once no TX shell
  * references the buffer) and the per-poll work lists.
  */
+#include <errno.h>
+
 #include <rte_mbuf.h>
 
 #include "dt_devmem.h"
@@ -95,6 +97,8 @@ err_code(uint8_t e)
 		return ECONNREFUSED;
 	case DT_TCP_ERR_TIMEOUT:
 		return ETIMEDOUT;
+	case DT_TCP_ERR_DATA_LOST:
+		return ECONNABORTED;
 	default:
 		return EIO;
 	}
@@ -143,6 +147,8 @@ out_event(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	case DT_TCP_EV_ERROR:
 		ev = dt_dp_ev_push(st, DT_DP_EV_ERROR, c);
 		ev->err = err_code(e->err);
+		if (e->err == DT_TCP_ERR_DATA_LOST)
+			st->st.rst_data_after_close++;
 		break;
 	case DT_TCP_EV_CLOSED:
 		conn_engine_closed(st, c);
@@ -161,14 +167,6 @@ out_segs(struct dt_dp_stack *st, struct dt_dp_conn *c,
 
 	for (i = 0; i < out->n_segs; i++) {
 		seg = &out->segs[i];
-		if (c != NULL && seg->len > 0) {
-			if (c->tx_high_set && dt_tcp_seq_lt(seg->th.seq, c->tx_high))
-				c->retransmits++;
-			if (!c->tx_high_set ||
-					dt_tcp_seq_gt(seg->th.seq + seg->len, c->tx_high))
-				c->tx_high = seg->th.seq + seg->len;
-			c->tx_high_set = true;
-		}
 		dt_dp_tx_tcp(st, c, t, seg);
 	}
 }
@@ -284,7 +282,9 @@ dt_dp_conn_submit(struct dt_dp_stack *st, struct dt_dp_conn *c)
 	if ((c->flags & DT_DP_CF_FIN_STAGED) && c->s_sub == c->s_n &&
 			c->cs == DT_DP_CS_LIVE) {
 		c->flags &= (uint8_t)~DT_DP_CF_FIN_STAGED;
-		if (dt_tcp_close(&c->tcp, st->now, &st->out) == 0)
+		if (((c->flags & DT_DP_CF_CLOSE_FULL) ?
+				dt_tcp_close_full(&c->tcp, st->now, &st->out) :
+				dt_tcp_close(&c->tcp, st->now, &st->out)) == 0)
 			dt_dp_out_apply(st, c, &c->tcp.tuple);
 	}
 	return 0;

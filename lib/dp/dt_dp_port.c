@@ -15,6 +15,7 @@
 
 #include "dt_dp_log.h"
 #include "dt_dp_port.h"
+#include "dt_dp_steer.h"
 
 RTE_LOG_REGISTER(dt_dp_logtype, devtcp.dp, INFO);
 
@@ -96,6 +97,12 @@ setup_rxq(uint16_t port, uint16_t q, const struct dt_dp_port_conf *c,
 	if (c->split == DT_DP_SPLIT_NONE)
 		return rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf,
 			c->hdr_pool);
+	if (c->host_queue && q == 0)
+		return rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf,
+			c->host_pool != NULL ? c->host_pool : c->hdr_pool);
+	/* Split per queue in steered mode: queue 0 must not split. */
+	if (c->host_queue)
+		rxconf.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
 
 	memset(seg, 0, sizeof(seg));
 	seg[0].split.mp = c->hdr_pool;
@@ -109,6 +116,39 @@ setup_rxq(uint16_t port, uint16_t q, const struct dt_dp_port_conf *c,
 	rxconf.rx_seg = seg;
 	rxconf.rx_nseg = 2;
 	return rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf, NULL);
+}
+
+/*
+ * Steered mode: every RSS table entry points at queue 0, so that only the
+ * rte_flow rules of the stacks reach the device-memory queues; then the
+ * state the port's stacks share.
+ */
+static int
+host_queue_steer(uint16_t port, uint16_t nb_rxq,
+	const struct rte_eth_dev_info *info, char *err, size_t errlen)
+{
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 /
+		RTE_ETH_RETA_GROUP_SIZE];
+	uint16_t size = info->reta_size;
+	int rc;
+
+	if (size > RTE_ETH_RSS_RETA_SIZE_512)
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s): RSS table of %u entries unsupported", port,
+			info->driver_name, size);
+	memset(reta, 0, sizeof(reta));
+	for (rc = 0; rc < (size + RTE_ETH_RETA_GROUP_SIZE - 1) /
+			RTE_ETH_RETA_GROUP_SIZE; rc++)
+		reta[rc].mask = UINT64_MAX;
+	rc = rte_eth_dev_rss_reta_update(port, reta, size);
+	if (rc != 0)
+		return port_fail(err, errlen, rc,
+			"port %u (%s): cannot point the RSS table at the host queue: %s",
+			port, info->driver_name, rte_strerror(-rc));
+	rc = dt_dp_port_sh_attach(port, nb_rxq);
+	if (rc != 0)
+		return port_fail(err, errlen, rc, "port %u: no memory", port);
+	return 0;
 }
 
 int
@@ -141,12 +181,29 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 			port, info.driver_name, c->nb_rxq, c->nb_txq,
 			info.max_rx_queues, info.max_tx_queues);
 
+	if (c->host_queue && (c->split == DT_DP_SPLIT_NONE || c->nb_rxq < 2 ||
+			c->nb_rxq > 64))
+		return port_fail(err, errlen, -EINVAL,
+			"port %u: a host queue needs a split mode and 2..64 RX queues",
+			port);
 	if (c->split != DT_DP_SPLIT_NONE) {
 		rc = check_split_caps(port, c, &info, frame_len, err, errlen);
 		if (rc != 0)
 			return rc;
-		rx_off |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT |
-			RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+		rx_off |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+		/* Steered mode splits per queue (queue 0 keeps whole frames). */
+		if (!c->host_queue)
+			rx_off |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	}
+	if (c->host_queue) {
+		if (!(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
+			return port_fail(err, errlen, -ENOTSUP,
+				"port %u (%s) cannot split per queue: a host queue next to device-memory queues needs it",
+				port, info.driver_name);
+		if (info.reta_size == 0)
+			return port_fail(err, errlen, -ENOTSUP,
+				"port %u (%s) has no RSS redirection table to send unsteered traffic to the host queue",
+				port, info.driver_name);
 	}
 	/* Checksum verification by the NIC whenever it offers it. */
 	rx_off |= info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
@@ -206,11 +263,21 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u (%s): start failed: %s",
 			port, info.driver_name, rte_strerror(-rc));
+	if (c->host_queue) {
+		rc = host_queue_steer(port, c->nb_rxq, &info, err, errlen);
+		if (rc != 0) {
+			rte_eth_dev_stop(port);
+			return rc;
+		}
+	} else {
+		dt_dp_port_sh_detach(port);
+	}
 	return 0;
 }
 
 int
 dt_dp_port_stop(uint16_t port)
 {
+	dt_dp_port_sh_detach(port);
 	return rte_eth_dev_stop(port);
 }

@@ -46,6 +46,17 @@ struct dt_dp_port_conf {
 	struct rte_mempool *pay_pool;  /**< payload pool, device memory (split modes) */
 	bool tx_cksum;                 /**< request IPv4/TCP/UDP TX checksum offload */
 	bool tx_multi_seg;             /**< request multi-segment TX */
+	/**
+	 * Steered mode (DESIGN rule 3; split modes, nb_rxq >= 2): queue 0
+	 * receives whole frames in host memory (host_pool) and the port's
+	 * RSS sends it everything no rte_flow rule steers (ARP, ICMP, other
+	 * protocols, TCP to ports nobody listens on); queues 1..nb_rxq-1
+	 * split payload into pay_pool and receive only the TCP flows the
+	 * stacks steer there (dt_dp_listen, dt_dp_connect). Needs per-queue
+	 * buffer split and rte_flow. Off: every queue splits, RSS over all.
+	 */
+	bool host_queue;
+	struct rte_mempool *host_pool; /**< queue 0's pool (NULL: hdr_pool) */
 };
 
 /** Default header-segment mask: Ethernet / IPv4 / TCP. */
@@ -63,7 +74,10 @@ struct dt_dp_port_conf {
 int dt_dp_port_start(uint16_t port_id, const struct dt_dp_port_conf *conf,
 	char *err, size_t errlen);
 
-/** Stop @p port_id (queues keep their configuration until the next start). */
+/**
+ * Stop @p port_id (queues keep their configuration until the next start).
+ * Destroy the port's stacks first (they remove their steering rules).
+ */
 int dt_dp_port_stop(uint16_t port_id);
 
 /**

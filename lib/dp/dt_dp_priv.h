@@ -15,6 +15,7 @@
 #include "dt_dp.h"
 #include "dt_dp_log.h"
 #include "dt_dp_neigh.h"
+#include "dt_dp_steer.h"
 #include "dt_dp_timer.h"
 #include "dt_net_arp.h"
 #include "dt_tcp.h"
@@ -22,7 +23,14 @@
 #include "dt_tcp_listen.h"
 
 #define DT_DP_BURST 32                /**< frames per RX burst */
-#define DT_DP_TXBUF 2048              /**< frames the TX buffer holds */
+/*
+ * TX buffer: frames wait here for the NIC. Past DT_DP_TXBUF_SOFT frames the
+ * stack slows receiving and sending down (dt_dp_tx_room() is 0); the ring
+ * holds far more so that the output of work already admitted (a timer, a
+ * frame taken after a stall) is kept, not dropped.
+ */
+#define DT_DP_TXBUF_SOFT 2048
+#define DT_DP_TXBUF 16384             /**< frames the TX ring holds (power of 2) */
 #define DT_DP_MAX_LISTENERS 16
 #define DT_DP_NEIGH_SIZE 256
 #define DT_DP_TW_SLOTS 4096
@@ -55,6 +63,8 @@ enum dt_dp_cs {
 #define DT_DP_CF_OUTPUT    (1u << 3) /**< engine has more to send */
 #define DT_DP_CF_ZLIST     (1u << 4) /**< on the zombie list */
 #define DT_DP_CF_FIN_STAGED (1u << 5) /**< close() waits for staged sends */
+#define DT_DP_CF_CLOSE_FULL (1u << 6) /**< close(), not shutdown(): reads no more */
+#define DT_DP_CF_STEER_REF (1u << 7)  /**< holds a ref on its listen port's rule */
 
 /** One send of the application, referenced by TX shell mbufs. */
 struct dt_dp_send {
@@ -80,8 +90,7 @@ struct dt_dp_conn {
 	uint32_t held_bytes;        /**< delivered, not released */
 	uint32_t nexthop;           /**< host order */
 	struct dt_dp_neigh *neigh;  /**< cached neighbour entry */
-	uint32_t tx_high;           /**< highest sequence sent + 1 */
-	bool tx_high_set;
+	struct rte_flow *flow;      /**< 5-tuple steering rule (active open) */
 	/* Sends: ring parallel to the engine's send queue. */
 	struct dt_dp_send *sends;
 	uint16_t s_head;
@@ -93,7 +102,6 @@ struct dt_dp_conn {
 	struct dt_tcp_ooo *ooo;
 	/* Statistics. */
 	uint64_t rx_bytes, tx_bytes, rx_device_bytes, rx_host_bytes;
-	uint64_t retransmits;
 };
 
 /** A listening port. */
@@ -101,6 +109,16 @@ struct dt_dp_lst {
 	uint16_t port;              /**< host order; 0: slot unused */
 	struct dt_tcp_listener l;
 	struct dt_tcp_syn_entry *synq;
+};
+
+/**
+ * A listening port whose steering rule includes this stack's queue: held
+ * while the stack listens on it and while children accepted there live
+ * (their segments follow the same rule, even after unlisten).
+ */
+struct dt_dp_steer_ref {
+	uint16_t port;              /**< host order; 0: unused */
+	uint32_t refs;
 };
 
 /** Per-chunk bookkeeping in received mbufs (an mbuf dynamic field). */
@@ -141,6 +159,12 @@ struct dt_dp_stack {
 	uint16_t reta[DT_DP_RETA_MAX];
 	uint16_t eph_next;
 
+	/* Steering (port started with a host queue), else sh is NULL. */
+	struct dt_dp_port_sh *sh;
+	bool host_rx;               /**< polls queue 0: ARP/ICMP, neighbour writer */
+	uint32_t neigh_gen_seen;    /**< sh->neigh_gen last synchronised */
+	struct dt_dp_steer_ref steer_ref[2 * DT_DP_MAX_LISTENERS];
+
 	/* Connections. */
 	struct dt_dp_conn *conns;
 	uint32_t free_head;         /**< UINT32_MAX: none */
@@ -173,8 +197,9 @@ struct dt_dp_stack {
 	uint32_t ev_tail;           /**< next to fill */
 	struct dt_dp_event ev_scratch; /**< written when the queue is full */
 
-	/* TX buffer, flushed once per poll. */
-	uint16_t txb_n;
+	/* TX ring, flushed once per poll. */
+	uint32_t txb_head;          /**< oldest frame */
+	uint32_t txb_n;             /**< frames waiting */
 	uint16_t ip_id;
 	uint64_t tx_progress;       /**< last poll the NIC took frames (or none waited) */
 	struct rte_mbuf *txb[DT_DP_TXBUF];
@@ -225,10 +250,11 @@ int dt_dp_conn_submit(struct dt_dp_stack *st, struct dt_dp_conn *c);
 void dt_dp_finish_lists(struct dt_dp_stack *st);
 
 /* ---- transmit (dt_dp_tx.c) ---- */
+/* Room before the soft limit: what new work may still produce. */
 static inline uint32_t
 dt_dp_tx_room(const struct dt_dp_stack *st)
 {
-	return DT_DP_TXBUF - st->txb_n;
+	return st->txb_n >= DT_DP_TXBUF_SOFT ? 0 : DT_DP_TXBUF_SOFT - st->txb_n;
 }
 void dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m);
 void dt_dp_tx_flush(struct dt_dp_stack *st);
@@ -247,6 +273,15 @@ void dt_dp_arp_send(struct dt_dp_stack *st, uint16_t op, uint32_t tpa,
 	const uint8_t *tha);
 void dt_dp_arp_tick(struct dt_dp_stack *st);
 void dt_dp_arp_flush(struct dt_dp_stack *st);
+void dt_dp_neigh_sync(struct dt_dp_stack *st);
+bool dt_dp_neigh_from_port(struct dt_dp_stack *st, struct dt_dp_neigh *n);
+
+/* ---- steering (dt_dp_steer.c) ---- */
+int dt_dp_steer_ref(struct dt_dp_stack *st, uint16_t port);
+void dt_dp_steer_unref(struct dt_dp_stack *st, uint16_t port);
+int dt_dp_steer_conn_add(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_steer_conn_del(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_steer_release_all(struct dt_dp_stack *st);
 
 /* ---- receive (dt_dp_rx.c) ---- */
 void dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m);

@@ -85,8 +85,14 @@ dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	for (k = 0; k < range; k++) {
 		p = st->eph_next;
 		st->eph_next = p >= DT_DP_EPH_HI ? DT_DP_EPH_LO : (uint16_t)(p + 1);
-		if (st->nb_rxq > 1 && rss_queue(st, raddr, rport, p) != st->conf.rxq)
+		if (st->sh != NULL) {
+			/* Steered by a 5-tuple rule: ports apart per queue. */
+			if (p % st->sh->nb_rxq != st->conf.rxq)
+				continue;
+		} else if (st->nb_rxq > 1 &&
+				rss_queue(st, raddr, rport, p) != st->conf.rxq) {
 			continue;
+		}
 		t.lport = p;
 		if (dt_dp_conn_lookup(st, &t) != NULL || dt_dp_lst_find(st, p) != NULL)
 			continue;

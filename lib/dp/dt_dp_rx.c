@@ -236,6 +236,9 @@ tcp_listen(struct dt_dp_stack *st, struct dt_dp_lst *l,
 	st->spare = NULL;
 	c->flags |= DT_DP_CF_PASSIVE;
 	c->listen_port = l->port;
+	/* The child's segments follow the listening rule: keep it. */
+	if (st->sh != NULL && dt_dp_steer_ref(st, l->port) == 0)
+		c->flags |= DT_DP_CF_STEER_REF;
 	c->nexthop = dt_dp_nexthop(st, t->raddr);
 	if (dt_dp_conn_insert(st, c) != 0) {
 		/* Cannot happen: the lookup missed. Abort the child. */

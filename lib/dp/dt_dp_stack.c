@@ -181,6 +181,36 @@ port_init(struct dt_dp_stack *st)
 	return dt_dp_rss_init(st);
 }
 
+/* A port with a host queue: who polls queue 0 (one stack, claimed). */
+static int
+steer_init(struct dt_dp_stack *st)
+{
+	uint32_t zero = 0;
+
+	st->sh = dt_dp_port_sh_get(st->conf.port_id);
+	if (st->sh == NULL) {
+		if (st->conf.host_queue) {
+			DT_DP_LOG(ERR, "port %u: host_queue set but the port has no host queue",
+				st->conf.port_id);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (st->conf.rxq >= st->sh->nb_rxq)
+		return -EINVAL;
+	if (st->conf.rxq != 0 && !st->conf.host_queue)
+		return 0;
+	if (!__atomic_compare_exchange_n(&st->sh->host_claimed, &zero, 1, false,
+			__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		DT_DP_LOG(ERR, "port %u: another stack already polls the host queue",
+			st->conf.port_id);
+		st->sh = NULL;  /* nothing of the port's to give back */
+		return -EBUSY;
+	}
+	st->host_rx = true;
+	return 0;
+}
+
 static int
 meta_register(void)
 {
@@ -236,6 +266,8 @@ stack_init(struct dt_dp_stack *st, const struct dt_dp_stack_conf *conf,
 			DT_DP_TW_SHIFT, st->now);
 	if (r == 0)
 		r = dt_dp_neigh_init(&st->neigh, st->neigh_e, DT_DP_NEIGH_SIZE, NULL);
+	if (r == 0)
+		r = steer_init(st);
 	return r;
 }
 
@@ -304,9 +336,14 @@ dt_dp_stack_destroy(struct dt_dp_stack *st)
 	dt_dp_tx_flush(st);
 	dt_dp_finish_lists(st);
 	events_drop(st);
+	/* Rules of connections whose shells are still out, then listeners. */
+	for (i = 0; i < st->conf.max_conns; i++)
+		if (st->conns[i].flow != NULL)
+			dt_dp_steer_conn_del(st, &st->conns[i]);
+	dt_dp_steer_release_all(st);
 	dt_dp_arp_flush(st);
 	for (i = 0; i < st->txb_n; i++)
-		rte_pktmbuf_free(st->txb[i]);
+		rte_pktmbuf_free(st->txb[(st->txb_head + i) & (DT_DP_TXBUF - 1)]);
 	st->txb_n = 0;
 	stack_free(st);
 }
@@ -314,33 +351,26 @@ dt_dp_stack_destroy(struct dt_dp_stack *st)
 static void
 listeners_tick(struct dt_dp_stack *st)
 {
-	const struct dt_tcp_syn_entry *e;
 	const struct dt_tcp_tx_seg *seg;
 	struct dt_dp_lst *l;
 	unsigned int i;
-	uint16_t k, j;
+	uint16_t k;
 
 	for (i = 0; i < DT_DP_MAX_LISTENERS; i++) {
 		l = &st->lst[i];
 		if (l->port == 0 || l->l.deadline == 0 || l->l.deadline > st->now)
 			continue;
 		dt_tcp_listen_timeout(&l->l, st->now, &st->out);
-		/* SYN-ACK retransmissions carry no tuple: match by ISS/IRS. */
+		/* Each SYN-ACK names its half-open connection. */
 		for (k = 0; k < st->out.n_segs; k++) {
 			seg = &st->out.segs[k];
-			for (j = 0; j < l->l.synq_n; j++) {
-				e = &l->l.synq[j];
-				if (e->iss == seg->th.seq && e->irs + 1 == seg->th.ack) {
-					dt_dp_tx_tcp(st, NULL, &e->tuple, seg);
-					break;
-				}
-			}
+			dt_dp_tx_tcp(st, NULL, &seg->tuple, seg);
 		}
 	}
 }
 
 static void
-rx_burst(struct dt_dp_stack *st)
+rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 {
 	struct rte_mbuf *pkts[DT_DP_BURST];
 	uint32_t budget = DT_DP_BURST, room = dt_dp_ev_room(st);
@@ -365,10 +395,11 @@ rx_burst(struct dt_dp_stack *st)
 		st->st.rx_throttled++;
 		return;
 	}
-	n = rte_eth_rx_burst(st->conf.port_id, st->conf.rxq, pkts,
-		(uint16_t)budget);
+	n = rte_eth_rx_burst(st->conf.port_id, rxq, pkts, (uint16_t)budget);
 	if (n == 0)
 		return;
+	if (rxq != st->conf.rxq)
+		st->st.rx_host_queue += n;
 	/* The stack's own cost, not the NIC's (a software NIC copies here). */
 	t0 = rte_rdtsc();
 	for (i = 0; i < n; i++) {
@@ -388,7 +419,12 @@ dt_dp_poll(struct dt_dp_stack *st)
 
 	st->now = dt_dp_now_us(st);
 	dt_dp_work_lists(st);
-	rx_burst(st);
+	if (st->sh != NULL && !st->host_rx)
+		dt_dp_neigh_sync(st);
+	rx_burst(st, st->conf.rxq);
+	/* The host queue, polled by one stack of a steered port. */
+	if (st->host_rx && st->conf.rxq != 0)
+		rx_burst(st, 0);
 	room = dt_dp_ev_room(st);
 	if (room > DT_DP_EV_PER_CALL)
 		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st,

@@ -26,26 +26,35 @@ dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	st->txb[st->txb_n++] = m;
+	st->txb[(st->txb_head + st->txb_n) & (DT_DP_TXBUF - 1)] = m;
+	st->txb_n++;
 }
 
 void
 dt_dp_tx_flush(struct dt_dp_stack *st)
 {
-	uint16_t sent, n = st->txb_n;
+	uint32_t at, run;
+	uint16_t sent;
 
-	if (n == 0) {
+	if (st->txb_n == 0) {
 		st->tx_progress = st->now;
 		return;
 	}
-	sent = rte_eth_tx_burst(st->conf.port_id, st->conf.txq, st->txb, n);
-	st->st.tx_frames += sent;
-	if (sent > 0)
-		st->tx_progress = st->now;
-	if (sent < n)
-		/* The NIC's ring is full: the rest goes with the next poll. */
-		memmove(st->txb, st->txb + sent, (n - sent) * sizeof(st->txb[0]));
-	st->txb_n = (uint16_t)(n - sent);
+	/* In contiguous runs of the ring; what the NIC leaves waits. */
+	while (st->txb_n != 0) {
+		at = st->txb_head & (DT_DP_TXBUF - 1);
+		run = RTE_MIN(st->txb_n, DT_DP_TXBUF - at);
+		run = RTE_MIN(run, (uint32_t)UINT16_MAX);
+		sent = rte_eth_tx_burst(st->conf.port_id, st->conf.txq,
+			st->txb + at, (uint16_t)run);
+		st->st.tx_frames += sent;
+		if (sent > 0)
+			st->tx_progress = st->now;
+		st->txb_head += sent;
+		st->txb_n -= sent;
+		if (sent < run)
+			break;
+	}
 }
 
 uint32_t
@@ -74,6 +83,10 @@ neigh_get(struct dt_dp_stack *st, uint32_t nh, struct dt_dp_neigh **cache)
 	if (n != NULL && n->ip == nh && n->state != DT_DP_NEIGH_FREE)
 		return n;
 	n = dt_dp_neigh_resolve(&st->neigh, nh, st->now, &created);
+	/* Known to the port's host-queue stack: no request needed. */
+	if (n != NULL && created && st->sh != NULL && !st->host_rx &&
+			dt_dp_neigh_from_port(st, n))
+		created = false;
 	if (n != NULL && created) {
 		st->st.arp_requests++;
 		dt_dp_arp_send(st, DT_NET_ARP_OP_REQUEST, nh, NULL);

@@ -90,6 +90,14 @@ struct dt_tcp_tx_seg {
 	uint32_t len;			/**< payload bytes */
 	uint8_t n_ext;
 	struct dt_tcp_extent ext[DT_TCP_TX_MAX_EXT]; /**< slices of sends */
+	/**
+	 * SYN-ACKs of a listener (dt_tcp_listen_input() and
+	 * dt_tcp_listen_timeout()): the tuple of the half-open connection
+	 * the segment belongs to, so that the caller addresses a
+	 * retransmission without matching sequence numbers. All zero in
+	 * every other segment (the caller knows the connection).
+	 */
+	struct dt_tcp_tuple tuple;
 };
 
 /** Events for the application. */
@@ -109,6 +117,8 @@ enum dt_tcp_err {
 	DT_TCP_ERR_NONE,
 	DT_TCP_ERR_REFUSED,	/**< RST answered our SYN */
 	DT_TCP_ERR_TIMEOUT,	/**< retransmissions or keepalives exhausted */
+	/** New data arrived after dt_tcp_close_full(): RST sent (RFC 9293 3.6.1) */
+	DT_TCP_ERR_DATA_LOST,
 };
 
 /** One application event. */
@@ -368,6 +378,15 @@ struct dt_tcp_conn {
 	uint64_t cc_priv[4];
 	struct dt_tcp_tuple tuple;
 	struct dt_tcp_lr lr;	/**< loss recovery (SACK, RACK-TLP, PRR) */
+	/**
+	 * Retransmissions, whatever triggered them (RTO, fast retransmit,
+	 * SACK/RACK recovery, tail loss probe, SYN/SYN-ACK/FIN again, a
+	 * repeated zero-window probe): segments that carried sequence space
+	 * already sent once, and the payload bytes among it that had been
+	 * sent before. Counted where segments are built, never inferred.
+	 */
+	uint64_t rtx_segs;
+	uint64_t rtx_bytes;
 };
 
 /**
@@ -406,6 +425,20 @@ int dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
  * @return 0, -ENOTCONN (CLOSED), -EALREADY (already closing)
  */
 int dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * Full close (RFC 9293 3.6.1, RFC 1122 4.2.2.13 "half-duplex close"): like
+ * dt_tcp_close(), and the application will read nothing more. Data the
+ * peer sends afterwards beyond what was already received cannot be
+ * delivered: the engine frees it, answers with a RST (so the peer learns
+ * that data was lost instead of waiting for a window), reports
+ * DT_TCP_EV_ERROR (DT_TCP_ERR_DATA_LOST) and goes CLOSED. Retransmissions
+ * of old data and the peer's FIN are handled as usual. Also valid after
+ * dt_tcp_close() (it then only stops receiving).
+ * @return 0, -ENOTCONN (CLOSED)
+ */
+int dt_tcp_close_full(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
 
 /** Abort: RST to the peer when synchronized, then CLOSED. */
 void dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);

@@ -324,6 +324,18 @@ dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	return 0;
 }
 
+int
+dt_tcp_close_full(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	int r = dt_tcp_close(c, now, out);
+
+	if (r == -EALREADY)
+		r = 0;
+	if (r == 0 && c->state != DT_TCP_CLOSED)
+		c->flags |= DT_TCP_F_RD_CLOSED;
+	return r;
+}
+
 void
 dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {

@@ -264,6 +264,19 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	}
 	if (drop_text)
 		goto drop;
+	if (plen && tcp_flag(c, DT_TCP_F_RD_CLOSED) && tcp_can_receive_data(c) &&
+			dt_tcp_seq_gt(seq + plen, c->rcv_nxt)) {
+		/*
+		 * Full close: nobody will read these bytes. RFC 9293 3.6.1
+		 * (RFC 1122 4.2.2.13): send a RST to show that data was lost
+		 * rather than acknowledge and discard it silently.
+		 */
+		tcp_free_payload(seg, out);
+		tcp_send_rst(out, c->snd_nxt, 0, false);
+		tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_DATA_LOST;
+		tcp_enter_closed(c, out);
+		return;
+	}
 	if (plen) {
 		if (tcp_can_receive_data(c))
 			tcp_rx_payload(c, seq, seg, now, out);

@@ -93,6 +93,7 @@ synack_send(const struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	if (seg == NULL)
 		return;
 	o = &seg->th.opts;
+	seg->tuple = e->tuple;
 	seg->th.seq = e->iss;
 	seg->th.ack = e->irs + 1;
 	seg->th.flags = DT_NET_TCP_SYN | DT_NET_TCP_ACK;
@@ -162,6 +163,8 @@ child_init(const struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	c->max_snd_wnd = e->peer_win;
 	c->snd_wl1 = e->irs;
 	c->snd_wl2 = e->iss;
+	/* The listener's SYN-ACK retransmissions count as the child's. */
+	c->rtx_segs = e->retries;
 	if (e->retries)
 		c->flags |= DT_TCP_F_SYN_RTX;
 	else

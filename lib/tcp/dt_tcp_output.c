@@ -106,6 +106,11 @@ tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 		flags |= DT_NET_TCP_PSH;
 	tcp_fill_hdr(c, seg, seq, flags, now);
 	seg->len = len;
+	if (dt_tcp_seq_lt(seq, c->snd_max)) {
+		/* Sequence space sent before: a retransmission. */
+		c->rtx_segs++;
+		c->rtx_bytes += c->snd_max - seq < len ? c->snd_max - seq : len;
+	}
 	tcp_lr_sent(c, seq, len + (fin ? 1 : 0), now);
 	c->snd_max = dt_tcp_seq_max(c->snd_max, seq + len + (fin ? 1 : 0));
 	return len + (fin ? 1 : 0);
@@ -175,6 +180,8 @@ tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		c->rcv_adv = c->rcv_nxt + seg->th.win;
 		c->flags &= (uint16_t)~DT_TCP_F_ACK_NOW;
 	}
+	if (dt_tcp_seq_gt(c->snd_max, c->iss))
+		c->rtx_segs++;	/* the SYN (or SYN-ACK) again */
 	c->snd_nxt = c->iss + 1;
 	c->snd_max = dt_tcp_seq_max(c->snd_max, c->iss + 1);
 	if (c->backoff == 0 && !tcp_flag(c, DT_TCP_F_RTT_TIMING)) {

@@ -23,6 +23,7 @@
 #define DT_TCP_F_RECOVERY	(1u << 9)	/* NewReno fast recovery */
 #define DT_TCP_F_SIMOPEN	(1u << 10)	/* SYN_RECEIVED from SYN_SENT */
 #define DT_TCP_F_SYN_RTX	(1u << 11)	/* SYN was retransmitted */
+#define DT_TCP_F_RD_CLOSED	(1u << 12)	/* full close: app reads no more */
 
 /* dt_tcp_conn.lr.flags */
 #define DT_TCP_LR_TLP		(1u << 0)	/* a loss probe is outstanding */

@@ -246,7 +246,6 @@ tcp_rcv_wnd_field(struct dt_tcp_conn *c)
 	uint32_t cand = tcp_rcv_edge_candidate(c);
 	uint32_t thr = c->cfg->mss < c->rcv_space_max / 2 ? c->cfg->mss :
 		c->rcv_space_max / 2;
-	uint32_t unit = (uint32_t)1 << c->rcv_ws;
 	uint32_t wnd;
 
 	if (dt_tcp_seq_lt(c->rcv_adv, c->rcv_nxt))
@@ -254,11 +253,17 @@ tcp_rcv_wnd_field(struct dt_tcp_conn *c)
 	/* Receiver SWS avoidance: move the right edge in big steps only. */
 	if (dt_tcp_seq_gt(cand, c->rcv_adv) && cand - c->rcv_adv >= thr)
 		c->rcv_adv = cand;
-	/* Never shrink (RFC 9293 3.8.6.2.2): round the field up. */
-	wnd = c->rcv_adv - c->rcv_nxt;
-	wnd = (wnd + unit - 1) >> c->rcv_ws;
+	/*
+	 * The field rounds down: rounding up would advertise up to a unit
+	 * beyond the caller's capacity on every ACK whose rcv_nxt is not
+	 * unit-aligned, and the edge would creep. The edge the peer sees may
+	 * so fall below rcv_adv by less than one unit, which RFC 7323 2.4
+	 * permits; rcv_adv itself never moves left, so data up to any edge
+	 * announced before is still accepted (RFC 9293 3.8.6.2.2: the window
+	 * is not shrunk).
+	 */
+	wnd = (c->rcv_adv - c->rcv_nxt) >> c->rcv_ws;
 	if (wnd > 0xffff)
 		wnd = 0xffff;
-	c->rcv_adv = c->rcv_nxt + (wnd << c->rcv_ws);
 	return (uint16_t)wnd;
 }

@@ -301,6 +301,25 @@ ensure_conn(struct interp *in)
 	in->conn_init = true;
 }
 
+/*
+ * SYN-ACK retransmissions of the listener name their half-open
+ * connection's tuple (the caller addresses them without matching
+ * sequence numbers).
+ */
+static void
+listen_tuple_check(struct interp *in, const struct dt_tcp_out *out)
+{
+	const struct dt_tcp_tuple *t;
+	unsigned int i;
+
+	for (i = 0; i < out->n_segs; i++) {
+		t = &out->segs[i].tuple;
+		if (t->laddr != in->tuple.laddr || t->raddr != in->tuple.raddr ||
+				t->lport != in->tuple.lport || t->rport == 0)
+			fail(in, "listener segment without its tuple");
+	}
+}
+
 /* Fire timers due up to @p t, in deadline order, then set the clock. */
 static void
 advance(struct interp *in, uint64_t t)
@@ -325,9 +344,10 @@ advance(struct interp *in, uint64_t t)
 		if (d == 0 || d > t)
 			break;
 		in->now = d;
-		if (lst)
+		if (lst) {
 			dt_tcp_listen_timeout(&in->lst, d, &in->out);
-		else
+			listen_tuple_check(in, &in->out);
+		} else
 			dt_tcp_timeout(&in->conn, d, &in->out);
 		collect_all(in);
 	}
@@ -704,7 +724,8 @@ cmd_event(struct interp *in, char **tok, int n)
 		break;
 	case DT_TCP_EV_ERROR:
 		if (n != 2 || strcmp(tok[1], ev->err == DT_TCP_ERR_TIMEOUT ?
-				"timeout" : "refused"))
+				"timeout" : ev->err == DT_TCP_ERR_DATA_LOST ?
+				"data_lost" : "refused"))
 			fail(in, "error reason %u", ev->err);
 		break;
 	default:
@@ -846,6 +867,14 @@ cmd_expect(struct interp *in, char **tok, int n)
 			fail(in, "smss %u, expected %u", c->smss, v);
 		return;
 	}
+	if (n == 2 && (!strcmp(tok[0], "rtx_segs") ||
+			!strcmp(tok[0], "rtx_bytes")) && parse_u32(tok[1], &v)) {
+		t = tok[0][4] == 's' ? c->rtx_segs : c->rtx_bytes;
+		if (t != v)
+			fail(in, "%s is %llu, expected %u", tok[0],
+				(unsigned long long)t, v);
+		return;
+	}
 	for (k = 0; n == 2 && k < sizeof(fields) / sizeof(fields[0]); k++) {
 		if (strcmp(fields[k].name, tok[0]))
 			continue;
@@ -975,6 +1004,8 @@ cmd_app(struct interp *in, char **tok, int n)
 		}
 	} else if (!strcmp(tok[0], "close")) {
 		rc = dt_tcp_close(&in->conn, in->now, &in->out);
+	} else if (!strcmp(tok[0], "close_full")) {
+		rc = dt_tcp_close_full(&in->conn, in->now, &in->out);
 	} else if (!strcmp(tok[0], "abort")) {
 		dt_tcp_abort(&in->conn, in->now, &in->out);
 	} else if (!strcmp(tok[0], "rcvspace") && n == 2 && parse_u32(tok[1], &v)) {

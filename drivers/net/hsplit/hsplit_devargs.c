@@ -14,7 +14,8 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_WIRE, HSPLIT_ARG_MAC, HSPLIT_ARG_RATE, HSPLIT_ARG_LOSS,
 	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
 	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
-	HSPLIT_ARG_IFACE_RING, NULL
+	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
+	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -111,6 +112,19 @@ one_arg(const char *key, const char *val, void *opaque)
 	} else if (strcmp(key, HSPLIT_ARG_REORDER) == 0) {
 		if (parse_double(val, 0.0, 1.0, &da->reorder) < 0)
 			return bad(c, key, val, "need a probability in [0, 1]");
+	} else if (strcmp(key, HSPLIT_ARG_CORRUPT) == 0 ||
+			strcmp(key, HSPLIT_ARG_RX_LOSS) == 0 ||
+			strcmp(key, HSPLIT_ARG_RX_DUP) == 0 ||
+			strcmp(key, HSPLIT_ARG_RX_REORDER) == 0 ||
+			strcmp(key, HSPLIT_ARG_RX_CORRUPT) == 0) {
+		double *d = strcmp(key, HSPLIT_ARG_CORRUPT) == 0 ? &da->corrupt :
+			strcmp(key, HSPLIT_ARG_RX_LOSS) == 0 ? &da->rx_loss :
+			strcmp(key, HSPLIT_ARG_RX_DUP) == 0 ? &da->rx_dup :
+			strcmp(key, HSPLIT_ARG_RX_REORDER) == 0 ? &da->rx_reorder :
+			&da->rx_corrupt;
+
+		if (parse_double(val, 0.0, 1.0, d) < 0)
+			return bad(c, key, val, "need a probability in [0, 1]");
 	} else if (strcmp(key, HSPLIT_ARG_SEED) == 0) {
 		if (parse_u64(val, 0, UINT64_MAX, &da->seed) < 0)
 			return bad(c, key, val, "need an unsigned integer");
@@ -161,8 +175,9 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	kv = rte_kvargs_parse(args, hsplit_valid_args);
 	if (kv == NULL) {
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
-			"wire, mac, rate, loss, dup, reorder, seed, nomatch, wire_bufs, "
-			"iface, iface_ring)",
+			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
+			"wire_bufs, iface, iface_ring, rx_loss, rx_dup, rx_reorder, "
+			"rx_corrupt)",
 			args);
 		return -EINVAL;
 	}
@@ -174,6 +189,13 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	if (da->wire[0] != '\0' && da->iface[0] != '\0') {
 		snprintf(err, errlen, "wire=%s and iface=%s: a port has one wire, "
 			"a loopback wire or a Linux interface", da->wire, da->iface);
+		return -EINVAL;
+	}
+	if (da->iface[0] == '\0' && (da->rx_loss > 0 || da->rx_dup > 0 ||
+			da->rx_reorder > 0 || da->rx_corrupt > 0)) {
+		/* On a loopback wire the peer's TX faults do this already. */
+		snprintf(err, errlen, "rx_loss/rx_dup/rx_reorder/rx_corrupt need "
+			"iface=NAME (on a loopback wire, set the faults on the peer)");
 		return -EINVAL;
 	}
 	if (da->iface_ring_set && da->iface[0] == '\0') {

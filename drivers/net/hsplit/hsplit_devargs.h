@@ -7,6 +7,12 @@
  *   mac=XX:XX:XX:XX:XX:XX  MAC address (default: 02:68:73:00:00:<port id>)
  *   rate=GBPS          line rate in Gb/s, paced on TX (default 0: unpaced)
  *   loss=P dup=P reorder=P  fault probabilities in [0, 1] (default 0)
+ *   corrupt=P          probability that a sent frame has one byte of its
+ *                      IP payload flipped after the checksums were computed
+ *                      (the receiver's checksum verification catches it)
+ *   rx_loss=P rx_dup=P rx_reorder=P rx_corrupt=P  the same faults on
+ *                      frames received from a Linux interface (iface=), so
+ *                      that a test wire is faulty in both directions
  *   seed=N             PRNG seed of the faults (default 1)
  *   nomatch=host|last  where frames that do not match the buffer-split rule
  *                      go (default host; see hsplit_split.h)
@@ -34,6 +40,11 @@
 #define HSPLIT_ARG_DUP "dup"
 #define HSPLIT_ARG_REORDER "reorder"
 #define HSPLIT_ARG_SEED "seed"
+#define HSPLIT_ARG_CORRUPT "corrupt"
+#define HSPLIT_ARG_RX_LOSS "rx_loss"
+#define HSPLIT_ARG_RX_DUP "rx_dup"
+#define HSPLIT_ARG_RX_REORDER "rx_reorder"
+#define HSPLIT_ARG_RX_CORRUPT "rx_corrupt"
 #define HSPLIT_ARG_NOMATCH "nomatch"
 #define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
 #define HSPLIT_ARG_IFACE "iface"
@@ -47,6 +58,9 @@ struct hsplit_devargs {
 	uint8_t nomatch;     /**< enum hsplit_nomatch */
 	double rate_gbps;    /**< 0 = unpaced */
 	double loss, dup, reorder;
+	double corrupt;      /**< TX side: one byte flipped after checksumming */
+	/** Faults on frames received from the interface (iface= only). */
+	double rx_loss, rx_dup, rx_reorder, rx_corrupt;
 	uint64_t seed;
 	uint32_t wire_bufs;
 	char iface[HSPLIT_IFACE_NAME_MAX]; /**< "" = no interface backend */

@@ -582,6 +582,11 @@ hsplit_probe(struct rte_vdev_device *vdev)
 	p->loss_thr = hsplit_prob_threshold(da.loss);
 	p->dup_thr = hsplit_prob_threshold(da.dup);
 	p->reorder_thr = hsplit_prob_threshold(da.reorder);
+	p->corrupt_thr = hsplit_prob_threshold(da.corrupt);
+	p->rx_loss_thr = hsplit_prob_threshold(da.rx_loss);
+	p->rx_dup_thr = hsplit_prob_threshold(da.rx_dup);
+	p->rx_reorder_thr = hsplit_prob_threshold(da.rx_reorder);
+	p->rx_corrupt_thr = hsplit_prob_threshold(da.rx_corrupt);
 	p->max_frame = RTE_ETHER_MTU + RTE_ETHER_HDR_LEN + 8;
 	memcpy(p->rss_key, hsplit_rss_default_key, HSPLIT_RSS_KEY_LEN);
 	hsplit_flow_table_init(&p->flow);
@@ -623,6 +628,11 @@ hsplit_probe(struct rte_vdev_device *vdev)
 		da.iface[0] ? da.iface : da.wire[0] ? da.wire : "(none)", da.rate_gbps,
 		da.loss, da.dup, da.reorder, da.seed,
 		da.nomatch == HSPLIT_NOMATCH_LAST ? "last" : "host");
+	if (da.corrupt > 0 || da.rx_loss > 0 || da.rx_dup > 0 ||
+			da.rx_reorder > 0 || da.rx_corrupt > 0)
+		HSPLIT_LOG(INFO, "%s: corrupt %g; received from the interface: "
+			"loss %g dup %g reorder %g corrupt %g", name, da.corrupt,
+			da.rx_loss, da.rx_dup, da.rx_reorder, da.rx_corrupt);
 	return 0;
 fail:
 	hsplit_iface_close(p);
@@ -716,6 +726,11 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_LOSS "=<0..1> "
 	HSPLIT_ARG_DUP "=<0..1> "
 	HSPLIT_ARG_REORDER "=<0..1> "
+	HSPLIT_ARG_CORRUPT "=<0..1> "
+	HSPLIT_ARG_RX_LOSS "=<0..1> "
+	HSPLIT_ARG_RX_DUP "=<0..1> "
+	HSPLIT_ARG_RX_REORDER "=<0..1> "
+	HSPLIT_ARG_RX_CORRUPT "=<0..1> "
 	HSPLIT_ARG_SEED "=<uint64> "
 	HSPLIT_ARG_NOMATCH "=host|last "
 	HSPLIT_ARG_WIRE_BUFS "=<64..1048576> "

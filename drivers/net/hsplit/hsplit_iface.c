@@ -66,6 +66,8 @@ struct iface_rx_stats {
 	uint64_t outgoing;      /* the interface's own transmissions, skipped */
 	uint64_t csum_completed;
 	uint64_t no_wbuf;       /* drains stopped for want of a wire buffer */
+	/* Injected faults (rx_loss=, rx_dup=, rx_reorder=, rx_corrupt=). */
+	uint64_t f_loss, f_dup, f_reorder, f_corrupt;
 };
 
 struct iface_tx_stats {
@@ -97,6 +99,10 @@ struct hsplit_iface {
 	struct iface_rx_stats rst;
 	uint64_t kdrops;        /* ring-full drops folded from PACKET_STATISTICS */
 	uint8_t trunc_logged;   /* the hint about truncated frames was given */
+	/* RX faults, under rx_lock: PRNG, and a frame held back for reordering. */
+	uint64_t prng;
+	struct hsplit_wbuf *held;
+	uint64_t held_tsc;
 	struct iface_tx tx[HSPLIT_MAX_QUEUES];
 };
 
@@ -251,6 +257,11 @@ rx_close(struct hsplit_iface *ifc)
 		ifc->rx_fd = -1;
 		ifc->promisc = 0;  /* memberships go with the socket */
 	}
+	if (ifc->held != NULL) {
+		/* A frame held for reordering when the port stopped: lost. */
+		rte_mempool_put(rte_mempool_from_obj(ifc->held), ifc->held);
+		ifc->held = NULL;
+	}
 	rte_spinlock_unlock(&ifc->rx_lock);
 }
 
@@ -380,6 +391,8 @@ hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6])
 		return ret;
 	}
 	rte_spinlock_init(&ifc->rx_lock);
+	/* RX faults draw from their own sequence (not a TX queue's). */
+	hsplit_prng_seed(&ifc->prng, p->da.seed, HSPLIT_MAX_QUEUES);
 	ifc->rx_fd = -1;
 	for (q = 0; q < HSPLIT_MAX_QUEUES; q++)
 		ifc->tx[q].fd = -1;
@@ -538,22 +551,78 @@ rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
 	} else if (status & TP_STATUS_CSUM_VALID) {
 		known = HSPLIT_CK_L4;
 	}
+	if (p->rx_corrupt_thr && hsplit_prng_next(&ifc->prng) < p->rx_corrupt_thr &&
+			hsplit_wire_corrupt(w, hsplit_prng_next(&ifc->prng)) == 0) {
+		/* Damaged on the wire, after the sender's checksums: verify. */
+		known = 0;
+		ifc->rst.f_corrupt++;
+	}
 	hsplit_wire_classify(p, w, known);
 	ifc->rst.frames++;
 	ifc->rst.bytes += len;
+}
+
+/*
+ * Faults on the frame just received, wb[n] (rx_loss=, rx_dup=, rx_reorder=;
+ * rx_corrupt= is applied in rx_frame()). They stand in for netem on the
+ * kernel side when the kernel has none, so that the stack sees a faulty wire
+ * in both directions. A duplicate may take the budget one past @p n + 1:
+ * wb has room for it. Returns the frames now in wb.
+ */
+static uint32_t
+rx_faults(struct hsplit_port *p, struct hsplit_iface *ifc,
+	struct hsplit_wbuf **wb, uint32_t n)
+{
+	struct hsplit_wbuf *w = wb[n], *c;
+
+	if (likely(!(p->rx_loss_thr | p->rx_dup_thr | p->rx_reorder_thr)))
+		return n + 1;
+	if (p->rx_loss_thr && hsplit_prng_next(&ifc->prng) < p->rx_loss_thr) {
+		ifc->rst.f_loss++;
+		rte_mempool_put(p->wire_pool, w);
+		return n;
+	}
+	n++;
+	if (ifc->held != NULL) {
+		/* The held frame goes right after this one. */
+		wb[n++] = ifc->held;
+		ifc->held = NULL;
+	} else if (p->rx_reorder_thr &&
+			hsplit_prng_next(&ifc->prng) < p->rx_reorder_thr) {
+		ifc->held = w;
+		ifc->held_tsc = rte_rdtsc();
+		ifc->rst.f_reorder++;
+		n--;
+	}
+	if (p->rx_dup_thr && hsplit_prng_next(&ifc->prng) < p->rx_dup_thr &&
+			rte_mempool_get(p->wire_pool, (void **)&c) == 0) {
+		c->len = w->len;
+		c->rss_hash = w->rss_hash;
+		c->rx_flags = w->rx_flags;
+		c->queue = w->queue;
+		c->pi = w->pi;
+		rte_memcpy(c->data, w->data, w->len);
+		wb[n++] = c;
+		ifc->rst.f_dup++;
+	}
+	return n;
 }
 
 /* Move up to @p budget frames from the RX ring to the queues (lock held). */
 static void
 rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
 {
-	struct hsplit_wbuf *wb[IFACE_RX_BUDGET];
+	/* A frame's faults add two frames at most (a held one, a duplicate). */
+	struct hsplit_wbuf *wb[IFACE_RX_BUDGET + 3];
 	struct iface_ring *r = &ifc->rx;
 	struct tpacket2_hdr *h;
 	const struct sockaddr_ll *sll;
 	uint32_t status, n = 0;
 	uint8_t *slot;
 
+	/* Room for what faults add: a held frame and a duplicate. */
+	if (p->rx_loss_thr | p->rx_dup_thr | p->rx_reorder_thr)
+		budget = budget > 3 ? budget - 2 : 1;
 	while (n < budget) {
 		slot = r->slot[r->head];
 		h = (struct tpacket2_hdr *)slot;
@@ -575,10 +644,16 @@ rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
 				break;
 			}
 			rx_frame(p, ifc, wb[n], slot, h, status);
-			n++;
+			n = rx_faults(p, ifc, wb, n);
 		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		r->head = r->head + 1 == r->nb ? 0 : r->head + 1;
+	}
+	/* A frame held for reordering waits at most HSPLIT_HOLD_US. */
+	if (ifc->held != NULL && n < budget && rte_rdtsc() - ifc->held_tsc >
+			rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
+		wb[n++] = ifc->held;
+		ifc->held = NULL;
 	}
 	/* Under the lock: frames of one flow reach their queue in wire order. */
 	if (n)
@@ -696,7 +771,8 @@ hsplit_iface_xmit(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
 /* xstats: port counters of the backend. */
 enum {
 	X_RX_FRAMES, X_RX_BYTES, X_RX_KDROPS, X_RX_TRUNC, X_RX_OUTGOING,
-	X_RX_CSUM, X_RX_NOWBUF, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
+	X_RX_CSUM, X_RX_NOWBUF, X_RX_FLOSS, X_RX_FDUP, X_RX_FREORDER,
+	X_RX_FCORRUPT, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
 	X_TX_BIG, X_TX_KICK, X_NB
 };
 
@@ -704,6 +780,8 @@ static const char *const iface_xnames[X_NB] = {
 	"iface_rx_frames", "iface_rx_bytes", "iface_rx_kernel_drops",
 	"iface_rx_truncated", "iface_rx_outgoing_skipped",
 	"iface_rx_csum_completed", "iface_rx_no_wire_buf",
+	"iface_rx_fault_loss", "iface_rx_fault_dup", "iface_rx_fault_reorder",
+	"iface_rx_fault_corrupt",
 	"iface_tx_frames", "iface_tx_bytes", "iface_tx_ring_full",
 	"iface_tx_too_big", "iface_tx_kick_errors",
 };
@@ -765,6 +843,10 @@ hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
 	v[X_RX_OUTGOING] = rd(&ifc->rst.outgoing);
 	v[X_RX_CSUM] = rd(&ifc->rst.csum_completed);
 	v[X_RX_NOWBUF] = rd(&ifc->rst.no_wbuf);
+	v[X_RX_FLOSS] = rd(&ifc->rst.f_loss);
+	v[X_RX_FDUP] = rd(&ifc->rst.f_dup);
+	v[X_RX_FREORDER] = rd(&ifc->rst.f_reorder);
+	v[X_RX_FCORRUPT] = rd(&ifc->rst.f_corrupt);
 	for (i = 0; i < HSPLIT_MAX_QUEUES; i++) {
 		const struct iface_tx_stats *s = &ifc->tx[i].st;
 

@@ -145,6 +145,7 @@ struct hsplit_txq_stats {
 	uint64_t loss;           /**< injected */
 	uint64_t dup;
 	uint64_t reorder;
+	uint64_t corrupt;        /**< injected: one byte flipped after checksumming */
 	uint64_t paced;          /**< packets tx_burst declined for pacing */
 };
 
@@ -188,6 +189,9 @@ struct hsplit_port {
 	uint64_t loss_thr;        /**< fault thresholds on a 64-bit PRNG draw */
 	uint64_t dup_thr;
 	uint64_t reorder_thr;
+	uint64_t corrupt_thr;
+	/** Faults on frames received from a Linux interface (hsplit_iface.c). */
+	uint64_t rx_loss_thr, rx_dup_thr, rx_reorder_thr, rx_corrupt_thr;
 	uint64_t rx_offloads;
 	uint32_t max_frame;       /**< frames above are dropped on RX */
 	uint64_t rss_hf;
@@ -211,6 +215,7 @@ void hsplit_wire_detach(struct hsplit_port *p);
 uint64_t hsplit_prob_threshold(double p);
 uint64_t hsplit_prng_next(uint64_t *s);
 void hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid);
+int hsplit_wire_corrupt(struct hsplit_wbuf *wb, uint64_t draw);
 void hsplit_pace_init(struct hsplit_txq *q, double rate_gbps, uint16_t nb_txq);
 uint16_t hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);
 void hsplit_pace_refund(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);

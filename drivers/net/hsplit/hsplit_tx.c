@@ -183,6 +183,12 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 			rte_mempool_put(p->wire_pool, wb[i]);
 			continue;
 		}
+		if (p->corrupt_thr && hsplit_prng_next(&q->prng) < p->corrupt_thr &&
+				hsplit_wire_corrupt(wb[i], hsplit_prng_next(&q->prng)) == 0) {
+			/* Classify again: the peer's NIC verifies, trusts nothing. */
+			hsplit_wire_classify(p->peer, wb[i], 0);
+			q->st.corrupt++;
+		}
 		if (q->held != NULL) {
 			/* The held frame goes right after this one. */
 			out[k++] = wb[i];

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -106,6 +107,30 @@ hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	z ^= z >> 31;
 	*s = z ? z : 1;
+}
+
+/*
+ * Corrupt a frame as a bad wire would, after every checksum was computed:
+ * flip one bit of a byte covered by the IPv4 header checksum or by the
+ * TCP/UDP checksum (never Ethernet padding, which no checksum covers, so
+ * that the receiver's verification is sure to catch it). @p draw picks the
+ * byte. Returns 0, or -1 for a frame that has no such byte (not IPv4).
+ */
+int
+hsplit_wire_corrupt(struct hsplit_wbuf *wb, uint64_t draw)
+{
+	const struct hsplit_pkt_info *pi = &wb->pi;
+	uint32_t first = pi->l2_len, span;
+
+	if (pi->l3_len == 0 || pi->ip_len <= pi->l3_len ||
+			first + pi->ip_len > wb->len || pi->is_fragment ||
+			(pi->ip_proto != IPPROTO_TCP && pi->ip_proto != IPPROTO_UDP))
+		return -1;
+	/* TCP/UDP header and payload: the L4 checksum covers them. */
+	first += pi->l3_len;
+	span = pi->ip_len - pi->l3_len;
+	wb->data[first + (uint32_t)((draw >> 32) % span)] ^= 0x01;
+	return 0;
 }
 
 void

@@ -43,6 +43,7 @@ static const struct xname_off wire_xstats[] = {
 	{ "wire_loss", offsetof(struct hsplit_txq_stats, loss) },
 	{ "wire_dup", offsetof(struct hsplit_txq_stats, dup) },
 	{ "wire_reorder", offsetof(struct hsplit_txq_stats, reorder) },
+	{ "wire_corrupt", offsetof(struct hsplit_txq_stats, corrupt) },
 	{ "wire_paced", offsetof(struct hsplit_txq_stats, paced) },
 	{ "wire_peer_down", offsetof(struct hsplit_txq_stats, peer_down) },
 };

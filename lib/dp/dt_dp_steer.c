@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Steering of ports with a host queue (see dt_dp_steer.h): the per-port
+ * shared state, rte_flow rules for listening ports and active connections,
+ * and the lock-free shared neighbour table.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_flow.h>
+#include <rte_malloc.h>
+
+#include "dt_dp_priv.h"
+#include "dt_dp_steer.h"
+
+static struct dt_dp_port_sh *port_sh[RTE_MAX_ETHPORTS];
+
+struct dt_dp_port_sh *
+dt_dp_port_sh_get(uint16_t port_id)
+{
+	return port_id < RTE_MAX_ETHPORTS ? port_sh[port_id] : NULL;
+}
+
+int
+dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq)
+{
+	struct dt_dp_port_sh *sh = port_sh[port_id];
+
+	if (sh == NULL) {
+		sh = rte_zmalloc("dt_dp_port_sh", sizeof(*sh), RTE_CACHE_LINE_SIZE);
+		if (sh == NULL)
+			return -ENOMEM;
+	} else {
+		memset(sh, 0, sizeof(*sh));
+	}
+	sh->port_id = port_id;
+	sh->nb_rxq = nb_rxq;
+	rte_spinlock_init(&sh->lock);
+	port_sh[port_id] = sh;
+	return 0;
+}
+
+void
+dt_dp_port_sh_detach(uint16_t port_id)
+{
+	if (port_id >= RTE_MAX_ETHPORTS)
+		return;
+	rte_free(port_sh[port_id]);
+	port_sh[port_id] = NULL;
+}
+
+/* ---- shared neighbours ---- */
+
+static inline uint32_t
+sh_hash(uint32_t ip)
+{
+	return (ip * 2654435761u) ^ (ip >> 16);
+}
+
+static inline uint64_t
+mac_word(const uint8_t mac[6], uint16_t count)
+{
+	uint64_t w = 0;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		w |= (uint64_t)mac[i] << (8 * i);
+	return w | (uint64_t)count << 48;
+}
+
+void
+dt_dp_sh_neigh_publish(struct dt_dp_port_sh *sh, uint32_t ip,
+	const uint8_t mac[6])
+{
+	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k;
+	struct dt_dp_sh_neigh *e;
+	uint64_t old;
+	uint16_t cnt;
+
+	for (k = 0; k < DT_DP_SH_NEIGH; k++, i = (i + 1) & (DT_DP_SH_NEIGH - 1)) {
+		e = &sh->neigh[i];
+		if (e->ip == ip) {
+			old = __atomic_load_n(&e->word, __ATOMIC_RELAXED);
+			cnt = (uint16_t)((old >> 48) + 1);
+			if (cnt == 0)
+				cnt = 1;    /* 0 means "never seen" to readers */
+			__atomic_store_n(&e->word, mac_word(mac, cnt),
+				__ATOMIC_RELEASE);
+			break;
+		}
+		if (e->ip == 0) {
+			/* Keep a free slot so that readers' probes end. */
+			if (sh->neigh_used + 1 >= DT_DP_SH_NEIGH)
+				return;
+			__atomic_store_n(&e->word, mac_word(mac, 1),
+				__ATOMIC_RELAXED);
+			/* The address last: a reader that sees it sees the MAC. */
+			__atomic_store_n(&e->ip, ip, __ATOMIC_RELEASE);
+			sh->neigh_used++;
+			break;
+		}
+	}
+	__atomic_add_fetch(&sh->neigh_gen, 1, __ATOMIC_RELEASE);
+}
+
+bool
+dt_dp_sh_neigh_lookup(const struct dt_dp_port_sh *sh, uint32_t ip,
+	uint8_t mac[6], uint16_t *count)
+{
+	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
+	uint64_t w;
+	int b;
+
+	for (k = 0; k < DT_DP_SH_NEIGH; k++, i = (i + 1) & (DT_DP_SH_NEIGH - 1)) {
+		eip = __atomic_load_n(&sh->neigh[i].ip, __ATOMIC_ACQUIRE);
+		if (eip == 0)
+			return false;
+		if (eip != ip)
+			continue;
+		w = __atomic_load_n(&sh->neigh[i].word, __ATOMIC_ACQUIRE);
+		for (b = 0; b < 6; b++)
+			mac[b] = (uint8_t)(w >> (8 * b));
+		*count = (uint16_t)(w >> 48);
+		return true;
+	}
+	return false;
+}
+
+/* ---- rte_flow rules ---- */
+
+static struct rte_flow *
+flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
+	uint32_t dst_ip, uint16_t sport, uint16_t dport, uint64_t qmask)
+{
+	struct rte_flow_attr attr = { .ingress = 1, .priority = prio };
+	struct rte_flow_item_ipv4 ip_spec, ip_mask;
+	struct rte_flow_item_tcp tcp_spec, tcp_mask;
+	struct rte_flow_item pattern[4];
+	struct rte_flow_action actions[2];
+	struct rte_flow_action_queue queue;
+	struct rte_flow_action_rss rss;
+	uint16_t queues[64];
+	struct rte_flow_error err;
+	struct rte_flow *f;
+	uint32_t n = 0, q;
+
+	memset(&ip_spec, 0, sizeof(ip_spec));
+	memset(&ip_mask, 0, sizeof(ip_mask));
+	memset(&tcp_spec, 0, sizeof(tcp_spec));
+	memset(&tcp_mask, 0, sizeof(tcp_mask));
+	memset(pattern, 0, sizeof(pattern));
+	memset(actions, 0, sizeof(actions));
+	ip_spec.hdr.dst_addr = rte_cpu_to_be_32(dst_ip);
+	ip_mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	tcp_spec.hdr.dst_port = rte_cpu_to_be_16(dport);
+	tcp_mask.hdr.dst_port = RTE_BE16(0xffff);
+	if (src_ip != 0) {
+		ip_spec.hdr.src_addr = rte_cpu_to_be_32(src_ip);
+		ip_mask.hdr.src_addr = RTE_BE32(0xffffffff);
+		tcp_spec.hdr.src_port = rte_cpu_to_be_16(sport);
+		tcp_mask.hdr.src_port = RTE_BE16(0xffff);
+	}
+	pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	pattern[1].spec = &ip_spec;
+	pattern[1].mask = &ip_mask;
+	pattern[2].type = RTE_FLOW_ITEM_TYPE_TCP;
+	pattern[2].spec = &tcp_spec;
+	pattern[2].mask = &tcp_mask;
+	pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
+	for (q = 0; q < 64; q++)
+		if (qmask & (1ull << q))
+			queues[n++] = (uint16_t)q;
+	if (n == 1) {
+		queue.index = queues[0];
+		actions[0].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+		actions[0].conf = &queue;
+	} else {
+		memset(&rss, 0, sizeof(rss));
+		rss.func = RTE_ETH_HASH_FUNCTION_DEFAULT;
+		rss.types = RTE_ETH_RSS_NONFRAG_IPV4_TCP;
+		rss.queue_num = n;
+		rss.queue = queues;
+		actions[0].type = RTE_FLOW_ACTION_TYPE_RSS;
+		actions[0].conf = &rss;
+	}
+	actions[1].type = RTE_FLOW_ACTION_TYPE_END;
+	memset(&err, 0, sizeof(err));
+	f = rte_flow_create(st->conf.port_id, &attr, pattern, actions, &err);
+	if (f == NULL) {
+		st->st.steer_errors++;
+		DT_DP_LOG(ERR, "port %u queue %u: steering rule for tcp port %u refused: %s",
+			st->conf.port_id, st->conf.rxq, dport,
+			err.message != NULL ? err.message : "(no reason)");
+		return NULL;
+	}
+	st->st.steer_rules++;
+	return f;
+}
+
+static void
+flow_destroy(struct dt_dp_stack *st, struct rte_flow *f)
+{
+	struct rte_flow_error err;
+
+	if (f == NULL)
+		return;
+	if (rte_flow_destroy(st->conf.port_id, f, &err) != 0) {
+		st->st.steer_errors++;
+		DT_DP_LOG(ERR, "port %u: steering rule not destroyed: %s",
+			st->conf.port_id, err.message != NULL ? err.message : "?");
+	}
+}
+
+/*
+ * Give group @p g the rule of @p qmask: the new rule first, then the old
+ * one goes (same priority, older first: no frame finds neither).
+ */
+static int
+grp_rule(struct dt_dp_stack *st, struct dt_dp_steer_grp *g, uint64_t qmask)
+{
+	struct rte_flow *f = NULL;
+
+	if (qmask != 0) {
+		f = flow_create(st, DT_DP_STEER_PRIO_LISTEN, 0, g->ip,
+			0, g->tcp_port, qmask);
+		if (f == NULL)
+			return -ENOSPC;
+	}
+	flow_destroy(st, g->flow);
+	g->flow = f;
+	g->qmask = qmask;
+	if (qmask == 0)
+		g->ip = 0;
+	return 0;
+}
+
+/* The stack's queue joins (or leaves) the group of (its ip, @p port). */
+static int
+grp_update(struct dt_dp_stack *st, uint16_t port, bool join)
+{
+	struct dt_dp_port_sh *sh = st->sh;
+	struct dt_dp_steer_grp *g = NULL, *free_g = NULL;
+	uint64_t bit = 1ull << st->conf.rxq;
+	unsigned int i;
+	int r;
+
+	rte_spinlock_lock(&sh->lock);
+	for (i = 0; i < DT_DP_STEER_GRP_MAX; i++) {
+		if (sh->grp[i].ip == st->ip && sh->grp[i].tcp_port == port)
+			g = &sh->grp[i];
+		else if (sh->grp[i].ip == 0 && free_g == NULL)
+			free_g = &sh->grp[i];
+	}
+	if (g == NULL && join && free_g != NULL) {
+		g = free_g;
+		memset(g, 0, sizeof(*g));
+		g->ip = st->ip;
+		g->tcp_port = port;
+	}
+	if (g == NULL)
+		r = join ? -ENOSPC : 0;
+	else
+		r = grp_rule(st, g, join ? g->qmask | bit : g->qmask & ~bit);
+	if (r != 0 && g != NULL && g->qmask == 0)
+		g->ip = 0;
+	rte_spinlock_unlock(&sh->lock);
+	return r;
+}
+
+static struct dt_dp_steer_ref *
+ref_find(struct dt_dp_stack *st, uint16_t port)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(st->steer_ref); i++)
+		if (st->steer_ref[i].port == port)
+			return &st->steer_ref[i];
+	return NULL;
+}
+
+int
+dt_dp_steer_ref(struct dt_dp_stack *st, uint16_t port)
+{
+	struct dt_dp_steer_ref *ref;
+	int r;
+
+	if (st->sh == NULL)
+		return 0;
+	ref = ref_find(st, port);
+	if (ref != NULL) {
+		ref->refs++;
+		return 0;
+	}
+	ref = ref_find(st, 0);
+	if (ref == NULL)
+		return -ENOSPC;
+	r = grp_update(st, port, true);
+	if (r != 0)
+		return r;
+	ref->port = port;
+	ref->refs = 1;
+	return 0;
+}
+
+void
+dt_dp_steer_unref(struct dt_dp_stack *st, uint16_t port)
+{
+	struct dt_dp_steer_ref *ref;
+
+	if (st->sh == NULL || port == 0 || (ref = ref_find(st, port)) == NULL)
+		return;
+	if (--ref->refs > 0)
+		return;
+	grp_update(st, port, false);
+	ref->port = 0;
+}
+
+int
+dt_dp_steer_conn_add(struct dt_dp_stack *st, struct dt_dp_conn *c)
+{
+	const struct dt_tcp_tuple *t = &c->tcp.tuple;
+
+	if (st->sh == NULL)
+		return 0;
+	c->flow = flow_create(st, DT_DP_STEER_PRIO_CONN, t->raddr, t->laddr,
+		t->rport, t->lport, 1ull << st->conf.rxq);
+	return c->flow != NULL ? 0 : -ENOSPC;
+}
+
+void
+dt_dp_steer_conn_del(struct dt_dp_stack *st, struct dt_dp_conn *c)
+{
+	flow_destroy(st, c->flow);
+	c->flow = NULL;
+}
+
+void
+dt_dp_steer_release_all(struct dt_dp_stack *st)
+{
+	unsigned int i;
+
+	if (st->sh == NULL)
+		return;
+	for (i = 0; i < RTE_DIM(st->steer_ref); i++) {
+		if (st->steer_ref[i].port == 0)
+			continue;
+		st->steer_ref[i].refs = 1;
+		dt_dp_steer_unref(st, st->steer_ref[i].port);
+	}
+	if (st->host_rx)
+		__atomic_store_n(&st->sh->host_claimed, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Component test of steering (DESIGN rule 3) over two net_hsplit ports on
+ * one loopback wire. The server port runs in steered mode: queue 0 takes
+ * whole frames in host memory, queues 1 and 2 split payload into a gpu_sim
+ * region and receive only the TCP flows the stacks' rte_flow rules send
+ * them. Server stack A owns queue 1 and also polls queue 0 (ARP, ICMP,
+ * unsteered traffic, the port's neighbours); stack B owns queue 2 and
+ * learns neighbours from A. All stacks are polled from one lcore.
+ *
+ * Checks: a port one stack listens on lands on that stack only; a port
+ * both listen on is spread over both (RSS action); an actively opened
+ * connection of B gets its replies on B's queue (5-tuple rule); transfers
+ * are byte-exact (CRC32C; device chunks read through the region's CPU
+ * alias, verification only); ARP and ICMP are handled on queue 0 by A;
+ * frames that match no rule (UDP, TCP to a closed port) reach queue 0 in
+ * host memory and never a device queue (NIC and stack counters).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "dt_devmem.h"
+#include "dt_dp.h"
+#include "dt_dp_port.h"
+#include "dt_net_cksum.h"
+#include "dt_pattern.h"
+#include "dt_test.h"
+
+#define CLI_IP RTE_IPV4(10, 0, 1, 1)
+#define SRV_IP RTE_IPV4(10, 0, 1, 2)
+#define PORT_A 5001       /* A listens */
+#define PORT_B 5002       /* B listens */
+#define PORT_AB 5003      /* both listen: RSS over queues 1 and 2 */
+#define PORT_CLI 7001     /* the client listens; B connects */
+#define NB_AB 16
+#define MAX_C 64
+#define PAT_LEN ((1u << 20) + 4093)
+#define SLICE (64u * 1024)
+#define XFER (256u * 1024)
+
+enum { CLI, SA, SB, NB_ST };
+
+struct conn {
+	bool used, connected, peer_closed, closed, shut;
+	int st;                /* stack index */
+	dt_dp_conn_t id;
+	uint16_t lport;        /* listen port (passive) or remote port */
+	uint64_t total, queued, acked, rx_bytes, dev_bytes;
+	uint32_t start, tx_crc, rx_crc;
+};
+
+static struct {
+	uint16_t cport, sport;
+	struct rte_mempool *c_pool, *c_shell, *s_hdr, *s_host, *s_shell;
+	struct dt_devmem_region *region;
+	const uint8_t *alias;
+	uint8_t *pattern;
+	uint64_t pattern_iova;
+	struct dt_dp_stack *st[NB_ST];
+	struct conn c[MAX_C];
+	unsigned int nb_c;
+	uint8_t cli_mac[6], srv_mac[6];
+} env;
+
+static uint64_t
+now_us(void)
+{
+	return rte_rdtsc() * 1000000 / rte_get_tsc_hz();
+}
+
+static struct conn *
+conn_new(int st, dt_dp_conn_t id, uint16_t lport, uint64_t total)
+{
+	struct conn *c;
+
+	if (env.nb_c >= MAX_C)
+		return NULL;
+	c = &env.c[env.nb_c++];
+	memset(c, 0, sizeof(*c));
+	c->used = true;
+	c->st = st;
+	c->id = id;
+	c->lport = lport;
+	c->total = total;
+	c->shut = total == 0;
+	c->start = (env.nb_c * 7919u) % PAT_LEN;
+	return c;
+}
+
+static void
+fill(struct conn *c)
+{
+	struct dt_dp_buf b;
+	uint32_t pos, len;
+
+	while (c->connected && c->queued < c->total) {
+		pos = (uint32_t)((c->start + c->queued) % PAT_LEN);
+		len = (uint32_t)RTE_MIN((uint64_t)SLICE, c->total - c->queued);
+		len = RTE_MIN(len, PAT_LEN - pos);
+		b.addr = env.pattern + pos;
+		b.iova = env.pattern_iova + pos;
+		b.len = len;
+		b.device = false;
+		if (dt_dp_send(env.st[c->st], c->id, &b) != 0)
+			break;
+		c->tx_crc = rte_hash_crc(env.pattern + pos, len, c->tx_crc);
+		c->queued += len;
+	}
+	if (c->connected && !c->shut && c->acked == c->total) {
+		c->shut = true;
+		DT_CHECK_EQ(dt_dp_shutdown(env.st[c->st], c->id), 0);
+	}
+}
+
+static void
+on_data(struct conn *c, struct dt_dp_stack *st, const struct dt_dp_chunk *ch)
+{
+	const uint8_t *p = ch->addr;
+
+	if (ch->kind == DT_DP_CHUNK_DEVICE) {
+		/* Verification only: through the CPU alias, never ch->addr. */
+		p = env.alias + ch->offset;
+		c->dev_bytes += ch->len;
+	}
+	c->rx_crc = rte_hash_crc(p, ch->len, c->rx_crc);
+	c->rx_bytes += ch->len;
+	dt_dp_release(st, ch->token);
+}
+
+/* Accepted connections echo nothing: they receive, or (client) send XFER. */
+static void
+on_event(int si, const struct dt_dp_event *ev)
+{
+	struct dt_dp_stack *st = env.st[si];
+	struct conn *c = ev->udata;
+
+	switch (ev->type) {
+	case DT_DP_EV_ACCEPTED:
+		c = conn_new(si, ev->conn, ev->listen_port,
+			si == CLI ? XFER / 2 : 0);
+		DT_REQUIRE(c != NULL);
+		c->connected = true;
+		dt_dp_set_udata(st, ev->conn, c);
+		fill(c);
+		break;
+	case DT_DP_EV_CONNECTED:
+		c->connected = true;
+		fill(c);
+		break;
+	case DT_DP_EV_SENT:
+		c->acked += ev->sent.bytes;
+		fill(c);
+		break;
+	case DT_DP_EV_DATA:
+		if (c == NULL) {
+			dt_dp_release(st, ev->chunk.token);
+			break;
+		}
+		on_data(c, st, &ev->chunk);
+		break;
+	case DT_DP_EV_PEER_CLOSED:
+		c->peer_closed = true;
+		DT_CHECK_EQ(dt_dp_close(st, ev->conn), 0);
+		break;
+	case DT_DP_EV_CLOSED:
+		if (c != NULL)
+			c->closed = true;
+		break;
+	case DT_DP_EV_ERROR:
+	case DT_DP_EV_RESET:
+		printf("  stack %d: %s on a connection (err %d)\n", si,
+			ev->type == DT_DP_EV_RESET ? "reset" : "error", ev->err);
+		DT_CHECK(false);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+poll_all(void)
+{
+	struct dt_dp_event ev[64];
+	uint16_t n, i;
+	int s;
+
+	for (s = 0; s < NB_ST; s++) {
+		dt_dp_poll(env.st[s]);
+		do {
+			n = dt_dp_events(env.st[s], ev, RTE_DIM(ev));
+			for (i = 0; i < n; i++)
+				on_event(s, &ev[i]);
+		} while (n > 0);
+	}
+}
+
+static bool
+all_closed(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < env.nb_c; i++)
+		if (!env.c[i].closed)
+			return false;
+	return true;
+}
+
+static bool
+run_until(bool (*cond)(void), unsigned int ms)
+{
+	uint64_t end = now_us() + (uint64_t)ms * 1000;
+
+	while (now_us() < end) {
+		poll_all();
+		if (cond())
+			return true;
+	}
+	return cond();
+}
+
+static bool never(void) { return false; }
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = 0;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 ||
+			rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+static void
+stats(int s, struct dt_dp_stats *x)
+{
+	dt_dp_stats_get(env.st[s], x);
+}
+
+/* ---- set-up ---- */
+static struct dt_dp_stack *
+stack_new(uint16_t port, uint32_t ip, uint16_t q, bool host_queue,
+	struct rte_mempool *hdr, struct rte_mempool *shell,
+	struct dt_devmem_region *region)
+{
+	struct dt_dp_stack_conf sc;
+
+	dt_dp_stack_conf_default(&sc);
+	sc.port_id = port;
+	sc.rxq = q;
+	sc.txq = q > 0 ? q - 1 : 0;
+	sc.host_queue = host_queue;
+	sc.ipv4 = rte_cpu_to_be_32(ip);
+	sc.max_conns = 128;
+	sc.hdr_pool = hdr;
+	sc.shell_pool = shell;
+	sc.region = region;
+	sc.tcp.msl_us = 20000;
+	sc.tcp.delack_us = 1000;
+	return dt_dp_stack_create(&sc);
+}
+
+static int
+setup(void)
+{
+	struct dt_devmem_region_conf rc;
+	struct dt_dp_port_conf pc;
+	struct rte_ether_addr mac;
+	char err[256];
+	uint32_t i;
+	int16_t gpu;
+	int r;
+
+	if (rte_eth_dev_count_avail() != 2)
+		return -ENODEV;
+	env.cport = rte_eth_find_next(0);
+	env.sport = rte_eth_find_next(env.cport + 1);
+	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (gpu < 0)
+		return -ENODEV;
+	memset(&rc, 0, sizeof(rc));
+	rc.name = "dps_payload";
+	rc.gpu_id = gpu;
+	rc.port_id = env.sport;
+	rc.nb_bufs = 16384;
+	rc.buf_size = 2048;
+	rc.socket_id = SOCKET_ID_ANY;
+	r = dt_devmem_region_create(&rc, &env.region);
+	if (r != 0)
+		return r;
+	env.alias = dt_devmem_region_cpu_map(env.region);
+	env.c_pool = rte_pktmbuf_pool_create("dps_cli", 16384, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	env.c_shell = rte_pktmbuf_pool_create("dps_cshell", 16384, 256, 0, 0,
+		SOCKET_ID_ANY);
+	env.s_hdr = rte_pktmbuf_pool_create("dps_shdr", 16384, 256, 0,
+		RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
+	env.s_host = rte_pktmbuf_pool_create("dps_shost", 4096, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	env.s_shell = rte_pktmbuf_pool_create("dps_sshell", 8192, 256, 0, 0,
+		SOCKET_ID_ANY);
+	env.pattern = rte_malloc("dps_pattern", PAT_LEN, 64);
+	if (env.alias == NULL || env.c_pool == NULL || env.c_shell == NULL ||
+			env.s_hdr == NULL || env.s_host == NULL ||
+			env.s_shell == NULL || env.pattern == NULL)
+		return -ENOMEM;
+	for (i = 0; i < PAT_LEN; i++)
+		env.pattern[i] = dt_pattern_byte(i);
+	env.pattern_iova = rte_malloc_virt2iova(env.pattern);
+
+	memset(&pc, 0, sizeof(pc));
+	pc.nb_rxq = 1;
+	pc.nb_txq = 2;          /* queue 1: the test's raw frames */
+	pc.hdr_pool = env.c_pool;
+	pc.tx_cksum = true;
+	pc.tx_multi_seg = true;
+	r = dt_dp_port_start(env.cport, &pc, err, sizeof(err));
+	if (r != 0) {
+		printf("client port: %s\n", err);
+		return r;
+	}
+	pc.nb_rxq = 3;
+	pc.nb_txq = 2;
+	pc.hdr_pool = env.s_hdr;
+	pc.pay_pool = dt_devmem_region_pool(env.region);
+	pc.split = DT_DP_SPLIT_PROTO;
+	pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
+	pc.host_queue = true;
+	pc.host_pool = env.s_host;
+	r = dt_dp_port_start(env.sport, &pc, err, sizeof(err));
+	if (r != 0) {
+		printf("server port: %s\n", err);
+		return r;
+	}
+	rte_eth_macaddr_get(env.cport, &mac);
+	memcpy(env.cli_mac, mac.addr_bytes, 6);
+	rte_eth_macaddr_get(env.sport, &mac);
+	memcpy(env.srv_mac, mac.addr_bytes, 6);
+	env.st[CLI] = stack_new(env.cport, CLI_IP, 0, false, env.c_pool,
+		env.c_shell, NULL);
+	env.st[SA] = stack_new(env.sport, SRV_IP, 1, true, env.s_hdr,
+		env.s_shell, env.region);
+	env.st[SB] = stack_new(env.sport, SRV_IP, 2, false, env.s_hdr,
+		env.s_shell, env.region);
+	if (env.st[CLI] == NULL || env.st[SA] == NULL || env.st[SB] == NULL)
+		return -rte_errno;
+	return 0;
+}
+
+/* ---- raw frames from the client port's spare TX queue ---- */
+static void
+raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env.c_pool);
+	uint16_t l4 = proto == IPPROTO_TCP ? 20 : proto == IPPROTO_UDP ? 8 : 8;
+	uint16_t tot = (uint16_t)(20 + l4 + plen), ck;
+	uint8_t *p;
+	uint32_t pseudo;
+
+	DT_REQUIRE(m != NULL);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + tot));
+	DT_REQUIRE(p != NULL);
+	memset(p, 0, 14u + tot);
+	memcpy(p, env.srv_mac, 6);
+	memcpy(p + 6, env.cli_mac, 6);
+	p[12] = 0x08;
+	p[14] = 0x45;
+	p[16] = (uint8_t)(tot >> 8);
+	p[17] = (uint8_t)tot;
+	p[22] = 64;
+	p[23] = proto;
+	*(uint32_t *)(p + 26) = rte_cpu_to_be_32(CLI_IP);
+	*(uint32_t *)(p + 30) = rte_cpu_to_be_32(SRV_IP);
+	ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 14, 20, 0));
+	p[24] = (uint8_t)(ck >> 8);
+	p[25] = (uint8_t)ck;
+	memset(p + 34 + l4, 0xa5, plen);
+	if (proto == IPPROTO_ICMP) {
+		p[34] = 8;     /* echo request */
+		p[38] = 0x12;
+		p[41] = 1;
+		ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 34, l4 + plen, 0));
+		p[36] = (uint8_t)(ck >> 8);
+		p[37] = (uint8_t)ck;
+	} else {
+		p[34] = 0x9c;   /* source port 40000 */
+		p[35] = 0x40;
+		p[36] = (uint8_t)(dport >> 8);
+		p[37] = (uint8_t)dport;
+		if (proto == IPPROTO_UDP) {
+			p[38] = (uint8_t)((l4 + plen) >> 8);
+			p[39] = (uint8_t)(l4 + plen);
+		} else {
+			p[38 + 3] = 1;        /* seq 1 */
+			p[46] = 0x50;         /* data offset 5 */
+			p[47] = 0x18;         /* PSH ACK */
+			p[48] = 0xff;
+		}
+		pseudo = dt_net_ipv4_pseudo_sum(CLI_IP, SRV_IP, proto, l4 + plen);
+		ck = dt_net_cksum_finish(dt_net_cksum_add_at(pseudo, p + 34,
+			l4 + plen, 0));
+		if (proto == IPPROTO_UDP) {
+			p[40] = (uint8_t)(ck >> 8);
+			p[41] = (uint8_t)ck;
+		} else {
+			p[50] = (uint8_t)(ck >> 8);
+			p[51] = (uint8_t)ck;
+		}
+	}
+	DT_REQUIRE(rte_eth_tx_burst(env.cport, 1, &m, 1) == 1);
+}
+
+/* ---- cases ---- */
+static void
+test_listen_steering(void)
+{
+	struct dt_dp_stats a0, b0, a, b, cl;
+	unsigned int i, on_a = 0, on_b = 0;
+	struct conn *c;
+	int r;
+
+	DT_CHECK_EQ(dt_dp_listen(env.st[SA], PORT_A), 0);
+	DT_CHECK_EQ(dt_dp_listen(env.st[SB], PORT_B), 0);
+	DT_CHECK_EQ(dt_dp_listen(env.st[SA], PORT_AB), 0);
+	DT_CHECK_EQ(dt_dp_listen(env.st[SB], PORT_AB), 0);
+	stats(SA, &a0);
+	stats(SB, &b0);
+	for (i = 0; i < 2 + 2 + NB_AB; i++) {
+		uint16_t port = i < 2 ? PORT_A : i < 4 ? PORT_B : PORT_AB;
+
+		c = conn_new(CLI, 0, port, XFER);
+		DT_REQUIRE(c != NULL);
+		r = dt_dp_connect(env.st[CLI], rte_cpu_to_be_32(SRV_IP), port, c,
+			&c->id);
+		DT_REQUIRE(r == 0);
+	}
+	DT_CHECK(run_until(all_closed, 20000));
+	for (i = 0; i < env.nb_c; i++) {
+		c = &env.c[i];
+		if (c->st == CLI)
+			continue;
+		/* Passive side: landed on the right stack, byte-exact. */
+		if (c->lport == PORT_A)
+			DT_CHECK_EQ(c->st, SA);
+		if (c->lport == PORT_B)
+			DT_CHECK_EQ(c->st, SB);
+		if (c->lport == PORT_AB)
+			*(c->st == SA ? &on_a : &on_b) += 1;
+		DT_CHECK_EQ(c->rx_bytes, XFER);
+		DT_CHECK_EQ(c->dev_bytes, XFER);
+	}
+	for (i = 0; i < env.nb_c; i++) {
+		unsigned int j;
+
+		c = &env.c[i];
+		if (c->st != CLI)
+			continue;
+		DT_CHECK_EQ(c->acked, XFER);
+		/* The server conn with the same start... match by CRC. */
+		for (j = 0; j < env.nb_c; j++)
+			if (env.c[j].st != CLI && env.c[j].rx_crc == c->tx_crc)
+				break;
+		DT_CHECK(j < env.nb_c);
+	}
+	printf("  port %u spread: %u on A, %u on B\n", PORT_AB, on_a, on_b);
+	DT_CHECK_EQ(on_a + on_b, NB_AB);
+	DT_CHECK(on_a > 0 && on_b > 0);
+	stats(SA, &a);
+	stats(SB, &b);
+	stats(CLI, &cl);
+	/* ARP on queue 0, handled by A; B learned the client from A. */
+	DT_CHECK(a.rx_arp > 0);
+	DT_CHECK(a.rx_host_queue > 0);
+	DT_CHECK_EQ(b.rx_arp, 0);
+	DT_CHECK_EQ(b.rx_host_queue, 0);
+	DT_CHECK(b.neigh_shared > 0);
+	DT_CHECK(b.device_chunks > b0.device_chunks);
+	DT_CHECK(a.device_chunks > a0.device_chunks);
+	DT_CHECK_EQ(a.host_chunks + b.host_chunks, 0);
+	DT_CHECK_EQ(a.drop_no_conn + b.drop_no_conn, 0);
+	DT_CHECK_EQ(a.steer_errors + b.steer_errors, 0);
+	DT_CHECK_EQ(a.events_overflow + b.events_overflow, 0);
+	DT_CHECK_EQ(cl.tx_rst + a.tx_rst + b.tx_rst, 0);
+	printf("  A: rx %" PRIu64 " (queue 0: %" PRIu64 ") arp %" PRIu64
+		" rules %" PRIu64 "; B: rx %" PRIu64 " neigh from A %" PRIu64
+		" arp requests %" PRIu64 "\n", a.rx_frames, a.rx_host_queue,
+		a.rx_arp, a.steer_rules, b.rx_frames, b.neigh_shared,
+		b.arp_requests);
+	DT_CHECK_EQ(dt_dp_unlisten(env.st[SA], PORT_A), 0);
+	DT_CHECK_EQ(dt_dp_unlisten(env.st[SB], PORT_B), 0);
+	DT_CHECK_EQ(dt_dp_unlisten(env.st[SA], PORT_AB), 0);
+	DT_CHECK_EQ(dt_dp_unlisten(env.st[SB], PORT_AB), 0);
+	env.nb_c = 0;
+}
+
+/* B opens a connection: the client's segments come back on queue 2. */
+static void
+test_active_open(void)
+{
+	struct dt_dp_stats a0, b0, a, b;
+	struct conn *c, *s = NULL;
+	unsigned int i;
+
+	DT_CHECK_EQ(dt_dp_listen(env.st[CLI], PORT_CLI), 0);
+	stats(SA, &a0);
+	stats(SB, &b0);
+	c = conn_new(SB, 0, PORT_CLI, XFER);
+	DT_REQUIRE(c != NULL);
+	DT_REQUIRE(dt_dp_connect(env.st[SB], rte_cpu_to_be_32(CLI_IP), PORT_CLI,
+		c, &c->id) == 0);
+	DT_CHECK(run_until(all_closed, 20000));
+	for (i = 0; i < env.nb_c; i++)
+		if (env.c[i].st == CLI)
+			s = &env.c[i];
+	DT_REQUIRE(s != NULL);
+	/* B -> client, and the client's XFER/2 back into B's device queue. */
+	DT_CHECK_EQ(s->rx_bytes, XFER);
+	DT_CHECK_EQ(s->rx_crc, c->tx_crc);
+	DT_CHECK_EQ(c->rx_bytes, XFER / 2);
+	DT_CHECK_EQ(c->dev_bytes, XFER / 2);
+	DT_CHECK_EQ(c->rx_crc, s->tx_crc);
+	stats(SA, &a);
+	stats(SB, &b);
+	DT_CHECK_EQ(a.rx_tcp, a0.rx_tcp);
+	DT_CHECK(b.rx_tcp > b0.rx_tcp);
+	DT_CHECK_EQ(b.steer_rules, b0.steer_rules + 1);
+	DT_CHECK_EQ(b.steer_errors, 0);
+	DT_CHECK_EQ(b.drop_no_conn, 0);
+	DT_CHECK_EQ(dt_dp_unlisten(env.st[CLI], PORT_CLI), 0);
+	env.nb_c = 0;
+}
+
+/* ICMP echo and frames no rule matches: queue 0, host memory only. */
+static void
+test_host_queue(void)
+{
+	struct dt_dp_stats a0, b0, c0, a, b, cl;
+	uint64_t split1, split2, pay1, pay2, avail;
+	struct rte_mempool *pay = dt_devmem_region_pool(env.region);
+
+	run_until(never, 50);
+	stats(SA, &a0);
+	stats(SB, &b0);
+	stats(CLI, &c0);
+	split1 = xstat(env.sport, "rx_q1_split_packets");
+	split2 = xstat(env.sport, "rx_q2_split_packets");
+	pay1 = xstat(env.sport, "rx_q1_payload_bytes");
+	pay2 = xstat(env.sport, "rx_q2_payload_bytes");
+	avail = rte_mempool_avail_count(pay);
+	DT_REQUIRE(split1 != UINT64_MAX && split2 != UINT64_MAX);
+	raw_send(IPPROTO_ICMP, 0, 56);
+	raw_send(IPPROTO_UDP, 9999, 1000);
+	raw_send(IPPROTO_TCP, 6000, 1000);    /* nobody listens: RST */
+	raw_send(IPPROTO_TCP, PORT_A, 1000);  /* unlistened since: RST */
+	run_until(never, 100);
+	stats(SA, &a);
+	stats(SB, &b);
+	stats(CLI, &cl);
+	DT_CHECK_EQ(a.rx_icmp, a0.rx_icmp + 1);
+	DT_CHECK_EQ(a.tx_icmp, a0.tx_icmp + 1);
+	DT_CHECK_EQ(cl.rx_icmp, c0.rx_icmp + 1);     /* the echo reply */
+	DT_CHECK_EQ(a.drop_unsupported_proto, a0.drop_unsupported_proto + 1);
+	DT_CHECK_EQ(a.drop_no_conn, a0.drop_no_conn + 2);
+	DT_CHECK_EQ(a.tx_rst, a0.tx_rst + 2);
+	DT_CHECK_EQ(a.rx_host_queue, a0.rx_host_queue + 4);
+	DT_CHECK_EQ(b.rx_frames, b0.rx_frames);
+	/* The NIC split nothing and wrote no payload into device memory. */
+	DT_CHECK_EQ(xstat(env.sport, "rx_q1_split_packets"), split1);
+	DT_CHECK_EQ(xstat(env.sport, "rx_q2_split_packets"), split2);
+	DT_CHECK_EQ(xstat(env.sport, "rx_q1_payload_bytes"), pay1);
+	DT_CHECK_EQ(xstat(env.sport, "rx_q2_payload_bytes"), pay2);
+	DT_CHECK_EQ(rte_mempool_avail_count(pay), avail);
+	/* And the stacks read no device memory for them. */
+	DT_CHECK_EQ(a.drop_hdr_in_device + b.drop_hdr_in_device, 0);
+	DT_CHECK_EQ(a.rx_hdr_spill + b.rx_hdr_spill, 0);
+	DT_CHECK_EQ(a.device_chunks, a0.device_chunks);
+	DT_CHECK_EQ(a.host_chunks, a0.host_chunks);
+}
+
+int
+main(int argc, char **argv)
+{
+	int r = rte_eal_init(argc, argv), s;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (r < 0) {
+		printf("EAL init failed\n");
+		return 1;
+	}
+	r = setup();
+	if (r == -ENODEV)
+		DT_TEST_SKIP("needs two net_hsplit ports and a gpu_sim device");
+	if (r != 0) {
+		printf("set-up failed: %s\n", rte_strerror(-r));
+		return 1;
+	}
+	DT_RUN(test_listen_steering);
+	DT_RUN(test_active_open);
+	DT_RUN(test_host_queue);
+	for (s = NB_ST - 1; s >= 0; s--)
+		dt_dp_stack_destroy(env.st[s]);
+	dt_dp_port_stop(env.cport);
+	dt_dp_port_stop(env.sport);
+	dt_devmem_region_cpu_unmap(env.region);
+	r = dt_devmem_region_destroy(env.region);
+	DT_CHECK_EQ(r, 0);
+	rte_eth_dev_close(env.cport);
+	rte_eth_dev_close(env.sport);
+	r = dt_test_summary();
+	rte_eal_cleanup();
+	return r;
+}

@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""devtcp against unmodified Linux TCP peers over a veth pair.
+
+usage: interop.py SERVER SEND NETNS_SH CASE [CASE ...]
+       interop.py SERVER SEND NETNS_SH --list
+
+A test host (network namespace with one end of a veth, scripts/netns.sh)
+runs Linux tools (socat, the kernel's TCP); devtcp-server or devtcp-send
+owns the other end through net_hsplit's iface= backend. Every case:
+  - checks the bytes end to end with SHA-256 (devtcp-server's verify
+    consumer hashes each stream through the payload region's CPU alias;
+    devtcp-send logs the hash of what it sent; sha256sum on the Linux side);
+  - captures the veth in the namespace (tcpdump, whole frames) and fails
+    when tshark finds a malformed frame, a bad IPv4 or TCP checksum or an
+    expert error in what devtcp sent (10.78.0.1), except where the case
+    corrupts devtcp's frames on purpose;
+  - prints goodput (bytes / seconds of the transfer, wall clock).
+Faults: net_hsplit's devargs inject them per frame, on frames devtcp sends
+(loss=, dup=, reorder=, corrupt=) and on frames it receives from the
+interface (rx_loss=, rx_dup=, rx_reorder=, rx_corrupt=), so both directions
+of every connection see them. kernel_loss uses nftables in the namespace
+instead (numgen random), independent of the NIC. netem cases run only where
+the kernel has sch_netem (skip, exit 77, with the reason otherwise).
+Every exit path (failure, exception, SIGTERM from meson's timeout) kills the
+process groups the test started and removes the namespace. Exit 77 (skip)
+when not root or when namespaces, veth, socat, tcpdump or tshark are missing.
+"""
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SERVER, SEND, NETNS_SH = sys.argv[1:4]
+CASES_ARGS = sys.argv[4:]
+PID = os.getpid()
+NS = "dtio%d" % (PID % 100000)
+DEV_IP, LNX_IP = "10.78.0.1", "10.78.0.2"
+MIB = 1 << 20
+# One lcore: the stack runs on the main lcore and leaves the other core of a
+# small machine to the Linux peer (two polling lcores would starve it).
+EAL = ["-l", "1", "--in-memory", "--no-pci", "--log-level=lib.eal:warning"]
+TMP = tempfile.mkdtemp(prefix="dtinterop")
+procs = []          # Popen objects whose process groups we own
+failed = []
+results = []        # (case, what, value) for the summary
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def check(cond, what):
+    log(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failed.append(what)
+    return cond
+
+
+def skip(why):
+    log("SKIP: " + why)
+    cleanup()
+    sys.exit(77)
+
+
+def sh(cmd, ns=False, check_rc=True, timeout=60, **kw):
+    if ns:
+        cmd = ["ip", "netns", "exec", NS] + cmd
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    if check_rc and p.returncode != 0:
+        raise RuntimeError("%s: rc %d: %s" % (" ".join(cmd), p.returncode,
+                                             p.stderr.strip()))
+    return p
+
+
+def spawn(cmd, ns=False, out=None, stdin=None):
+    if ns:
+        cmd = ["ip", "netns", "exec", NS] + cmd
+    f = open(out, "w") if out else subprocess.DEVNULL
+    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                         stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                         start_new_session=True)
+    p.out_path = out
+    procs.append(p)
+    return p
+
+
+def kill(p, sig=signal.SIGKILL):
+    try:
+        os.killpg(p.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def cleanup():
+    for p in procs:
+        if p.poll() is None:
+            kill(p)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+    subprocess.run([NETNS_SH, "down", NS], capture_output=True)
+    if os.environ.get("DT_INTEROP_KEEP"):
+        log("kept captures and logs in " + TMP)
+    else:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def on_term(sig, frame):
+    log("interrupted (signal %d): cleaning up" % sig)
+    cleanup()
+    sys.exit(1)
+
+
+def text_of(p):
+    return open(p.out_path).read() if p.out_path else ""
+
+
+def wait_text(p, text, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        if text in text_of(p):
+            return True
+        if p.poll() is not None:
+            return text in text_of(p)
+        time.sleep(0.05)
+    return False
+
+
+def rand_file(name, size):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(os.urandom(size))
+    return path
+
+
+def sha_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------- set-up
+
+def preflight():
+    if os.geteuid() != 0:
+        skip("needs root (network namespaces, AF_PACKET)")
+    for t in ("socat", "tcpdump", "tshark", "mergecap", "ip", "ethtool"):
+        if shutil.which(t) is None:
+            skip("%s not installed (scripts/setup.sh installs it)" % t)
+    p = subprocess.run([NETNS_SH, "check"], capture_output=True, text=True)
+    if p.returncode != 0:
+        skip("network namespaces unavailable: " + p.stdout.strip())
+    sh([NETNS_SH, "up", NS, "--addr", LNX_IP + "/24", "--mtu", "1500"])
+
+
+def have_nft():
+    if shutil.which("nft") is None:
+        return "nft not installed (scripts/setup.sh installs nftables)"
+    p = sh(["nft", "add", "table", "inet", "dtprobe"], ns=True, check_rc=False)
+    sh(["nft", "delete", "table", "inet", "dtprobe"], ns=True, check_rc=False)
+    return None if p.returncode == 0 else "nf_tables unavailable: " + p.stderr.strip()
+
+
+def nft(rules):
+    p = subprocess.run(["ip", "netns", "exec", NS, "nft", "-f", "-"],
+                       input=rules, capture_output=True, text=True, timeout=20)
+    if p.returncode != 0:
+        raise RuntimeError("nft: " + p.stderr.strip())
+
+
+def nft_flush():
+    sh(["nft", "flush", "ruleset"], ns=True, check_rc=False)
+
+
+# ---------------------------------------------------------------- capture
+
+_NO_PAYLOAD = None
+
+
+def no_payload_dissectors():
+    """tshark options that leave TCP payload undissected: random payload
+    must not be guessed as some protocol (heuristics, well-known ports) and
+    then reported malformed. Only devtcp's own headers are judged."""
+    global _NO_PAYLOAD
+    if _NO_PAYLOAD is None:
+        p = sh(["tshark", "-G", "heuristic-decodes"], check_rc=False)
+        _NO_PAYLOAD = ["-o", "tcp.try_heuristic_first:FALSE",
+                       "-d", "tcp.port==5001,data", "-d", "tcp.port==5002,data"]
+        for line in p.stdout.splitlines():
+            f = line.split("\t")
+            if len(f) >= 2 and f[0] == "tcp":
+                _NO_PAYLOAD += ["--disable-heuristic", f[1]]
+    return _NO_PAYLOAD
+
+
+class Capture:
+    """tcpdump on eth0 in the namespace: devtcp's frames whole (their
+    checksums are judged), the Linux peer's headers only (for counting
+    flags and tshark's TCP analysis); tshark judges devtcp's frames."""
+
+    def __init__(self, tag):
+        self.dev = os.path.join(TMP, tag + ".dev.pcap")
+        self.lnx = os.path.join(TMP, tag + ".lnx.pcap")
+        self.path = os.path.join(TMP, tag + ".pcap")
+        # --immediate-mode: no TPACKET_V3 block batching, whose last partial
+        # block tcpdump would drop when SIGINT stops it.
+        self.ps = [spawn(["tcpdump", "-i", "eth0", "-n", "--immediate-mode",
+                          "-s", snap, "-B", "32768",
+                          "-U", "-w", path, flt], ns=True,
+                         out=os.path.join(TMP, "%s.%d.tcpdump" % (tag, i)))
+                   for i, (snap, path, flt) in enumerate((
+                       ("0", self.dev, "src host " + DEV_IP),
+                       ("128", self.lnx, "not src host " + DEV_IP)))]
+        for p in self.ps:
+            wait_text(p, "listening on", 5)
+        self.merged = False
+
+    def stop(self):
+        time.sleep(0.2)
+        self.kdrop = 0
+        for p in self.ps:
+            kill(p, signal.SIGINT)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                kill(p)
+            m = re.search(r"(\d+) packets? dropped by kernel", text_of(p))
+            self.kdrop += int(m.group(1)) if m else 0
+        if self.kdrop:
+            log("info: tcpdump lost %d frames (judged what it kept)" % self.kdrop)
+
+    def bad_from_devtcp(self):
+        """devtcp's frames that are malformed, carry a bad IPv4 or TCP
+        checksum or an expert error; returns (count, first few lines).
+        TCP sequence analysis is off: it costs much and flags nothing of
+        severity error."""
+        flt = ("_ws.malformed || ip.checksum.status==0 || "
+               "tcp.checksum.status==0 || _ws.expert.severity==error")
+        p = sh(["tshark", "-n", "-r", self.dev] + no_payload_dissectors() +
+               ["-o", "tcp.check_checksum:TRUE",
+                "-o", "ip.check_checksum:TRUE",
+                "-o", "tcp.analyze_sequence_numbers:FALSE",
+                "-o", "tcp.desegment_tcp_streams:FALSE", "-Y", flt],
+               check_rc=False, timeout=120)
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        return len(lines), lines[:5]
+
+    def count(self, flt):
+        """Frames of both directions matching a tshark display filter."""
+        if not self.merged:
+            sh(["mergecap", "-F", "pcap", "-w", self.path, self.dev, self.lnx],
+               check_rc=False)
+            self.merged = True
+        p = sh(["tshark", "-n", "-r", self.path, "-Y", flt], check_rc=False,
+               timeout=120)
+        return len([l for l in p.stdout.splitlines() if l.strip()])
+
+    def judge(self, case, allow_bad=False):
+        n, first = self.bad_from_devtcp()
+        if allow_bad:
+            log("info: %d frames from devtcp with bad checksums (corrupted on "
+                "purpose by the NIC after checksumming)" % n)
+            return
+        check(n == 0, "%s: capture: no malformed frame or bad checksum from "
+              "devtcp (%d found%s%s)" % (case, n, ": " if first else "",
+                                       " | ".join(first)))
+
+
+# ---------------------------------------------------------------- programs
+
+SERVER_INI = """[port]
+mtu = 1500
+split = proto
+tx_cksum = yes
+[port.0]
+name = net_hsplit_io
+[stack]
+port = 0
+ipv4 = {dev}
+netmask = 255.255.255.0
+listen = 5001
+[devmem]
+gpu = 0
+buffers = 16384
+buffer_size = 2048
+header_buffers = 16384
+[limits]
+window = 2M
+{extra}
+[consumer]
+mode = verify
+pattern = none
+sha256 = yes
+"""
+
+SEND_INI = """[port]
+split = none
+[port.0]
+name = net_hsplit_io
+[client]
+port = 0
+ipv4 = {dev}
+netmask = 255.255.255.0
+connect = {lnx}:5002
+conns = 1
+file = {file}
+chunk = 64K
+"""
+
+
+def vdev(faults):
+    return "--vdev=net_hsplit_io,iface=%s%s" % (NS, ("," + faults) if faults else "")
+
+
+def start_server(tag, faults="", extra=""):
+    ini = os.path.join(TMP, tag + ".ini")
+    with open(ini, "w") as f:
+        f.write(SERVER_INI.format(dev=DEV_IP, extra=extra))
+    p = spawn([SERVER] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
+                                "--", "--config", ini, "--drain", "1"],
+              out=os.path.join(TMP, tag + ".server"))
+    if not wait_text(p, "running (SIGINT", 30):
+        log(text_of(p))
+        raise RuntimeError("devtcp-server did not start")
+    return p
+
+
+def stop(p, timeout=15):
+    kill(p, signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill(p)
+        rc = -9
+    return rc
+
+
+def server_streams(p):
+    """[(bytes, sha256)] of the streams devtcp-server closed."""
+    return [(int(b), h) for b, h in re.findall(
+        r"stream \w+ closed: (\d+) bytes, sha256 ([0-9a-f]{64})", text_of(p))]
+
+
+def linux_send(files, port=5001, timeout=30):
+    """socat in the namespace sends each file on its own connection, all in
+    parallel; returns (seconds, [rc])."""
+    t0 = time.time()
+    ps = [spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:%d" % (DEV_IP, port)],
+                ns=True, out=os.path.join(TMP, "socat%d.out" % i))
+          for i, f in enumerate(files)]
+    rcs = []
+    for p in ps:
+        try:
+            rcs.append(p.wait(timeout=max(1, timeout - (time.time() - t0))))
+        except subprocess.TimeoutExpired:
+            kill(p)
+            rcs.append(-9)
+    return time.time() - t0, rcs
+
+
+def goodput(case, nbytes, secs):
+    mbps = nbytes * 8 / secs / 1e6 if secs > 0 else 0
+    log("goodput %s: %.1f MiB in %.2f s = %.0f Mb/s" % (case, nbytes / MIB, secs, mbps))
+    results.append((case, nbytes, secs, mbps))
+
+
+def rx_case(case, files, faults="", extra_check=None, allow_bad=False):
+    """Linux socat -> devtcp-server: SHA-256 of every stream as landed in
+    device memory equals the file's."""
+    cap = Capture(case)
+    srv = start_server(case, faults)
+    secs, rcs = linux_send(files)
+    # The server logs a stream when it closes: wait for all of them.
+    end = time.time() + 10
+    while time.time() < end and len(server_streams(srv)) < len(files):
+        time.sleep(0.1)
+    rc = stop(srv)
+    cap.stop()
+    log(text_of(srv))
+    check(all(r == 0 for r in rcs), "%s: socat exit status 0 (%s)" % (case, rcs))
+    check(rc == 0, "%s: devtcp-server stopped cleanly (rc %d)" % (case, rc))
+    got = sorted(server_streams(srv))
+    want = sorted((os.path.getsize(f), sha_file(f)) for f in files)
+    check(got == want, "%s: %d stream(s) byte-exact in device memory (SHA-256 "
+          "through the CPU alias)%s" % (case, len(files), "" if got == want else
+                                        ": got %s want %s" % (got, want)))
+    goodput(case, sum(os.path.getsize(f) for f in files), secs)
+    cap.judge(case, allow_bad)
+    if extra_check:
+        extra_check(srv, cap)
+    return srv
+
+
+def linux_recv_start(out_path):
+    p = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
+               "OPEN:%s,creat,trunc" % out_path], ns=True,
+              out=os.path.join(TMP, "recv.socat"))
+    # Listening once ss shows the socket.
+    end = time.time() + 5
+    while time.time() < end:
+        if ":5002" in sh(["ss", "-ltn"], ns=True, check_rc=False).stdout:
+            break
+        time.sleep(0.05)
+    return p
+
+
+def tx_case(case, path, faults="", device=False, allow_bad=False):
+    """devtcp-send -> socat TCP-LISTEN in the namespace: byte-exact."""
+    out = os.path.join(TMP, case + ".recv")
+    ini = os.path.join(TMP, case + ".send.ini")
+    with open(ini, "w") as f:
+        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=path))
+    cap = Capture(case)
+    rcv = linux_recv_start(out)
+    snd = spawn([SEND] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
+                                "--", "--config", ini, "--duration", "30"] +
+                (["--send-device"] if device else []),
+                out=os.path.join(TMP, case + ".send"))
+    # Goodput from the moment the sender runs (after EAL and device set-up).
+    wait_text(snd, "running (SIGINT", 30)
+    t0 = time.time()
+    try:
+        rc = snd.wait(timeout=35)
+    except subprocess.TimeoutExpired:
+        kill(snd)
+        rc = -9
+    secs = time.time() - t0
+    try:
+        rrc = rcv.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        kill(rcv)
+        rrc = -9
+    cap.stop()
+    text = text_of(snd)
+    log(text)
+    check(rc == 0, "%s: devtcp-send exit status 0 (rc %d)" % (case, rc))
+    check(rrc == 0, "%s: socat receiver exit status 0 (rc %d)" % (case, rrc))
+    want = sha_file(path)
+    m = re.search(r"done: (\d+) of \d+ bytes acknowledged, sha256 ([0-9a-f]{64})", text)
+    check(m is not None and m.group(2) == want,
+          "%s: devtcp-send's SHA-256 of what it sent is the file's" % case)
+    got = sha_file(out) if os.path.exists(out) else "-"
+    check(got == want, "%s: Linux received %d bytes byte-exact (SHA-256)" %
+          (case, os.path.getsize(out) if os.path.exists(out) else 0))
+    if device:
+        check("staged in device memory" in text,
+              "%s: payload sent from device memory (--send-device)" % case)
+    # ARP, the handshake and the closing handshake are in secs.
+    goodput(case, os.path.getsize(path), secs)
+    cap.judge(case, allow_bad)
+
+
+# ---------------------------------------------------------------- cases
+
+def case_rx_1():
+    rx_case("rx_1", [rand_file("f64", 64 * MIB)])
+
+
+def case_rx_8():
+    rx_case("rx_8", [rand_file("f8_%d" % i, 8 * MIB) for i in range(8)])
+
+
+def case_tx_host():
+    tx_case("tx_host", rand_file("t32", 32 * MIB))
+
+
+def case_tx_device():
+    tx_case("tx_device", rand_file("t32", 32 * MIB), device=True)
+
+
+FAULTS = {
+    # name: (devargs for frames devtcp sends, for frames it receives, MiB)
+    "loss_0.1": ("loss=0.001", "rx_loss=0.001", 16),
+    "loss_1": ("loss=0.01", "rx_loss=0.01", 16),
+    "loss_5": ("loss=0.05", "rx_loss=0.05", 4),
+    "dup_1": ("dup=0.01", "rx_dup=0.01", 16),
+    "corrupt_0.1": ("corrupt=0.001", "rx_corrupt=0.001", 16),
+    "reorder_1": ("reorder=0.01", "rx_reorder=0.01", 16),
+}
+
+
+def fault_case(name):
+    tx, rx, mib = FAULTS[name]
+    f = rand_file("fault", mib * MIB)
+    seed = ",seed=%d" % (PID % 1000 + 1)
+    # Both directions at once: devtcp receives through rx_* faults and its
+    # ACKs go out through the TX faults, then the same for devtcp sending.
+    rx_case("fault_%s_rx" % name, [f], faults=rx + "," + tx + seed,
+            allow_bad=name.startswith("corrupt"))
+    tx_case("fault_%s_tx" % name, f, faults=tx + "," + rx + seed,
+            allow_bad=name.startswith("corrupt"))
+
+
+def case_kernel_loss():
+    why = have_nft()
+    if why:
+        skip(why)
+    # Linux's TCP hands the device 64 KiB GSO skbs that the veth segments
+    # later: the output hook drops whole bursts of segments. devtcp's frames
+    # are dropped one by one on eth0's ingress, before Linux's TCP sees them.
+    nft("""table inet dtloss {
+  chain out { type filter hook output priority 0; ip daddr %s meta l4proto tcp numgen random mod 1000 < 10 counter drop; }
+}
+table netdev dtloss_in {
+  chain in { type filter hook ingress device eth0 priority 0; ip saddr %s meta l4proto tcp numgen random mod 100 < 1 counter drop; }
+}
+""" % (DEV_IP, DEV_IP))
+    f = rand_file("kl", 16 * MIB)
+    rx_case("kernel_loss_rx", [f])
+    tx_case("kernel_loss_tx", f)
+    log(sh(["nft", "list", "ruleset"], ns=True).stdout)
+    nft_flush()
+
+
+def case_netem_delay():
+    p = sh(["tc", "qdisc", "replace", "dev", "eth0", "root", "netem", "delay",
+            "10ms", "5ms", "loss", "0.5%"], ns=True, check_rc=False)
+    if p.returncode != 0:
+        skip("tc netem unavailable in this kernel (%s): delay/jitter cases "
+             "need sch_netem" % p.stderr.strip())
+    f = rand_file("nd", 8 * MIB)
+    rx_case("netem_delay_rx", [f])
+    tx_case("netem_delay_tx", f)
+    sh(["tc", "qdisc", "del", "dev", "eth0", "root"], ns=True, check_rc=False)
+
+
+def socat_idle(tag, extra=""):
+    """socat connected to devtcp, reading what devtcp sends, idle otherwise
+    (its stdin is a pipe that stays open and silent)."""
+    r, w = os.pipe()
+    p = spawn(["socat", "-d", "-d", "STDIO", "TCP:%s:5001%s" % (DEV_IP, extra)], ns=True,
+              out=os.path.join(TMP, tag + ".socat"), stdin=r)
+    os.close(r)
+    p.pipe_w = w
+    return p
+
+
+def established(n=1):
+    out = sh(["ss", "-tn", "state", "established", "dst", DEV_IP], ns=True,
+             check_rc=False).stdout
+    return len(out.splitlines()) - 1 >= n
+
+
+def wait_until(fn, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        if fn():
+            return True
+        time.sleep(0.05)
+    return fn()
+
+
+def case_close():
+    """Passive close by devtcp (the Linux client half-closes first: every rx
+    case does it) and active close by devtcp: the server stops while a Linux
+    client is idle on a connection; devtcp sends FIN first, socat sees EOF
+    and exits 0, the connection ends with no RST from either side."""
+    cap = Capture("close")
+    srv = start_server("close")
+    # A receiving client (-u: network to /dev/null) that never sends.
+    cl = spawn(["socat", "-d", "-d", "-u", "TCP:%s:5001" % DEV_IP, "OPEN:/dev/null"],
+               ns=True, out=os.path.join(TMP, "close.socat"))
+    check(wait_until(established, 5), "close: Linux client connected")
+    time.sleep(0.3)
+    t0 = time.time()
+    rc = stop(srv)
+    try:
+        crc = cl.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        crc = -9
+    time.sleep(0.3)
+    cap.stop()
+    log(text_of(srv))
+    check(rc == 0, "close: devtcp-server stopped cleanly (rc %d)" % rc)
+    check(crc == 0, "close: socat saw the FIN and exited 0 in %.1f s (rc %d)" %
+          (time.time() - t0, crc))
+    cap.count("frame")
+    first_fin = sh(["tshark", "-n", "-r", cap.path, "-Y", "tcp.flags.fin==1",
+                    "-T", "fields", "-e", "ip.src"], check_rc=False).stdout.split()
+    check(first_fin[:1] == [DEV_IP], "close: devtcp sent the first FIN (active "
+          "close; FINs from %s)" % first_fin)
+    check(cap.count("tcp.flags.reset==1") == 0, "close: no RST on the wire")
+    check(cap.count("tcp.flags.fin==1 && ip.src==%s" % LNX_IP) >= 1,
+          "close: Linux answered with its FIN")
+    cap.judge("close")
+
+
+def case_rst_linux():
+    """RST from Linux: socat with SO_LINGER 0 streaming to devtcp is killed
+    with SIGKILL; the kernel resets the connection. devtcp-server reports the
+    reset, stays up and verifies the next connection."""
+    cap = Capture("rst_linux")
+    srv = start_server("rst_linux")
+    z = spawn(["socat", "-u", "OPEN:/dev/zero",
+               "TCP:%s:5001,linger=0" % DEV_IP], ns=True,
+              out=os.path.join(TMP, "rstl.socat"))
+    check(wait_until(established, 5), "rst_linux: stream from /dev/zero running")
+    time.sleep(0.5)
+    kill(z)
+    z.wait(timeout=5)
+    check(wait_text(srv, "reset by peer", 5), "rst_linux: devtcp-server saw the RST")
+    f = rand_file("after", 2 * MIB)
+    secs, rcs = linux_send([f])
+    wait_until(lambda: len(server_streams(srv)) >= 2, 5)
+    rc = stop(srv)
+    cap.stop()
+    log(text_of(srv))
+    check(cap.count("tcp.flags.reset==1 && ip.src==%s" % LNX_IP) >= 1,
+          "rst_linux: RST from Linux on the wire")
+    check((os.path.getsize(f), sha_file(f)) in server_streams(srv),
+          "rst_linux: the next connection is verified byte-exact")
+    check(rc == 0, "rst_linux: devtcp-server stopped cleanly (rc %d)" % rc)
+    cap.judge("rst_linux")
+
+
+def case_rst_devtcp():
+    """RST from devtcp: a SYN to a port devtcp does not listen on is refused
+    (RST, socat reports 'Connection refused'); and a Linux receiver killed in
+    the middle of devtcp-send's transfer (unread data: the kernel resets)
+    makes devtcp-send report the reset and exit non-zero promptly."""
+    cap = Capture("rst_devtcp")
+    srv = start_server("rst_devtcp")
+    p = sh(["socat", "-u", "OPEN:/dev/null", "TCP:%s:5999" % DEV_IP], ns=True,
+           check_rc=False, timeout=20)
+    check(p.returncode != 0 and "refused" in p.stderr,
+          "rst_devtcp: closed port refused with RST (%s)" % p.stderr.strip()[-60:])
+    stop(srv)
+    # The Linux receiver dies mid-transfer.
+    big = rand_file("big", 48 * MIB)
+    out = os.path.join(TMP, "killed.recv")
+    ini = os.path.join(TMP, "rst.send.ini")
+    with open(ini, "w") as f:
+        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=big))
+    rcv = linux_recv_start(out)
+    snd = spawn([SEND] + EAL + [vdev("rate=0.1"), "--", "--config", ini,
+                                "--duration", "30"],
+                out=os.path.join(TMP, "rst.send"))
+    wait_until(lambda: os.path.exists(out) and os.path.getsize(out) > MIB, 15)
+    kill(rcv)
+    t0 = time.time()
+    try:
+        rc = snd.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        kill(snd)
+        rc = -9
+    cap.stop()
+    text = text_of(snd)
+    log(text)
+    check(rc == 1 and "reset by the server" in text,
+          "rst_devtcp: devtcp-send reports the reset and fails (rc %d, %.1f s "
+          "after the kill)" % (rc, time.time() - t0))
+    check(cap.count("tcp.flags.reset==1 && ip.src==%s && tcp.dstport==5999" %
+                    DEV_IP) == 0 and
+          cap.count("tcp.flags.reset==1 && ip.src==%s && tcp.srcport==5999" %
+                    DEV_IP) >= 1, "rst_devtcp: RST from devtcp to the SYN")
+    check(cap.count("tcp.flags.reset==1 && ip.src==%s" % LNX_IP) >= 1,
+          "rst_devtcp: RST from Linux on the wire")
+    cap.judge("rst_devtcp")
+
+
+def case_keepalive():
+    """Keepalive (idle 1 s, interval 0.5 s, 3 probes): devtcp probes an idle
+    Linux peer, which answers, and the connection lives on; once the peer's
+    answers are dropped (nftables), devtcp gives the connection up after its
+    probes go unanswered."""
+    extra = ("keepalive = yes\nkeepalive_idle = 1000\nkeepalive_intvl = 500\n"
+             "keepalive_probes = 3\n")
+    cap = Capture("keepalive")
+    srv = start_server("keepalive", extra=extra)
+    cl = socat_idle("keepalive")
+    check(wait_until(established, 5), "keepalive: Linux client connected")
+    time.sleep(3.2)
+    check(established(), "keepalive: connection alive after 3 s idle")
+    why = have_nft()
+    if why is None:
+        nft("""table inet dtka {
+  chain out { type filter hook output priority 0; ip daddr %s meta l4proto tcp drop; }
+}
+""" % DEV_IP)
+        gone = wait_text(srv, "failed (Connection timed out)", 6)
+        check(gone, "keepalive: devtcp timed the silent peer out")
+        nft_flush()
+    else:
+        log("info: unanswered-probe half not run: " + why)
+    rc = stop(srv)
+    os.close(cl.pipe_w)
+    cap.stop()
+    log(text_of(srv))
+    probes = cap.count("ip.src==%s && tcp.analysis.keep_alive" % DEV_IP)
+    acks = cap.count("ip.src==%s && tcp.analysis.keep_alive_ack" % LNX_IP)
+    check(probes >= 2, "keepalive: devtcp sent keepalive probes (%d)" % probes)
+    check(acks >= 1, "keepalive: Linux acknowledged them (%d)" % acks)
+    check(rc == 0, "keepalive: devtcp-server stopped cleanly (rc %d)" % rc)
+    cap.judge("keepalive")
+
+
+CASES = {
+    "rx_1": case_rx_1,
+    "rx_8": case_rx_8,
+    "tx_host": case_tx_host,
+    "tx_device": case_tx_device,
+    "kernel_loss": case_kernel_loss,
+    "netem_delay": case_netem_delay,
+    "close": case_close,
+    "rst_linux": case_rst_linux,
+    "rst_devtcp": case_rst_devtcp,
+    "keepalive": case_keepalive,
+}
+for _n in FAULTS:
+    CASES["fault_" + _n] = (lambda n: lambda: fault_case(n))(_n)
+
+
+def main():
+    if CASES_ARGS == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    bad = [c for c in CASES_ARGS if c not in CASES]
+    if bad or not CASES_ARGS:
+        print("unknown case(s) %s; known: %s" % (bad, ", ".join(CASES)))
+        return 2
+    for x in (SERVER, SEND):
+        if not os.access(x, os.X_OK):
+            print("not executable: " + x)
+            return 2
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    try:
+        preflight()
+        for c in CASES_ARGS:
+            log("=== %s" % c)
+            CASES[c]()
+    except RuntimeError as e:
+        check(False, "error: %s" % e)
+    finally:
+        cleanup()
+    for case, nbytes, secs, mbps in results:
+        log("summary goodput %-32s %8.0f Mb/s (%.1f MiB, %.2f s)" %
+            (case, mbps, nbytes / MIB, secs))
+    log("%d check(s) failed" % len(failed) if failed else "all checks passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
