@@ -60,6 +60,7 @@ struct srv_consumer_stats {
 };
 
 struct srv_ctx;
+struct srv_iperf3;
 
 /** Connections copied per stack into the telemetry snapshot, at most. */
 #define SRV_SNAP_CONNS 64
@@ -80,6 +81,7 @@ struct srv_stack {
 	struct srv_stream *streams; /**< max_conns entries */
 	uint32_t nb_streams;
 	struct rte_ring *to_consumer, *from_consumer; /**< ring consumer */
+	struct srv_iperf3 *iperf3;  /**< iperf3 consumer (srv_iperf3.c) */
 	struct srv_consumer_stats cs;
 	/* Snapshot for telemetry, written by the stack's lcore. */
 	rte_spinlock_t snap_lock;

@@ -41,7 +41,8 @@ struct key_desc {
 };
 
 static const char *const split_names[] = {"proto", "len", "none", NULL};
-static const char *const consumer_names[] = {"discard", "verify", "ring", NULL};
+static const char *const consumer_names[] = {"discard", "verify", "ring",
+	"iperf3", NULL};
 static const char *const steering_names[] = {"rss", "flow", NULL};
 static const char *const pattern_names[] = {"none", "stream", NULL};
 
@@ -485,6 +486,13 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 	rc = dt_app_ini_parse(path, on_item, ps, err, errlen);
 	if (rc == 0) {
 		merge_port_defaults(ps);
+		/* iperf3 clients connect to 5201 unless told otherwise. */
+		if (cfg->consumer == SRV_CONSUMER_IPERF3 &&
+				ps->section_line[SEC_STACK] != 0 &&
+				cfg->stack.nb_listen == 0) {
+			cfg->stack.listen[0] = SRV_IPERF3_PORT;
+			cfg->stack.nb_listen = 1;
+		}
 		rc = srv_config_check(ps, err, errlen);
 	}
 	free(ps);
@@ -494,7 +502,7 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 const char *
 srv_consumer_name(enum srv_consumer_mode m)
 {
-	return (unsigned int)m < 3 ? consumer_names[m] : "?";
+	return (unsigned int)m <= SRV_CONSUMER_IPERF3 ? consumer_names[m] : "?";
 }
 
 const char *

@@ -15,8 +15,9 @@
  *  - [steering]: mode = rss | flow, rules = "TCPPORT:QUEUE, ..." (flow);
  *  - [limits]: max_conns, window, txq_cap, keepalive, keepalive_idle,
  *    keepalive_intvl (milliseconds), keepalive_probes;
- *  - [consumer]: mode = discard | verify | ring, pattern = stream | none,
- *    sha256 = yes | no, ring_size;
+ *  - [consumer]: mode = discard | verify | ring | iperf3, pattern = stream |
+ *    none, sha256 = yes | no, ring_size (iperf3: [stack] listen defaults to
+ *    5201, one stack only);
  *  - [client]: the sender role (devtcp-send, or devtcp-server pushing to
  *    itself over a loopback wire): port, ipv4, netmask, gateway,
  *    connect = IP:PORT, conns, bytes, file, chunk.
@@ -41,6 +42,8 @@ extern "C" {
 #define SRV_MAX_RULES 16
 #define SRV_NAME_MAX 64
 #define SRV_PATH_MAX 256
+/** [stack] listen of [consumer] mode = iperf3 when the file names none. */
+#define SRV_IPERF3_PORT 5201
 
 /** How a port's RX queues place frames. */
 enum srv_split {
@@ -54,6 +57,7 @@ enum srv_consumer_mode {
 	SRV_CONSUMER_DISCARD, /**< give every chunk back at once */
 	SRV_CONSUMER_VERIFY,  /**< check the pattern and/or hash each stream */
 	SRV_CONSUMER_RING,    /**< hand chunks to a consumer lcore through a ring */
+	SRV_CONSUMER_IPERF3,  /**< iperf3's server: control protocol, streams counted */
 };
 
 /** [port] / [port.N]. */

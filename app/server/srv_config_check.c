@@ -140,6 +140,11 @@ check_consumer(const struct srv_parse_state *ps, char *err, size_t errlen)
 			(c->ring_size & (c->ring_size - 1)) != 0)
 		return fail(ps, err, errlen, "consumer", "ring_size",
 			"expected a power of two, got %u", c->ring_size);
+	/* A test's control and data connections must meet on one stack. */
+	if (c->consumer == SRV_CONSUMER_IPERF3 && c->nb_stacks > 1)
+		return fail(ps, err, errlen, "consumer", "mode",
+			"iperf3 runs on one stack ([lcores] stacks = one lcore), "
+			"got %u", c->nb_stacks);
 	return 0;
 }
 

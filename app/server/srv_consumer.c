@@ -9,7 +9,9 @@
  *  - ring: hand each chunk to the consumer lcore (the main lcore) through a
  *    ring, standing in for a GPU kernel; it hands the tokens back through a
  *    second ring, and the stack's lcore releases them (dt_dp_release must be
- *    called from the stack's lcore).
+ *    called from the stack's lcore);
+ *  - iperf3: iperf3's server (srv_iperf3.c), which takes the stack's events
+ *    itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "dt_devmem.h"
 #include "dt_pattern.h"
 #include "srv.h"
+#include "srv_iperf3.h"
 
 #define SRV_RING_BURST 64
 
@@ -30,6 +33,8 @@ srv_consumer_init(struct srv_stack *s)
 	const struct srv_config *c = &s->app->cfg;
 	char name[RTE_RING_NAMESIZE];
 
+	if (c->consumer == SRV_CONSUMER_IPERF3)
+		return srv_iperf3_init(s);
 	if (c->consumer != SRV_CONSUMER_RING)
 		return 0;
 	snprintf(name, sizeof(name), "srv_to_cons%u", s->queue);
@@ -99,6 +104,7 @@ srv_consumer_data(struct srv_stack *s, struct srv_stream *ss,
 		s->cs.ring_full++; /* the consumer lags: give the buffer back now */
 		break;
 	case SRV_CONSUMER_DISCARD:
+	case SRV_CONSUMER_IPERF3: /* srv_iperf3_event() takes its chunks */
 		break;
 	}
 	ss->bytes += ch->len;

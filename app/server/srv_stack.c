@@ -17,6 +17,7 @@
 
 #include "dt_app_value.h"
 #include "srv.h"
+#include "srv_iperf3.h"
 
 #define SRV_EVENTS 64
 #define SRV_SNAP_PERIOD_MS 100
@@ -119,6 +120,10 @@ server_event(struct srv_stack *s, const struct dt_dp_event *ev)
 {
 	struct srv_stream *ss = ev->udata;
 
+	if (s->iperf3 != NULL) {
+		srv_iperf3_event(s, ev);
+		return;
+	}
 	switch (ev->type) {
 	case DT_DP_EV_ACCEPTED:
 		ss = stream_new(s, ev->conn);
@@ -350,6 +355,8 @@ srv_stacks_destroy(struct srv_ctx *ctx)
 				srv_consumer_fini(s);
 			dt_dp_stack_destroy(s->st);
 			s->st = NULL;
+			/* After the stack: no mbuf references its buffers now. */
+			srv_iperf3_fini(s);
 		}
 		free(s->streams);
 		s->streams = NULL;

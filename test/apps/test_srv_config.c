@@ -176,7 +176,7 @@ test_bad_values(void)
 		":5: [limits] window: expected a byte count in [1024, 1073741824] "
 		"(K, M, G suffixes allowed), got '1T'");
 	expect_error(MIN_STACK "[consumer]\nmode = print\n",
-		":5: [consumer] mode: expected one of discard, verify or ring, got 'print'");
+		":5: [consumer] mode: expected one of discard, verify, ring or iperf3, got 'print'");
 	expect_error(MIN_STACK "[devmem]\nbuffers = 8\nbuffers = 9\n",
 		":6: [devmem] buffers: duplicate key (first set at line 5)");
 	expect_error(MIN_STACK "[steering]\nmode = flow\nrules = 5001-0\n",
