@@ -112,7 +112,7 @@ dt_dp_conn_alloc(struct dt_dp_stack *st)
 	bufs.txq = c->txq;
 	bufs.txq_cap = st->conf.txq_cap;
 	bufs.ooo = c->ooo;
-	bufs.ooo_cap = DT_TCP_OOO_MAX;
+	bufs.ooo_cap = st->ooo_cap;
 	if (dt_tcp_conn_init(&c->tcp, &st->tcp_cfg, &bufs) != 0) {
 		c->next_free = st->free_head;
 		st->free_head = idx;
@@ -123,6 +123,8 @@ dt_dp_conn_alloc(struct dt_dp_stack *st)
 	c->listen_port = 0;
 	c->udata = NULL;
 	c->held_bytes = 0;
+	c->ooo_seen = 0;
+	c->ack_owed = false;
 	c->nexthop = 0;
 	c->neigh = NULL;
 	c->flow = NULL;
@@ -182,11 +184,8 @@ dt_dp_conn_list_add(struct dt_dp_stack *st, struct dt_dp_conn *c, uint8_t flag)
 uint32_t
 dt_dp_conn_rcv_space(const struct dt_dp_stack *st, const struct dt_dp_conn *c)
 {
-	uint64_t used = c->held_bytes;
-	uint16_t i;
+	uint64_t used = (uint64_t)c->held_bytes + c->tcp.ooo_bytes;
 
-	for (i = 0; i < c->tcp.ooo_n; i++)
-		used += c->tcp.ooo[i].ext.len;
 	return used >= st->conf.window ? 0 : (uint32_t)(st->conf.window - used);
 }
 

@@ -182,6 +182,8 @@ out_once(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	out_segs(st, c, t, out);
 	for (i = 0; i < out->n_events; i++)
 		out_event(st, c, &out->events[i]);
+	if (c != NULL)
+		dt_dp_ooo_account(st, c);
 	if (c != NULL && c->cs == DT_DP_CS_LIVE)
 		dt_dp_conn_rearm(st, c);
 }

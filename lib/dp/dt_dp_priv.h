@@ -43,8 +43,22 @@
 #define DT_DP_RETA_MAX 512
 #define DT_DP_EPH_LO 32768
 #define DT_DP_EPH_HI 60999
-/** Application events one received frame can cause, at most. */
-#define DT_DP_EV_PER_FRAME (DT_TCP_SEG_MAX_EXT + DT_TCP_OOO_MAX + 8)
+/**
+ * Application events one received frame can cause, at most, besides the
+ * DATA events of out-of-order extents already held (st->ooo_held): one per
+ * payload extent of the frame (delivered now, or held and delivered later
+ * in the same burst) plus events without payload.
+ */
+#define DT_DP_EV_PER_FRAME (DT_TCP_SEG_MAX_EXT + 8)
+/** Out-of-order extents per connection beyond window / (3/4 MSS). */
+#define DT_DP_OOO_SLACK 32
+/**
+ * Out-of-order extents all connections of a stack may hold together, in
+ * per-connection capacities (at most DT_DP_OOO_STACK_MAX extents): the
+ * event queue keeps room for the DATA events of every one of them.
+ */
+#define DT_DP_OOO_SHARE 64
+#define DT_DP_OOO_STACK_MAX (1u << 18)
 /** Application events one timer, API call or completion causes, at most. */
 #define DT_DP_EV_PER_CALL 8
 
@@ -100,6 +114,8 @@ struct dt_dp_conn {
 	                             *   rest wait for room in the TX buffer */
 	struct dt_tcp_extent *txq;
 	struct dt_tcp_ooo *ooo;
+	uint16_t ooo_seen;          /**< tcp.ooo_n as counted in st->ooo_held */
+	bool ack_owed;              /**< on st->ack_list: ACK after this burst */
 	/* Statistics. */
 	uint64_t rx_bytes, tx_bytes, rx_device_bytes, rx_host_bytes;
 };
@@ -190,6 +206,15 @@ struct dt_dp_stack {
 	struct dt_dp_neigh_tbl neigh;
 	struct dt_dp_neigh neigh_e[DT_DP_NEIGH_SIZE];
 
+	/* Connections owing an ACK for segments of the current RX burst. */
+	uint32_t ack_list[DT_DP_BURST];
+	uint32_t n_ack;
+
+	/* Out-of-order extents: per connection, for the stack, held now. */
+	uint16_t ooo_cap;
+	uint32_t ooo_budget;
+	uint32_t ooo_held;
+
 	/* Events for the application. */
 	struct dt_dp_event *evq;
 	uint32_t ev_mask;
@@ -221,6 +246,22 @@ struct dt_dp_event *dt_dp_ev_push(struct dt_dp_stack *st, uint8_t type,
 	struct dt_dp_conn *c);
 
 /* ---- connections (dt_dp_conn.c) ---- */
+/* Before an engine call that may queue payload out of order. */
+static inline void
+dt_dp_ooo_limit(const struct dt_dp_stack *st, struct dt_dp_conn *c)
+{
+	uint32_t free = st->ooo_held < st->ooo_budget ?
+		st->ooo_budget - st->ooo_held : 0;
+
+	dt_tcp_set_ooo_limit(&c->tcp, c->tcp.ooo_n + free);
+}
+/* After an engine call: count what the connection holds now. */
+static inline void
+dt_dp_ooo_account(struct dt_dp_stack *st, struct dt_dp_conn *c)
+{
+	st->ooo_held = st->ooo_held - c->ooo_seen + c->tcp.ooo_n;
+	c->ooo_seen = c->tcp.ooo_n;
+}
 static inline dt_dp_conn_t
 dt_dp_conn_id(const struct dt_dp_conn *c)
 {

@@ -223,6 +223,8 @@ tcp_listen(struct dt_dp_stack *st, struct dt_dp_lst *l,
 	struct dt_dp_conn *c = spare_get(st);
 	enum dt_tcp_lst_verdict v;
 
+	if (c != NULL)
+		dt_dp_ooo_limit(st, c);
 	v = dt_tcp_listen_input(&l->l, t, seg, c != NULL ? &c->tcp : NULL,
 		st->now, &st->out);
 	if (v != DT_TCP_LST_ESTABLISHED) {
@@ -259,11 +261,18 @@ tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	uint16_t i;
 
 	if (c != NULL) {
+		dt_dp_ooo_limit(st, c);
 		if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
 			for (i = 0; i < seg->n_ext; i++)
 				rte_pktmbuf_free_seg(seg->ext[i].ref);
 			st->st.drop_bad_tcp++;
 			return;
+		}
+		/* One ACK per connection per burst (dt_tcp_cfg.ack_defer). */
+		if (st->out.ack_pending && !c->ack_owed &&
+				st->n_ack < DT_DP_BURST) {
+			c->ack_owed = true;
+			st->ack_list[st->n_ack++] = c->idx;
 		}
 		dt_dp_out_apply(st, c, &c->tcp.tuple);
 		return;

@@ -87,6 +87,27 @@ conf_check(const struct dt_dp_stack_conf *c)
 	return 0;
 }
 
+/*
+ * Out-of-order capacity. Every received segment is its own extent (payload
+ * is never coalesced), so a connection holds up to a window of segments:
+ * window / (3/4 MSS) (segments a little below the MSS, e.g. with options)
+ * plus slack. A peer that sends a window of smaller segments has the rest
+ * dropped and sends them again. Connections share a stack budget of held
+ * extents, which the event queue keeps room for (their DATA events).
+ */
+static void
+ooo_size(struct dt_dp_stack *st)
+{
+	uint32_t seg = st->tcp_cfg.mss * 3u / 4u, share;
+	uint64_t cap = (uint64_t)st->conf.window / (seg ? seg : 1) +
+		DT_DP_OOO_SLACK;
+
+	st->ooo_cap = (uint16_t)RTE_MIN(cap, (uint64_t)DT_TCP_OOO_MAX);
+	share = RTE_MIN(st->conf.max_conns, (uint32_t)DT_DP_OOO_SHARE);
+	st->ooo_budget = (uint32_t)RTE_MIN((uint64_t)st->ooo_cap * share,
+		(uint64_t)RTE_MAX(DT_DP_OOO_STACK_MAX, st->ooo_cap));
+}
+
 /* Engine settings: MSS from the MTU, a window scale that covers the window. */
 static int
 tcp_cfg_init(struct dt_dp_stack *st)
@@ -97,8 +118,11 @@ tcp_cfg_init(struct dt_dp_stack *st)
 	if (t->mss == 0)
 		t->mss = (uint16_t)(st->mtu - 40);
 	t->rcv_space = st->conf.window;
+	/* ACKs owed by a burst's segments go out once, after the burst. */
+	t->ack_defer = true;
 	while (t->wscale < 14 && ((uint64_t)0xffff << t->wscale) < st->conf.window)
 		t->wscale++;
+	ooo_size(st);
 	return 0;
 }
 
@@ -115,7 +139,7 @@ conns_alloc(struct dt_dp_stack *st, int socket)
 	sends = rte_zmalloc_socket("dt_dp_sends", sizeof(*sends) * cap * n, 0,
 		socket);
 	txq = rte_zmalloc_socket("dt_dp_txq", sizeof(*txq) * cap * n, 0, socket);
-	ooo = rte_zmalloc_socket("dt_dp_ooo", sizeof(*ooo) * DT_TCP_OOO_MAX * n,
+	ooo = rte_zmalloc_socket("dt_dp_ooo", sizeof(*ooo) * st->ooo_cap * n,
 		0, socket);
 	if (st->conns == NULL || sends == NULL || txq == NULL || ooo == NULL) {
 		rte_free(sends);
@@ -130,7 +154,7 @@ conns_alloc(struct dt_dp_stack *st, int socket)
 		c->gen = 1;
 		c->sends = sends + (size_t)i * cap;
 		c->txq = txq + (size_t)i * cap;
-		c->ooo = ooo + (size_t)i * DT_TCP_OOO_MAX;
+		c->ooo = ooo + (size_t)i * st->ooo_cap;
 		c->next_free = i + 1 < n ? i + 1 : UINT32_MAX;
 	}
 	st->free_head = 0;
@@ -151,7 +175,8 @@ static int
 queues_alloc(struct dt_dp_stack *st, int socket)
 {
 	uint64_t evs = 2ull * DT_DP_BURST * DT_DP_EV_PER_FRAME +
-		(uint64_t)DT_DP_EV_PER_CALL * st->conf.max_conns;
+		(uint64_t)DT_DP_EV_PER_CALL * st->conf.max_conns +
+		st->ooo_budget;
 	uint32_t cap = pow2_at_least(evs);
 
 	st->evq = rte_zmalloc_socket("dt_dp_evq", sizeof(st->evq[0]) * cap,
@@ -369,6 +394,26 @@ listeners_tick(struct dt_dp_stack *st)
 	}
 }
 
+/* The ACKs the burst's segments owe: one per connection, SACKs up to date. */
+static void
+acks_flush(struct dt_dp_stack *st)
+{
+	struct dt_dp_conn *c;
+	uint32_t i;
+
+	for (i = 0; i < st->n_ack; i++) {
+		c = &st->conns[st->ack_list[i]];
+		if (!c->ack_owed)
+			continue;
+		c->ack_owed = false;
+		if (c->cs != DT_DP_CS_LIVE)
+			continue;
+		dt_tcp_output(&c->tcp, st->now, &st->out);
+		dt_dp_out_apply(st, c, &c->tcp.tuple);
+	}
+	st->n_ack = 0;
+}
+
 static void
 rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 {
@@ -378,12 +423,15 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	uint16_t n, i;
 
 	/*
-	 * Never take frames whose events might not fit (rule: no overflow).
+	 * Never take frames whose events might not fit (rule: no overflow):
+	 * each frame's own, and a DATA event for every extent held out of
+	 * order (a frame that fills a hole delivers them).
 	 * A filling TX buffer slows receiving down (each frame may cause up
 	 * to DT_TCP_OUT_SEGS segments) but never stops it: two stacks on
 	 * one wire would wait for each other. Segments that still do not fit
 	 * are dropped and counted (drop_tx_ring_full); TCP sends them again.
 	 */
+	room = room > st->ooo_held ? room - st->ooo_held : 0;
 	budget = RTE_MIN(budget, room / DT_DP_EV_PER_FRAME);
 	if (budget > 0) {
 		budget = RTE_MIN(budget, dt_dp_tx_room(st) / DT_TCP_OUT_SEGS);
@@ -407,6 +455,7 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		dt_dp_rx_frame(st, pkts[i]);
 	}
+	acks_flush(st);
 	st->st.rx_cycles += rte_rdtsc() - t0;
 	st->st.rx_bursts++;
 }

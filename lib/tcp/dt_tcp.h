@@ -34,14 +34,26 @@
 
 /** Max payload extents in one inbound segment. */
 #define DT_TCP_SEG_MAX_EXT 8
-/** Max out-of-order extents a connection may hold. */
-#define DT_TCP_OOO_MAX 64
+/**
+ * Max out-of-order extents a connection may hold (the caller's
+ * dt_tcp_bufs.ooo_cap is its actual capacity). Payload is referenced, never
+ * coalesced: each received segment is one extent (its own buffer), so a
+ * capacity below the receive window in segments drops out-of-order
+ * segments unSACKed and the sender must wait for its RTO. Callers size it
+ * from their window: window / segment size plus some slack.
+ */
+#define DT_TCP_OOO_MAX 16384
 /** Max send-buffer extents referenced by one outbound segment. */
 #define DT_TCP_TX_MAX_EXT 4
 /** Segments one call can emit before it sets dt_tcp_out.more. */
 #define DT_TCP_OUT_SEGS 16
-/** Events one call can emit (bounded by the limits above). */
-#define DT_TCP_OUT_EVENTS (2 * (DT_TCP_SEG_MAX_EXT + DT_TCP_OOO_MAX) + 8)
+/**
+ * Events one call can emit. Every payload extent gets exactly one DATA or
+ * FREE event in its life, and one call only ends the lives of the extents
+ * of its own segment and of those held out of order, plus a few events
+ * without payload (CONNECTED, SENT, PEER_CLOSED, RESET, ERROR, CLOSED).
+ */
+#define DT_TCP_OUT_EVENTS (DT_TCP_SEG_MAX_EXT + DT_TCP_OOO_MAX + 16)
 
 /** A piece of payload by reference: @c len bytes at offset @c off of @c ref. */
 struct dt_tcp_extent {
@@ -170,6 +182,12 @@ struct dt_tcp_out {
 	uint16_t n_timers;
 	/** Segment array filled: send them, then call dt_tcp_output(). */
 	bool more;
+	/**
+	 * dt_tcp_input() with dt_tcp_cfg.ack_defer: an ACK is owed and was
+	 * not sent; call dt_tcp_output() once the batch of received
+	 * segments is processed (it sends one ACK for all of them).
+	 */
+	bool ack_pending;
 	struct dt_tcp_tx_seg segs[DT_TCP_OUT_SEGS];
 	struct dt_tcp_event events[DT_TCP_OUT_EVENTS];
 	struct dt_tcp_timer_action timers[DT_TCP_T__COUNT];
@@ -234,6 +252,17 @@ struct dt_tcp_cfg {
 	/** FIN_WAIT_2 without traffic for this long: RST and close; 0 off. */
 	uint64_t fin_wait2_us;
 	bool rack;		/**< RACK-TLP loss detection (needs SACK) */
+	/**
+	 * Batch ACKs: dt_tcp_input() sends no pure ACK (data segments still
+	 * carry one) but sets dt_tcp_out.ack_pending, and the caller calls
+	 * dt_tcp_output() after the receive burst, so one ACK answers all
+	 * the segments of the connection in it (out-of-order and hole-filling
+	 * segments included: the ACK is immediate at burst granularity, its
+	 * SACK blocks cover them all). A poll-mode receiver that falls
+	 * behind then sends an ACK per burst, not per segment (what Linux's
+	 * SACK compression and GRO achieve). Off by default.
+	 */
+	bool ack_defer;
 };
 
 /**
@@ -248,6 +277,8 @@ struct dt_tcp_ooo {
 	struct dt_tcp_extent ext;
 };
 
+/** SACK blocks a receiver remembers (RFC 2018 4: most recent first). */
+#define DT_TCP_SACK_BLK_MAX 4
 /** Ranges of the send queue the peer SACKed (RFC 6675 scoreboard). */
 #define DT_TCP_SACK_SB_MAX 8
 /** Transmit-time marks kept for RACK (RFC 8985), bounded. */
@@ -371,7 +402,17 @@ struct dt_tcp_conn {
 	struct dt_tcp_ooo *ooo;
 	uint16_t ooo_cap;
 	uint16_t ooo_n;
-	uint32_t ooo_last;	/**< seq of the latest out-of-order arrival */
+	uint16_t ooo_lim;	/**< extents held at most now (dt_tcp_set_ooo_limit) */
+	uint8_t sack_n;		/**< valid entries of sack_blk */
+	uint32_t ooo_bytes;	/**< payload bytes held out of order */
+	/**
+	 * SACK blocks to report (RFC 2018 4): each a maximal contiguous run
+	 * of the out-of-order queue, the one holding the most recently
+	 * received segment first, then the others by recency of change.
+	 */
+	struct dt_tcp_seq_range sack_blk[DT_TCP_SACK_BLK_MAX];
+	/** RFC 2883 D-SACK: a duplicate to report first in the next ACK. */
+	struct dt_tcp_seq_range dsack;
 	uint64_t timers[DT_TCP_T__COUNT];	/**< deadlines, 0 = off */
 	const struct dt_tcp_cfg *cfg;
 	const struct dt_tcp_cc_ops *cc;
@@ -450,6 +491,15 @@ void dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
  */
 void dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
 	struct dt_tcp_out *out);
+
+/**
+ * Hold at most @p lim out-of-order extents (at most the queue's capacity)
+ * from now on: a caller that shares a budget of held extents between
+ * connections lowers it before dt_tcp_input(). Extents already held stay;
+ * out-of-order payload beyond the limit is freed (the peer sends it
+ * again).
+ */
+void dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim);
 
 /** Run every timer of @p c whose deadline is <= @p now. */
 void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);

@@ -5,6 +5,7 @@
  * allow and reports timer changes (tcp_call_end()).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dt_tcp_priv.h"
@@ -66,6 +67,7 @@ dt_tcp_out_reset(struct dt_tcp_out *out)
 	out->n_events = 0;
 	out->n_timers = 0;
 	out->more = false;
+	out->ack_pending = false;
 }
 
 struct dt_tcp_event *
@@ -74,6 +76,8 @@ tcp_event(struct dt_tcp_out *out, uint8_t type)
 	struct dt_tcp_event *ev;
 
 	/* Cannot overflow: DT_TCP_OUT_EVENTS bounds what one call emits. */
+	if (out->n_events >= DT_TCP_OUT_EVENTS)
+		abort();
 	ev = &out->events[out->n_events++];
 	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
@@ -101,6 +105,7 @@ dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
 	c->txq_cap = bufs->txq_cap;
 	c->ooo = bufs->ooo;
 	c->ooo_cap = bufs->ooo_cap;
+	c->ooo_lim = bufs->ooo_cap;
 	c->state = DT_TCP_CLOSED;
 	c->rto = (uint32_t)cfg->rto_init_us;
 	c->rcv_space = cfg->rcv_space;
@@ -247,7 +252,12 @@ dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	if (seg->n_ext > DT_TCP_SEG_MAX_EXT)
 		return -EINVAL;
 	tcp_input(c, seg, now, out);
+	if (c->cfg->ack_defer)
+		c->flags |= DT_TCP_F_ACK_DEFER;
 	tcp_call_end(c, before, now, out);
+	c->flags &= (uint16_t)~DT_TCP_F_ACK_DEFER;
+	out->ack_pending = tcp_flag(c, DT_TCP_F_ACK_NOW) &&
+		c->state != DT_TCP_CLOSED;
 	return 0;
 }
 

@@ -234,8 +234,13 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 			drop_text = true;
 			c->flags |= DT_TCP_F_ACK_NOW;
 		} else {
-			if (!(flags & DT_NET_TCP_RST))
+			if (!(flags & DT_NET_TCP_RST)) {
 				c->flags |= DT_TCP_F_ACK_NOW;
+				/* Data received before: RFC 2883 D-SACK. */
+				if (plen && dt_tcp_seq_le(seq + plen, c->rcv_nxt) &&
+						tcp_synchronized(c))
+					tcp_dsack_note(c, seq, seq + plen);
+			}
 			goto drop;
 		}
 	}

@@ -46,7 +46,8 @@ tcp_fill_hdr(struct dt_tcp_conn *c, struct dt_tcp_tx_seg *seg, uint32_t seq,
 		o->ts_val = tcp_ts_now(c, now);
 		o->ts_ecr = c->ts_recent;
 	}
-	if (tcp_flag(c, DT_TCP_F_SACK) && c->ooo_n > 0) {
+	if (tcp_flag(c, DT_TCP_F_SACK) &&
+			(c->sack_n > 0 || tcp_flag(c, DT_TCP_F_DSACK))) {
 		max = tcp_flag(c, DT_TCP_F_TS) ? 3 : DT_NET_TCP_SACK_MAX;
 		o->n_sack = (uint8_t)tcp_sack_blocks(c, o->sack, max);
 		o->present |= DT_NET_TCPOPT_F_SACK;
@@ -312,6 +313,8 @@ tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		c->snd_nxt += used;
 		sent = true;
 	}
-	if (!sent && tcp_flag(c, DT_TCP_F_ACK_NOW) && c->state != DT_TCP_SYN_SENT)
+	if (!sent && tcp_flag(c, DT_TCP_F_ACK_NOW) &&
+			c->state != DT_TCP_SYN_SENT &&
+			!tcp_flag(c, DT_TCP_F_ACK_DEFER))
 		tcp_send_ack(c, c->snd_nxt, now, out);
 }

@@ -24,6 +24,8 @@
 #define DT_TCP_F_SIMOPEN	(1u << 10)	/* SYN_RECEIVED from SYN_SENT */
 #define DT_TCP_F_SYN_RTX	(1u << 11)	/* SYN was retransmitted */
 #define DT_TCP_F_RD_CLOSED	(1u << 12)	/* full close: app reads no more */
+#define DT_TCP_F_DSACK		(1u << 13)	/* dsack holds a duplicate to report */
+#define DT_TCP_F_ACK_DEFER	(1u << 14)	/* in dt_tcp_input: leave the ACK owed */
 
 /* dt_tcp_conn.lr.flags */
 #define DT_TCP_LR_TLP		(1u << 0)	/* a loss probe is outstanding */
@@ -167,7 +169,8 @@ void tcp_cc_init_window(struct dt_tcp_conn *c);
 void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out);
 void tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
-unsigned int tcp_sack_blocks(const struct dt_tcp_conn *c,
+void tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e);
+unsigned int tcp_sack_blocks(struct dt_tcp_conn *c,
 	struct dt_net_tcp_sack_block *b, unsigned int max);
 uint32_t tcp_rcv_wnd(const struct dt_tcp_conn *c);
 uint16_t tcp_rcv_wnd_field(struct dt_tcp_conn *c);

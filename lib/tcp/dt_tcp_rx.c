@@ -29,12 +29,104 @@ tcp_deliver(struct dt_tcp_conn *c, const struct dt_tcp_extent *e,
 	c->rcv_nxt += e->len;
 }
 
+/* Index of the first queued extent that ends after @p s (binary search). */
+static uint16_t
+tcp_ooo_find(const struct dt_tcp_conn *c, uint32_t s)
+{
+	uint16_t lo = 0, hi = c->ooo_n, mid;
+
+	while (lo < hi) {
+		mid = (uint16_t)((lo + hi) / 2);
+		if (dt_tcp_seq_le(c->ooo[mid].seq + c->ooo[mid].ext.len, s))
+			lo = (uint16_t)(mid + 1);
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void
 tcp_ooo_remove(struct dt_tcp_conn *c, uint16_t i)
 {
+	c->ooo_bytes -= c->ooo[i].ext.len;
 	memmove(&c->ooo[i], &c->ooo[i + 1],
 		(size_t)(c->ooo_n - i - 1) * sizeof(c->ooo[0]));
 	c->ooo_n--;
+}
+
+/* Forget SACK blocks at or below rcv_nxt (delivered). */
+static void
+tcp_sack_blk_trim(struct dt_tcp_conn *c)
+{
+	uint8_t i, k = 0;
+
+	for (i = 0; i < c->sack_n; i++)
+		if (dt_tcp_seq_gt(c->sack_blk[i].end, c->rcv_nxt))
+			c->sack_blk[k++] = c->sack_blk[i];
+	c->sack_n = k;
+}
+
+/*
+ * The queued extent @p i just arrived: its maximal contiguous run becomes
+ * the first SACK block, and the blocks it merged with are forgotten. The
+ * run's edges come from the blocks remembered next to it when there are
+ * (the common case: a segment extends the run it follows), else from a
+ * walk over the queue.
+ */
+static void
+tcp_sack_blk_note(struct dt_tcp_conn *c, uint16_t i)
+{
+	uint32_t l = c->ooo[i].seq, r = l + c->ooo[i].ext.len;
+	uint16_t j;
+	uint8_t b, k;
+
+	if (i > 0 && c->ooo[i - 1].seq + c->ooo[i - 1].ext.len == l) {
+		for (b = 0; b < c->sack_n && c->sack_blk[b].end != l; b++)
+			;
+		if (b < c->sack_n) {
+			l = c->sack_blk[b].start;
+		} else {
+			for (j = i; j > 0 && c->ooo[j - 1].seq +
+					c->ooo[j - 1].ext.len == c->ooo[j].seq; j--)
+				;
+			l = c->ooo[j].seq;
+		}
+	}
+	if (i + 1 < c->ooo_n && c->ooo[i + 1].seq == r) {
+		for (b = 0; b < c->sack_n && c->sack_blk[b].start != r; b++)
+			;
+		if (b < c->sack_n) {
+			r = c->sack_blk[b].end;
+		} else {
+			for (j = i; j + 1 < c->ooo_n && c->ooo[j].seq +
+					c->ooo[j].ext.len == c->ooo[j + 1].seq; j++)
+				;
+			r = c->ooo[j].seq + c->ooo[j].ext.len;
+		}
+	}
+	/* Drop the blocks inside the run, shift the rest down by one. */
+	k = 0;
+	for (b = 0; b < c->sack_n; b++)
+		if (!(dt_tcp_seq_ge(c->sack_blk[b].start, l) &&
+				dt_tcp_seq_le(c->sack_blk[b].end, r)))
+			c->sack_blk[k++] = c->sack_blk[b];
+	if (k == DT_TCP_SACK_BLK_MAX)
+		k--;
+	memmove(&c->sack_blk[1], &c->sack_blk[0], k * sizeof(c->sack_blk[0]));
+	c->sack_blk[0].start = l;
+	c->sack_blk[0].end = r;
+	c->sack_n = (uint8_t)(k + 1);
+}
+
+/* RFC 2883: report [s, e), already received, first in the next ACK. */
+void
+tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e)
+{
+	if (!tcp_flag(c, DT_TCP_F_SACK) || s == e)
+		return;
+	c->dsack.start = s;
+	c->dsack.end = e;
+	c->flags |= DT_TCP_F_DSACK;
 }
 
 /* Deliver queued extents that the in-order data has reached. */
@@ -42,10 +134,12 @@ static void
 tcp_ooo_drain(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 {
 	struct dt_tcp_ooo *q;
+	uint16_t k = 0;
 	uint32_t cut;
 
-	while (c->ooo_n > 0 && dt_tcp_seq_le(c->ooo[0].seq, c->rcv_nxt)) {
-		q = &c->ooo[0];
+	while (k < c->ooo_n && dt_tcp_seq_le(c->ooo[k].seq, c->rcv_nxt)) {
+		q = &c->ooo[k++];
+		c->ooo_bytes -= q->ext.len;
 		cut = c->rcv_nxt - q->seq;
 		if (cut >= q->ext.len) {
 			tcp_free_ext(&q->ext, out);
@@ -54,20 +148,27 @@ tcp_ooo_drain(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 			q->ext.len -= cut;
 			tcp_deliver(c, &q->ext, out);
 		}
-		tcp_ooo_remove(c, 0);
 	}
+	if (k == 0)
+		return;
+	/* One move for the whole delivered prefix. */
+	memmove(&c->ooo[0], &c->ooo[k],
+		(size_t)(c->ooo_n - k) * sizeof(c->ooo[0]));
+	c->ooo_n = (uint16_t)(c->ooo_n - k);
+	tcp_sack_blk_trim(c);
 }
 
 /*
  * Insert [s, s + len) keeping the queue sorted and without overlap. Old
  * data wins: the new extent is trimmed at its edges; a queued extent that
  * the new one covers entirely is dropped (so no reference is ever split).
+ * The search starts at the first extent that ends after @p s.
  */
 static void
 tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	struct dt_tcp_out *out)
 {
-	uint16_t i = 0;
+	uint16_t i = tcp_ooo_find(c, s);
 	uint32_t a, b, end = s + e.len;
 
 	while (i < c->ooo_n) {
@@ -80,6 +181,8 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 		if (dt_tcp_seq_ge(a, end))
 			break;
 		if (dt_tcp_seq_le(a, s) && dt_tcp_seq_ge(b, end)) {
+			/* Everything was queued already: a duplicate. */
+			tcp_dsack_note(c, s, end);
 			tcp_free_ext(&e, out);
 			return;
 		}
@@ -99,7 +202,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 		end = a;
 		break;
 	}
-	if (c->ooo_n == c->ooo_cap) {
+	if (c->ooo_n >= c->ooo_lim || c->ooo_n >= c->ooo_cap) {
 		tcp_free_ext(&e, out);
 		return;
 	}
@@ -108,8 +211,9 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	c->ooo[i].seq = s;
 	c->ooo[i].ext = e;
 	c->ooo_n++;
-	c->ooo_last = s;
+	c->ooo_bytes += e.len;
 	tcp_space_consume(c, e.len);
+	tcp_sack_blk_note(c, i);
 }
 
 void
@@ -120,6 +224,14 @@ tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 	for (i = 0; i < c->ooo_n; i++)
 		tcp_free_ext(&c->ooo[i].ext, out);
 	c->ooo_n = 0;
+	c->ooo_bytes = 0;
+	c->sack_n = 0;
+}
+
+void
+dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
+{
+	c->ooo_lim = (uint16_t)(lim < c->ooo_cap ? lim : c->ooo_cap);
 }
 
 static void
@@ -156,9 +268,10 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 		es = s;
 		s += e.len;
 		if (dt_tcp_seq_lt(es, c->rcv_nxt)) {
-			/* Already received: trim the front. */
+			/* Already received: trim the front, report it. */
 			cut = c->rcv_nxt - es;
 			cut = cut < e.len ? cut : e.len;
+			tcp_dsack_note(c, es, es + cut);
 			e.off += cut;
 			e.len -= cut;
 			es += cut;
@@ -190,35 +303,27 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	tcp_ack_policy(c, in_order, immediate, now);
 }
 
+/*
+ * SACK option content: a pending D-SACK first (RFC 2883), then the
+ * remembered blocks, the one with the latest arrival first (RFC 2018 4).
+ */
 unsigned int
-tcp_sack_blocks(const struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
+tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
 	unsigned int max)
 {
-	struct dt_net_tcp_sack_block all[DT_TCP_OOO_MAX];
-	unsigned int n = 0, first = 0, i, k;
-	uint16_t j;
+	unsigned int k = 0, i;
 
-	for (j = 0; j < c->ooo_n; j++) {
-		uint32_t l = c->ooo[j].seq, r = l + c->ooo[j].ext.len;
-
-		if (n > 0 && all[n - 1].right == l) {
-			all[n - 1].right = r;
-			continue;
-		}
-		all[n].left = l;
-		all[n].right = r;
-		n++;
+	if (tcp_flag(c, DT_TCP_F_DSACK) && max > 0) {
+		b[k].left = c->dsack.start;
+		b[k].right = c->dsack.end;
+		k++;
+		c->flags &= (uint16_t)~DT_TCP_F_DSACK;
 	}
-	/* RFC 2018 4: the block with the latest arrival first. */
-	for (i = 0; i < n; i++)
-		if (dt_tcp_seq_in(c->ooo_last, all[i].left, all[i].right))
-			first = i;
-	k = 0;
-	if (n > 0 && max > 0)
-		b[k++] = all[first];
-	for (i = n; i-- > 0 && k < max;)
-		if (i != first)
-			b[k++] = all[i];
+	for (i = 0; i < c->sack_n && k < max; i++) {
+		b[k].left = c->sack_blk[i].start;
+		b[k].right = c->sack_blk[i].end;
+		k++;
+	}
 	return k;
 }
 

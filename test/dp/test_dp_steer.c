@@ -169,6 +169,9 @@ on_event(int si, const struct dt_dp_event *ev)
 		break;
 	case DT_DP_EV_PEER_CLOSED:
 		c->peer_closed = true;
+		/* close() sends our FIN after what is queued: no shutdown()
+		 * afterwards (the connection may be gone by the last SENT). */
+		c->shut = true;
 		DT_CHECK_EQ(dt_dp_close(st, ev->conn), 0);
 		break;
 	case DT_DP_EV_CLOSED:

@@ -779,6 +779,7 @@ cmd_cfg(struct interp *in, char **tok, int n)
 		else if (!strcmp(k, "synq") && num && v && v <= 16) in->synq_cap = (uint16_t)v;
 		else if (!strcmp(k, "tol_us") && num) in->tol = v;
 		else if (!strcmp(k, "rack")) c->rack = cfg_bool(tok[i + 1]);
+		else if (!strcmp(k, "ackdefer")) c->ack_defer = cfg_bool(tok[i + 1]);
 		else if (!strcmp(k, "fin_wait2_ms") && num) c->fin_wait2_us = v * 1000ull;
 		else if (!strcmp(k, "cc") && !strcmp(tok[i + 1], "newreno")) c->cc = &dt_tcp_cc_newreno;
 		else if (!strcmp(k, "cc") && !strcmp(tok[i + 1], "cubic")) c->cc = &dt_tcp_cc_cubic;
@@ -1013,6 +1014,13 @@ cmd_app(struct interp *in, char **tok, int n)
 	} else if (!strcmp(tok[0], "keepalive") && n == 2) {
 		dt_tcp_set_keepalive(&in->conn, cfg_bool(tok[1]), in->now,
 			&in->out);
+	} else if (!strcmp(tok[0], "output")) {
+		/* End of a receive batch (cfg ackdefer): the owed ACK. */
+		dt_tcp_output(&in->conn, in->now, &in->out);
+	} else if (!strcmp(tok[0], "ooolimit") && n == 2 &&
+			parse_u32(tok[1], &v)) {
+		dt_tcp_set_ooo_limit(&in->conn, v);
+		dt_tcp_out_reset(&in->out);
 	} else if (!strcmp(tok[0], "nagle") && n == 2) {
 		dt_tcp_set_nagle(&in->conn, cfg_bool(tok[1]));
 		dt_tcp_out_reset(&in->out);
