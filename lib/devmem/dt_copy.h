@@ -145,7 +145,8 @@ dt_copy_wait(struct dt_copy_chan *ch, uint64_t ticket)
  * @p cpu_side; any other address is host memory and used as is. A copy
  * range that straddles the window boundary is refused (-EFAULT). Tickets
  * start at 1 and increase by one per copy; every copy has completed when
- * submit returns.
+ * submit returns (unless a simulated latency is set:
+ * dt_copy_cpu_engine_set_latency()).
  *
  * @param base      start of the window as the stack sees it
  * @param len       its length
@@ -156,6 +157,29 @@ dt_copy_wait(struct dt_copy_chan *ch, uint64_t ticket)
  */
 struct dt_copy_engine *dt_copy_cpu_engine_create(void *base, size_t len,
 	void *cpu_side);
+
+/** Environment variable: simulated completion latency of new CPU engines, in µs. */
+#define DT_COPY_CPU_LATENCY_ENV "DT_COPY_CPU_LATENCY_US"
+/** Largest simulated completion latency, in µs. */
+#define DT_COPY_CPU_LATENCY_MAX_US 1000000u
+
+/**
+ * Give a CPU engine a simulated completion latency, to reproduce an
+ * asynchronous engine (a CUDA event round trip is some 10-30 µs) on a
+ * machine without a GPU. Bytes are still copied when submit runs;
+ * dt_copy_completed() reports a submit's tickets only @p us microseconds
+ * (TSC) after it. Each channel keeps up to 1024 submits in flight; past
+ * that submit returns 0 until the oldest is due. Channels take the value
+ * when they are opened: set it before the ports that use the engine start.
+ * An engine's initial value comes from DT_COPY_CPU_LATENCY_US (default 0).
+ *
+ * @return 0, or -EINVAL (not a CPU engine, or @p us over
+ *         DT_COPY_CPU_LATENCY_MAX_US)
+ */
+int dt_copy_cpu_engine_set_latency(struct dt_copy_engine *ce, uint32_t us);
+
+/** The simulated completion latency of a CPU engine in µs (0 for none or another engine). */
+uint32_t dt_copy_cpu_engine_latency(const struct dt_copy_engine *ce);
 
 /**
  * Destroy an engine created by any implementation (NULL is a no-op).

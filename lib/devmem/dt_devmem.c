@@ -72,6 +72,11 @@ extern __typeof__(rte_pmd_gpu_sim_dev_side) rte_pmd_gpu_sim_dev_side
 typedef int (*dm_sim_dev_side_t)(int16_t dev_id, const void *ptr,
 	size_t size, void **dev_side);
 
+extern __typeof__(rte_pmd_gpu_sim_copy_latency) rte_pmd_gpu_sim_copy_latency
+	__attribute__((weak));
+
+typedef int (*dm_sim_copy_latency_t)(int16_t dev_id);
+
 /* The CUDA engine, found the same way: linked in, a -d plugin, or absent. */
 extern __typeof__(dt_copy_cuda_engine_create) dt_copy_cuda_engine_create
 	__attribute__((weak));
@@ -136,6 +141,14 @@ dm_sim_dev_side_fn(void)
 	if (rte_pmd_gpu_sim_dev_side != NULL)
 		return rte_pmd_gpu_sim_dev_side;
 	return (dm_sim_dev_side_t)dm_find_loaded_symbol("rte_pmd_gpu_sim_dev_side");
+}
+
+static dm_sim_copy_latency_t
+dm_sim_copy_latency_fn(void)
+{
+	if (rte_pmd_gpu_sim_copy_latency != NULL)
+		return rte_pmd_gpu_sim_copy_latency;
+	return (dm_sim_copy_latency_t)dm_find_loaded_symbol("rte_pmd_gpu_sim_copy_latency");
 }
 
 static dm_cuda_engine_create_t
@@ -244,7 +257,17 @@ dt_devmem_engine_create_default(int16_t gpu_id, void *base, size_t len,
 		rte_errno = -ret;
 		return NULL;
 	}
-	return dt_copy_cpu_engine_create(base, len, side);
+	ce = dt_copy_cpu_engine_create(base, len, side);
+	if (ce != NULL) {
+		/* The simulator's copy_latency_us devarg, when it sets one. */
+		dm_sim_copy_latency_t lat = dm_sim_copy_latency_fn();
+		int us = lat != NULL ? lat(gpu_id) : 0;
+
+		if (us > 0 && dt_copy_cpu_engine_set_latency(ce, (uint32_t)us) == 0)
+			DM_LOG(INFO, "gpu_sim %d: copy engine of [%p, +%zu): simulated completion latency %d us",
+				gpu_id, base, len, us);
+	}
+	return ce;
 }
 
 static int

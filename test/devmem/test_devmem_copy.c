@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -146,6 +147,71 @@ test_cpu_engine_tickets_and_stats(void)
 
 	dt_copy_chan_close(ch2);
 	dt_copy_chan_close(ch);
+	window_close(&w);
+}
+
+/*
+ * Simulated completion latency: bytes land at submit, tickets are reported
+ * complete only once the latency has passed, in order; a full ring of
+ * submits defers the next one (0), never blocks.
+ */
+static void
+test_cpu_engine_latency(void)
+{
+	const uint64_t us = 2000;
+	struct window w;
+	struct dt_copy_chan *ch, *ch0;
+	uint8_t a[64];
+	struct dt_copy_op op;
+	uint64_t ticket = 0, t0, hz = rte_get_tsc_hz();
+	uint32_t i;
+	int r = 0;
+
+	DT_REQUIRE(window_open(&w) == 0);
+	DT_CHECK_EQ(dt_copy_cpu_engine_latency(w.ce), 0);
+	/* A channel opened before keeps its (no) latency. */
+	ch0 = dt_copy_chan_open(w.ce);
+	DT_REQUIRE(ch0 != NULL);
+	DT_CHECK_EQ(dt_copy_cpu_engine_set_latency(w.ce, DT_COPY_CPU_LATENCY_MAX_US + 1), -EINVAL);
+	DT_CHECK_EQ(dt_copy_cpu_engine_set_latency(NULL, 1), -EINVAL);
+	DT_CHECK_EQ(dt_copy_cpu_engine_set_latency(w.ce, (uint32_t)us), 0);
+	DT_CHECK_EQ(dt_copy_cpu_engine_latency(w.ce), us);
+	ch = dt_copy_chan_open(w.ce);
+	DT_REQUIRE(ch != NULL);
+
+	fill(a, sizeof(a), 7);
+	op = (struct dt_copy_op){ w.base, a, sizeof(a) };
+	t0 = rte_rdtsc();
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 1);
+	DT_CHECK(memcmp(w.side, a, sizeof(a)) == 0);    /* landed already */
+	op.dst = w.base + 64;
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 1);
+	DT_CHECK_EQ(ticket, 2);
+	if (rte_rdtsc() - t0 < hz * us / 1000000 / 2)
+		DT_CHECK_EQ(dt_copy_completed(ch), 0);
+	dt_copy_wait(ch, 2);
+	DT_CHECK(rte_rdtsc() - t0 >= hz * us / 1000000);
+	DT_CHECK_EQ(dt_copy_completed(ch), 2);
+	/* The channel opened before is synchronous. */
+	DT_CHECK_EQ(dt_copy_submit(ch0, &op, 1, &ticket), 1);
+	DT_CHECK_EQ(dt_copy_completed(ch0), ticket);
+
+	/* Fill the ring of submits: the one past it is deferred (0), not refused. */
+	for (i = 0; i < 1024 && (r = dt_copy_submit(ch, &op, 1, &ticket)) == 1; i++)
+		;
+	if (rte_rdtsc() - t0 < hz * us / 1000000 / 2) {
+		DT_CHECK_EQ(i, 1024);
+		DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 0);
+		DT_CHECK_EQ(ch->stats.errors, 0);
+	}
+	dt_copy_wait(ch, ticket);
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &ticket), 1);
+	dt_copy_wait(ch, ticket);
+	DT_CHECK_EQ(dt_copy_completed(ch), ticket);
+
+	dt_copy_chan_close(ch);
+	dt_copy_chan_close(ch0);
 	window_close(&w);
 }
 
@@ -365,6 +431,7 @@ main(int argc, char **argv)
 	}
 	DT_RUN(test_cpu_engine_translates);
 	DT_RUN(test_cpu_engine_tickets_and_stats);
+	DT_RUN(test_cpu_engine_latency);
 	DT_RUN(test_cpu_engine_refuses_straddling);
 	DT_RUN(test_cpu_engine_bad_args);
 	DT_RUN(test_registry_add_lookup_del);

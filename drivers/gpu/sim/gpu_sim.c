@@ -62,11 +62,15 @@ RTE_LOG_REGISTER(gpu_sim_logtype, pmd.gpu.sim, INFO);
 #define GPU_SIM_ARG_SIZE "size"
 #define GPU_SIM_ARG_NUMA "numa"
 #define GPU_SIM_ARG_PROCESSORS "processors"
+#define GPU_SIM_ARG_COPY_LATENCY "copy_latency_us"
+/* As dt_copy.h's DT_COPY_CPU_LATENCY_MAX_US (this driver does not include it). */
+#define GPU_SIM_MAX_COPY_LATENCY_US 1000000u
 
 static const char * const gpu_sim_valid_args[] = {
 	GPU_SIM_ARG_SIZE,
 	GPU_SIM_ARG_NUMA,
 	GPU_SIM_ARG_PROCESSORS,
+	GPU_SIM_ARG_COPY_LATENCY,
 	NULL
 };
 
@@ -98,6 +102,7 @@ struct gpu_sim_priv {
 	rte_rwlock_t lock;        /**< protects everything below */
 	int memfd;                /**< device memory */
 	size_t size;              /**< device memory size (size= devarg) */
+	uint32_t copy_latency_us; /**< copy_latency_us= devarg, for copy engines */
 	size_t used;              /**< bytes in allocations (page-rounded) */
 	/** Allocations sorted by memfd offset, for first-fit. */
 	struct gpu_sim_alloc_list allocs;
@@ -112,6 +117,7 @@ struct gpu_sim_conf {
 	uint64_t size;
 	int numa;
 	uint32_t processors;
+	uint32_t copy_latency_us;
 };
 
 /* ---- devargs ---------------------------------------------------------- */
@@ -217,6 +223,23 @@ gpu_sim_parse_processors(const char *key, const char *value, void *opaque)
 }
 
 static int
+gpu_sim_parse_latency(const char *key, const char *value, void *opaque)
+{
+	uint32_t *us = opaque;
+	const char *rest;
+	uint64_t v;
+
+	if (gpu_sim_parse_u64(value, &v, &rest) != 0 || *rest != '\0' ||
+			v > GPU_SIM_MAX_COPY_LATENCY_US) {
+		GPU_SIM_LOG(ERR, "invalid %s=%s: expected microseconds from 0 to %u",
+			key, value ? value : "", GPU_SIM_MAX_COPY_LATENCY_US);
+		return -EINVAL;
+	}
+	*us = (uint32_t)v;
+	return 0;
+}
+
+static int
 gpu_sim_parse_devargs(const char *name, const char *args,
 	struct gpu_sim_conf *conf)
 {
@@ -227,10 +250,12 @@ gpu_sim_parse_devargs(const char *name, const char *args,
 		{ GPU_SIM_ARG_SIZE, gpu_sim_parse_size },
 		{ GPU_SIM_ARG_NUMA, gpu_sim_parse_numa },
 		{ GPU_SIM_ARG_PROCESSORS, gpu_sim_parse_processors },
+		{ GPU_SIM_ARG_COPY_LATENCY, gpu_sim_parse_latency },
 	};
 	struct rte_kvargs *kvlist;
 	void *out[RTE_DIM(handlers)] = {
-		&conf->size, &conf->numa, &conf->processors
+		&conf->size, &conf->numa, &conf->processors,
+		&conf->copy_latency_us
 	};
 	unsigned int i;
 	int ret = 0;
@@ -238,13 +263,15 @@ gpu_sim_parse_devargs(const char *name, const char *args,
 	conf->size = GPU_SIM_DEFAULT_SIZE;
 	conf->numa = 0;
 	conf->processors = GPU_SIM_DEFAULT_PROCESSORS;
+	conf->copy_latency_us = 0;
 	if (args == NULL || args[0] == '\0')
 		return 0;
 
 	kvlist = rte_kvargs_parse(args, gpu_sim_valid_args);
 	if (kvlist == NULL) {
 		GPU_SIM_LOG(ERR, "%s: cannot parse devargs \"%s\": expected key=value pairs with keys "
-			GPU_SIM_ARG_SIZE ", " GPU_SIM_ARG_NUMA ", " GPU_SIM_ARG_PROCESSORS,
+			GPU_SIM_ARG_SIZE ", " GPU_SIM_ARG_NUMA ", " GPU_SIM_ARG_PROCESSORS
+			", " GPU_SIM_ARG_COPY_LATENCY,
 			name, args);
 		return -EINVAL;
 	}
@@ -391,6 +418,7 @@ gpu_sim_priv_create(const char *name, const struct gpu_sim_conf *conf)
 	TAILQ_INIT(&priv->allocs);
 	TAILQ_INIT(&priv->regs);
 	priv->size = conf->size;
+	priv->copy_latency_us = conf->copy_latency_us;
 	/* The memfd carries the device name: its mappings are recognisable in /proc/self/maps. */
 	priv->memfd = memfd_create(name, MFD_CLOEXEC);
 	if (priv->memfd < 0) {
@@ -766,6 +794,35 @@ rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
 	return ret;
 }
 
+/* The device's priv, or NULL when @p dev_id is not an open gpu_sim device. */
+static struct gpu_sim_priv *
+gpu_sim_priv_by_id(int16_t dev_id)
+{
+	struct rte_gpu_info info;
+	struct gpu_sim_priv *priv;
+	struct rte_gpu *dev;
+
+	if (!rte_gpu_is_valid(dev_id) || rte_gpu_info_get(dev_id, &info) != 0)
+		return NULL;
+	dev = rte_gpu_get_by_name(info.name);
+	if (dev == NULL || dev->device == NULL || dev->device->driver == NULL ||
+			strcmp(dev->device->driver->name, GPU_SIM_DRV_NAME) != 0)
+		return NULL;
+	priv = (struct gpu_sim_priv *)(uintptr_t)info.context;
+	if (priv == NULL || priv != dev->mpshared->dev_private ||
+			priv->magic != GPU_SIM_MAGIC)
+		return NULL;
+	return priv;
+}
+
+int
+rte_pmd_gpu_sim_copy_latency(int16_t dev_id)
+{
+	struct gpu_sim_priv *priv = gpu_sim_priv_by_id(dev_id);
+
+	return priv == NULL ? -ENODEV : (int)priv->copy_latency_us;
+}
+
 /* ---- vdev --------------------------------------------------------------- */
 
 static int
@@ -817,8 +874,9 @@ gpu_sim_probe(struct rte_vdev_device *vdev)
 	dev->ops.wmb = gpu_sim_wmb;
 
 	rte_gpu_complete_new(dev);
-	GPU_SIM_LOG(INFO, "%s: gpu %d, %" PRIu64 " bytes of device memory, numa %d, %u processors",
-		name, info->dev_id, conf.size, conf.numa, conf.processors);
+	GPU_SIM_LOG(INFO, "%s: gpu %d, %" PRIu64 " bytes of device memory, numa %d, %u processors, copy latency %u us",
+		name, info->dev_id, conf.size, conf.numa, conf.processors,
+		conf.copy_latency_us);
 	return 0;
 }
 
@@ -843,4 +901,5 @@ RTE_PMD_REGISTER_VDEV(gpu_sim, gpu_sim_drv);
 RTE_PMD_REGISTER_PARAM_STRING(gpu_sim,
 	GPU_SIM_ARG_SIZE "=<bytes, K/M/G suffix; default 1G> "
 	GPU_SIM_ARG_NUMA "=<node; default 0> "
-	GPU_SIM_ARG_PROCESSORS "=<count; default 132>");
+	GPU_SIM_ARG_PROCESSORS "=<count; default 132> "
+	GPU_SIM_ARG_COPY_LATENCY "=<simulated copy completion latency in us; default 0>");

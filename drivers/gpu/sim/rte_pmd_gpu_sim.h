@@ -12,7 +12,11 @@
  * Devargs: size=<bytes with an optional K, M or G suffix, a multiple of
  * RTE_PMD_GPU_SIM_PAGE_SIZE; default 1G> bounds the total of allocations;
  * numa=<node; default 0> and processors=<count; default 132> are reported
- * by rte_gpu_info_get(). Example: --vdev=gpu_sim0,size=256M.
+ * by rte_gpu_info_get(); copy_latency_us=<µs; default 0> is the simulated
+ * completion latency of the copy engines that lib/devmem creates for the
+ * device's memory (rte_pmd_gpu_sim_copy_latency()): copies land at once but
+ * are reported complete that long after, like a CUDA event round trip.
+ * Example: --vdev=gpu_sim0,size=256M,copy_latency_us=20.
  *
  * gpudev contract as on a real GPU: rte_gpu_mem_free() and
  * rte_gpu_mem_unregister() accept only the exact address returned or
@@ -55,6 +59,13 @@ extern "C" {
  */
 int rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
 	void **dev_side);
+
+/**
+ * The copy_latency_us devarg of a gpu_sim device.
+ *
+ * @return microseconds (0: none), or -ENODEV if @p dev_id is not a gpu_sim device
+ */
+int rte_pmd_gpu_sim_copy_latency(int16_t dev_id);
 
 #ifdef __cplusplus
 }

@@ -35,8 +35,16 @@ extern int hsplit_logtype;
 #define HSPLIT_MAX_FRAME (HSPLIT_MAX_MTU + RTE_ETHER_HDR_LEN + 8)
 #define HSPLIT_WIRE_DATA 9216
 #define HSPLIT_BURST 32
-/** Frames an RX queue holds between ingest and copy completion. */
+/**
+ * Frames an RX queue holds between ingest and copy completion: at least
+ * this many, else the RX ring size (nb_desc, a power of two) up to
+ * HSPLIT_PENDING_MAX, so that an asynchronous copy engine's completion
+ * latency never caps the frames in flight below what the ring holds.
+ */
 #define HSPLIT_PENDING 256
+#define HSPLIT_PENDING_MAX 8192
+/** Frames one rx_burst takes from the wire at most (beyond what it returns). */
+#define HSPLIT_INGEST_MAX 256
 /** Copy engines one queue can reach. */
 #define HSPLIT_MAX_ENGINES 4
 /** Copies one queue batches before it submits. */
@@ -89,7 +97,8 @@ struct hsplit_rxq_stats {
 	uint64_t split_packets;  /**< frames split as configured */
 	uint64_t hdr_bytes;      /**< bytes in header segments of split frames */
 	uint64_t payload_bytes;  /**< bytes in payload segments of split frames */
-	uint64_t copy_bytes;     /**< bytes moved by a copy engine */
+	/** Bytes a copy engine moved into the frames returned (counted at return). */
+	uint64_t copy_bytes;
 	uint64_t copy_calls;     /**< submit calls */
 	uint64_t nomatch;        /**< frames not matching the split rule */
 	uint64_t ip_cksum_err;
@@ -98,6 +107,7 @@ struct hsplit_rxq_stats {
 	uint64_t drop_hdr_too_big;
 	uint64_t drop_too_big;   /**< over MTU, needs SCATTER, chain too long */
 	uint64_t drop_copy_err;
+	uint64_t copy_busy;      /**< submits the engine deferred (full): retried */
 	uint64_t missed;         /**< ring full; added atomically by the peer's TX */
 };
 
@@ -106,7 +116,10 @@ struct hsplit_pend {
 	struct rte_mbuf *m;
 	struct hsplit_wbuf *wb;  /**< source of the copies: freed on completion */
 	uint64_t ticket[HSPLIT_MAX_ENGINES];
+	uint32_t copy_bytes;     /**< batched for a copy engine */
 	uint8_t eng_mask;
+	/** Engines whose ticket[] is still an index into ops[]: not submitted yet. */
+	uint8_t unsub_mask;
 	uint8_t drop;            /**< a copy failed: free when complete */
 };
 
@@ -128,8 +141,12 @@ struct hsplit_rxq {
 	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_OPS_MAX];
 	uint32_t pend_head;      /**< next to deliver */
 	uint32_t pend_tail;      /**< next free */
-	uint32_t pend_flush;     /**< first entry whose tickets are batch indexes */
-	struct hsplit_pend pend[HSPLIT_PENDING];
+	uint32_t pend_flush;     /**< first entry whose tickets may be batch indexes */
+	uint32_t pend_mask;      /**< entries in pend[] - 1 (a power of two) */
+	struct hsplit_pend *pend;
+	/** Frames taken from the wire and not yet laid out (no room for their copies). */
+	uint16_t in_pos, in_n;
+	struct hsplit_wbuf *in[HSPLIT_BURST];
 	struct hsplit_stash stash[HSPLIT_MAX_NSEG];
 	struct hsplit_rxq_stats st;
 };

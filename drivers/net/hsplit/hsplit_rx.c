@@ -5,9 +5,19 @@
  * batches payload bytes for device buffers as copies on the queue's copy
  * engine channel. A frame is returned by rx_burst only once its copies have
  * completed, in the order frames arrived, as a NIC completes descriptors.
+ *
+ * With an asynchronous engine (a CUDA event per submit) completion comes
+ * some microseconds after submission, so each rx_burst first returns what
+ * has completed, then takes every new frame the wire holds (up to
+ * HSPLIT_INGEST_MAX, not only as many as it was asked for) and submits
+ * their copies at once: copies start as early as possible and as many
+ * frames are in flight as the ring holds. An engine that defers a submit
+ * (its queue full: submit returns 0) gets it again on the next call; only
+ * a refused copy drops frames.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -15,7 +25,6 @@
 
 #include "hsplit_private.h"
 
-#define PEND_MASK (HSPLIT_PENDING - 1)
 
 static void
 wbuf_free(struct hsplit_wbuf *wb)
@@ -46,51 +55,74 @@ stash_reserve(struct hsplit_stash *s, uint16_t k)
 	return 0;
 }
 
-/* Copies of the batch go to the engines; tickets replace batch indexes. */
+/*
+ * Copies of the batch go to the engines; tickets replace batch indexes.
+ * What an engine defers (submit returns 0: its queue is full) stays in the
+ * batch for the next call; a refused copy (< 0) drops its frame and every
+ * later one of the batch on that engine (once what was queued has landed).
+ */
 static void
 rx_flush(struct hsplit_rxq *q)
 {
-	uint32_t e, j, queued, i;
-	uint64_t t, last = 0, first;
-	int r;
+	uint32_t e, j, queued, n;
+	uint64_t t, first = 0;
+	uint8_t busy = 0;
+	int r = 0;
 
 	for (e = 0; e < q->nb_eng; e++) {
-		uint16_t n = q->nops[e];
+		struct dt_copy_chan *ch = q->eng[e].ch;
 
+		n = q->nops[e];
 		if (n == 0)
 			continue;
 		queued = 0;
+		first = ch->next_ticket;
 		while (queued < n) {
-			r = dt_copy_submit(q->eng[e].ch, q->ops[e] + queued,
+			r = dt_copy_submit(ch, q->ops[e] + queued,
 				(uint16_t)(n - queued), &t);
-			if (r <= 0) {
-				HSPLIT_LOG(DEBUG, "port %u rxq %u: copy %u of %u refused (%d)",
-					q->port_id, q->qid, queued, n, r);
+			if (r <= 0)
 				break;
-			}
 			q->st.copy_calls++;
-			for (i = queued; i < queued + (uint32_t)r; i++)
-				q->st.copy_bytes += q->ops[e][i].len;
 			queued += (uint32_t)r;
-			last = t;
+			/* One ticket per copy, consecutive on this channel. */
+			first = t - queued + 1;
 		}
-		first = last - queued + 1;
+		if (r == 0 && queued < n) {
+			q->st.copy_busy++;
+			busy |= (uint8_t)(1u << e);
+		} else if (queued < n) {
+			HSPLIT_LOG(DEBUG, "port %u rxq %u: copy %u of %u refused (%d)",
+				q->port_id, q->qid, queued, n, r);
+		}
 		for (j = q->pend_flush; j != q->pend_tail; j++) {
-			struct hsplit_pend *p = &q->pend[j & PEND_MASK];
+			struct hsplit_pend *p = &q->pend[j & q->pend_mask];
 
-			if (!(p->eng_mask & (1u << e)))
+			if (!(p->unsub_mask & (1u << e)))
 				continue;
 			if (p->ticket[e] < queued) {
 				p->ticket[e] += first;
+				p->unsub_mask &= (uint8_t)~(1u << e);
+			} else if (busy & (1u << e)) {
+				/* Deferred: its index in what is left. */
+				p->ticket[e] -= queued;
 			} else {
-				/* Not queued: drop once what was queued has landed. */
+				/* Refused: drop once what was queued has landed. */
 				p->drop = 1;
-				p->ticket[e] = queued ? last : 0;
+				p->ticket[e] = ch->next_ticket - 1;
+				p->unsub_mask &= (uint8_t)~(1u << e);
 			}
 		}
-		q->nops[e] = 0;
+		if (busy & (1u << e)) {
+			memmove(q->ops[e], q->ops[e] + queued,
+				(n - queued) * sizeof(q->ops[e][0]));
+			q->nops[e] = (uint16_t)(n - queued);
+		} else {
+			q->nops[e] = 0;
+		}
 	}
-	q->pend_flush = q->pend_tail;
+	while (q->pend_flush != q->pend_tail &&
+			q->pend[q->pend_flush & q->pend_mask].unsub_mask == 0)
+		q->pend_flush++;
 }
 
 /* Write one segment: CPU for host buffers, a batched copy for device ones. */
@@ -117,6 +149,8 @@ seg_write(struct hsplit_rxq *q, struct hsplit_stash *s, struct hsplit_pend *p,
 		.src = src, .len = len };
 	p->ticket[idx] = q->nops[idx]++;
 	p->eng_mask |= (uint8_t)(1u << idx);
+	p->unsub_mask |= (uint8_t)(1u << idx);
+	p->copy_bytes += len;
 	return 0;
 }
 
@@ -129,7 +163,12 @@ count_drop(struct hsplit_rxq *q, enum hsplit_layout_result r)
 		q->st.drop_too_big++;
 }
 
-static void
+/*
+ * Lay out one frame and batch its copies. 0 when the frame was taken
+ * (queued, or dropped and counted); -EBUSY when the batch has no room for
+ * its copies because the engine deferred earlier ones: try it again later.
+ */
+static int
 rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 {
 	struct hsplit_layout lay;
@@ -143,13 +182,20 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 	if (wb->len > q->port->max_frame) {
 		q->st.drop_too_big++;
 		wbuf_free(wb);
-		return;
+		return 0;
 	}
 	r = hsplit_split_layout(&q->split, &wb->pi, wb->len, &lay);
 	if (r != HSPLIT_LAYOUT_OK) {
 		count_drop(q, r);
 		wbuf_free(wb);
-		return;
+		return 0;
+	}
+	for (e = 0; e < q->nb_eng; e++) {
+		if (q->nops[e] + lay.nb > HSPLIT_OPS_MAX) {
+			rx_flush(q);
+			if (q->nops[e] + lay.nb > HSPLIT_OPS_MAX)
+				return -EBUSY;
+		}
 	}
 	for (i = 0; i < lay.nb; i++)
 		need[lay.s[i].pool]++;
@@ -158,14 +204,13 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 			q->st.drop_nombuf++;
 			q->port->data->rx_mbuf_alloc_failed++;
 			wbuf_free(wb);
-			return;
+			return 0;
 		}
 	}
-	for (e = 0; e < q->nb_eng; e++)
-		if (q->nops[e] + lay.nb > HSPLIT_OPS_MAX)
-			rx_flush(q);
-	p = &q->pend[q->pend_tail & PEND_MASK];
+	p = &q->pend[q->pend_tail & q->pend_mask];
 	p->eng_mask = 0;
+	p->unsub_mask = 0;
+	p->copy_bytes = 0;
 	p->drop = 0;
 	p->wb = wb;
 	for (i = 0; i < lay.nb; i++) {
@@ -209,26 +254,37 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 	if ((wb->rx_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		q->st.l4_cksum_err++;
 	q->pend_tail++;
+	return 0;
 }
 
+/*
+ * Take up to @p want frames from the wire (and the ones an earlier call
+ * could not lay out), as far as the pending ring has room, and submit
+ * their copies.
+ */
 static void
-rx_ingest(struct hsplit_rxq *q, uint16_t want)
+rx_ingest(struct hsplit_rxq *q, uint32_t want)
 {
-	struct hsplit_wbuf *wb[HSPLIT_BURST];
-	uint32_t space = HSPLIT_PENDING - (q->pend_tail - q->pend_head);
-	unsigned int k, i;
+	uint32_t space = q->pend_mask + 1 - (q->pend_tail - q->pend_head);
 
 	if (want > space)
-		want = (uint16_t)space;
+		want = space;
 	while (want > 0) {
-		k = rte_ring_dequeue_burst(q->ring, (void **)wb,
-			RTE_MIN(want, HSPLIT_BURST), NULL);
-		if (k == 0)
-			break;
-		for (i = 0; i < k; i++)
-			rx_one(q, wb[i]);
-		want = (uint16_t)(want - k);
+		if (q->in_pos == q->in_n) {
+			q->in_pos = 0;
+			q->in_n = (uint16_t)rte_ring_dequeue_burst(q->ring,
+				(void **)q->in, RTE_MIN(want, HSPLIT_BURST), NULL);
+			if (q->in_n == 0)
+				break;
+		}
+		while (q->in_pos < q->in_n && want > 0) {
+			if (rx_one(q, q->in[q->in_pos]) < 0)
+				goto out;
+			q->in_pos++;
+			want--;
+		}
 	}
+out:
 	rx_flush(q);
 }
 
@@ -240,8 +296,8 @@ rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t got = 0;
 	uint32_t e;
 
-	while (q->pend_head != q->pend_tail && got < n) {
-		struct hsplit_pend *p = &q->pend[q->pend_head & PEND_MASK];
+	while (q->pend_head != q->pend_flush && got < n) {
+		struct hsplit_pend *p = &q->pend[q->pend_head & q->pend_mask];
 
 		for (e = 0; e < q->nb_eng; e++) {
 			if (!(p->eng_mask & (1u << e)))
@@ -250,6 +306,7 @@ rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 				done[e] = dt_copy_completed(q->eng[e].ch);
 				polled |= (uint8_t)(1u << e);
 			}
+			/* Tickets complete in order: nothing later is done either. */
 			if (done[e] < p->ticket[e])
 				return got;
 		}
@@ -260,6 +317,8 @@ rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 		} else {
 			q->st.packets++;
 			q->st.bytes += p->m->pkt_len;
+			/* As packets: what the copies of returned frames moved. */
+			q->st.copy_bytes += p->copy_bytes;
 			pkts[got++] = p->m;
 		}
 		q->pend_head++;
@@ -267,6 +326,11 @@ rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 	return got;
 }
 
+/*
+ * Completed frames first (polled at the start of each call), then every
+ * frame the wire holds goes into the pipeline with its copies submitted,
+ * then what completed meanwhile (all of it with a synchronous engine).
+ */
 uint16_t
 hsplit_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -274,10 +338,13 @@ hsplit_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t got;
 
 	got = rx_deliver(q, pkts, n);
-	if (got < n && q->port->started) {
-		rx_ingest(q, (uint16_t)(n - got));
-		got = (uint16_t)(got + rx_deliver(q, pkts + got, (uint16_t)(n - got)));
+	if (q->port->started) {
+		if (q->pend_flush != q->pend_tail)
+			rx_flush(q);    /* what the engine deferred last time */
+		rx_ingest(q, RTE_MAX((uint32_t)n, (uint32_t)HSPLIT_INGEST_MAX));
 	}
+	if (got < n)
+		got = (uint16_t)(got + rx_deliver(q, pkts + got, (uint16_t)(n - got)));
 	return got;
 }
 
@@ -288,9 +355,14 @@ hsplit_rxq_flush(struct hsplit_rxq *q)
 	struct hsplit_wbuf *wb;
 	uint32_t e, i;
 
+	/* Submit what is still batched, waiting as long as the engine defers it. */
 	rx_flush(q);
+	while (q->pend_flush != q->pend_tail && q->nb_eng != 0) {
+		rte_pause();
+		rx_flush(q);
+	}
 	while (q->pend_head != q->pend_tail) {
-		struct hsplit_pend *p = &q->pend[q->pend_head & PEND_MASK];
+		struct hsplit_pend *p = &q->pend[q->pend_head & q->pend_mask];
 
 		for (e = 0; e < q->nb_eng; e++)
 			if (p->eng_mask & (1u << e))
@@ -300,6 +372,9 @@ hsplit_rxq_flush(struct hsplit_rxq *q)
 		q->pend_head++;
 	}
 	q->pend_flush = q->pend_tail;
+	while (q->in_pos < q->in_n)
+		wbuf_free(q->in[q->in_pos++]);
+	q->in_pos = q->in_n = 0;
 	for (i = 0; i < HSPLIT_MAX_NSEG; i++) {
 		struct hsplit_stash *s = &q->stash[i];
 

@@ -22,6 +22,7 @@ hsplit_rxq_release(struct rte_eth_dev *dev, uint16_t qid)
 	hsplit_rxq_flush(q);
 	hsplit_eng_close_all(q->eng, &q->nb_eng);
 	rte_ring_free(q->ring);
+	rte_free(q->pend);
 	rte_free(q);
 	dev->data->rx_queues[qid] = NULL;
 }
@@ -255,10 +256,28 @@ hsplit_rxq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		ret = -rte_errno;
 		goto fail;
 	}
+	/*
+	 * Frames in flight between ingest and copy completion: as many as
+	 * the ring holds, so that an asynchronous engine's latency does not
+	 * cap them below it.
+	 */
+	size = RTE_MIN(RTE_MAX(size, (uint32_t)HSPLIT_PENDING),
+		(uint32_t)HSPLIT_PENDING_MAX);
+	q->pend = rte_zmalloc_socket("hsplit_rxq_pend", size * sizeof(q->pend[0]),
+		RTE_CACHE_LINE_SIZE, (int)socket);
+	if (q->pend == NULL) {
+		HSPLIT_LOG(ERR, "port %u rxq %u: no memory for %u pending frames",
+			p->port_id, qid, size);
+		rte_ring_free(q->ring);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	q->pend_mask = size - 1;
 	dev->data->rx_queues[qid] = q;
 	if (p->started && (ret = hsplit_rxq_bind(q)) < 0) {
 		dev->data->rx_queues[qid] = NULL;
 		rte_ring_free(q->ring);
+		rte_free(q->pend);
 		goto fail;
 	}
 	HSPLIT_LOG(DEBUG, "port %u rxq %u: mode %u nseg %u hdr segs %u scatter %u",

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Transmit side: gather each mbuf chain into a host-memory wire buffer
- * (host segments by memcpy, device segments through the copy engine, the
- * burst's copies submitted as one batch and waited for), apply TX checksum
- * offloads, let the receiving NIC classify it, apply wire faults and put it
- * on the peer's RX ring. The mbufs are freed once gathered.
+ * (host segments by memcpy, device segments through the copy engine, each
+ * chunk's copies submitted as one batch), apply TX checksum offloads, let
+ * the receiving NIC classify it, apply wire faults and put it on the peer's
+ * RX ring. The mbufs are freed once gathered.
+ *
+ * A burst's chunks are pipelined: every chunk's copies are submitted before
+ * the first is waited for, so an asynchronous engine's completion latency
+ * is paid about once per tx_burst, not once per HSPLIT_BURST frames.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,6 +24,8 @@
 
 /* Device-segment copies one engine takes per TX chunk. */
 #define HSPLIT_TX_OPS (HSPLIT_BURST * 8)
+/* Chunks of one tx_burst whose copies are in flight at once. */
+#define HSPLIT_TX_PIPE 8
 
 void
 hsplit_txq_flush(struct hsplit_txq *q)
@@ -136,34 +142,51 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
 	return 0;
 }
 
-/* Submit each engine's copies and wait for them; refused ones fail their frame. */
+/* A chunk whose copies are in flight. */
+struct tx_pipe {
+	struct rte_mbuf **pkts;
+	uint16_t n;
+	struct hsplit_wbuf *wb[HSPLIT_BURST];
+	struct tx_frame f[HSPLIT_BURST];
+	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
+};
+
+/*
+ * Submit each engine's copies of a chunk (waiting only while an engine
+ * defers them: its queue is full); refused ones fail their frame.
+ */
 static void
-copy_wait(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
-	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct tx_frame *f, uint16_t n)
+copy_submit(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
+	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct tx_pipe *c)
 {
 	uint32_t e, queued, i;
-	uint64_t t, last = 0;
+	uint64_t t;
 	int r;
 
 	for (e = 0; e < q->nb_eng; e++) {
+		c->last[e] = 0;
 		if (nops[e] == 0)
 			continue;
 		queued = 0;
 		while (queued < nops[e]) {
 			r = dt_copy_submit(q->eng[e].ch, ops[e] + queued,
 				(uint16_t)(nops[e] - queued), &t);
-			if (r <= 0)
+			if (r == 0) {
+				/* Deferred: let the engine retire some. */
+				dt_copy_completed(q->eng[e].ch);
+				rte_pause();
+				continue;
+			}
+			if (r < 0)
 				break;
 			q->st.copy_calls++;
 			queued += (uint32_t)r;
-			last = t;
+			c->last[e] = t;
 		}
-		if (queued)
-			dt_copy_wait(q->eng[e].ch, last);
-		for (i = 0; i < n; i++)
-			if ((f[i].eng_mask & (1u << e)) &&
-					f[i].last_op[e] >= queued && !f[i].bad) {
-				f[i].bad = 1;
+		for (i = 0; i < c->n; i++)
+			if ((c->f[i].eng_mask & (1u << e)) &&
+					c->f[i].last_op[e] >= queued && !c->f[i].bad) {
+				c->f[i].bad = 1;
 				q->st.drop_copy_err++;
 			}
 	}
@@ -218,71 +241,90 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 		hsplit_wire_deliver(p->peer, out, k, q);
 }
 
+/* Take up to @p n frames: wire buffers, gathers, copies submitted. */
 static uint16_t
-tx_chunk(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
+tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
+	struct tx_pipe *c, struct dt_copy_op ops[][HSPLIT_TX_OPS])
 {
 	struct hsplit_port *p = q->port;
-	struct hsplit_wbuf *wb[HSPLIT_BURST], *good[HSPLIT_BURST];
-	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_TX_OPS];
 	uint16_t nops[HSPLIT_MAX_ENGINES] = { 0 };
-	struct tx_frame f[HSPLIT_BURST];
-	uint16_t i, ng = 0;
-	unsigned int done;
+	uint16_t i;
 
 	n = hsplit_pace(q, pkts, n);
 	if (n == 0)
 		return 0;
-	if (rte_mempool_get_bulk(p->wire_pool, (void **)wb, n) != 0) {
+	if (rte_mempool_get_bulk(p->wire_pool, (void **)c->wb, n) != 0) {
 		/* Out of wire buffers: send what we can, one at a time. */
 		for (i = 0; i < n; i++)
-			if (rte_mempool_get(p->wire_pool, (void **)&wb[i]) != 0)
+			if (rte_mempool_get(p->wire_pool, (void **)&c->wb[i]) != 0)
 				break;
 		hsplit_pace_refund(q, pkts + i, (uint16_t)(n - i));
 		n = i;
 		if (n == 0)
 			return 0;
 	}
-	memset(f, 0, sizeof(f[0]) * n);
+	c->pkts = pkts;
+	c->n = n;
+	memset(c->f, 0, sizeof(c->f[0]) * n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
 		if (m->pkt_len > HSPLIT_MAX_FRAME || m->pkt_len < RTE_ETHER_HDR_LEN) {
 			q->st.drop_too_big++;
-			f[i].bad = 1;
+			c->f[i].bad = 1;
 			continue;
 		}
-		wb[i]->len = m->pkt_len;
-		if (gather(q, m, wb[i], nops, ops, &f[i]) < 0) {
+		c->wb[i]->len = m->pkt_len;
+		if (gather(q, m, c->wb[i], nops, ops, &c->f[i]) < 0) {
 			q->st.drop_copy_err++;
-			f[i].bad = 1;
+			c->f[i].bad = 1;
 		}
 	}
-	copy_wait(q, nops, ops, f, n);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	copy_submit(q, nops, ops, c);
+	return n;
+}
 
-		if (f[i].bad) {
-			rte_mempool_put(p->wire_pool, wb[i]);
+/* Wait for a chunk's copies, then finish its frames and put them on the wire. */
+static void
+tx_chunk_finish(struct hsplit_txq *q, struct tx_pipe *c)
+{
+	struct hsplit_port *p = q->port;
+	struct hsplit_wbuf *good[HSPLIT_BURST];
+	uint16_t i, ng = 0;
+	unsigned int done;
+	uint32_t e;
+
+	for (e = 0; e < q->nb_eng; e++)
+		if (c->last[e] != 0)
+			dt_copy_wait(q->eng[e].ch, c->last[e]);
+	for (i = 0; i < c->n; i++) {
+		struct rte_mbuf *m = c->pkts[i];
+		struct hsplit_wbuf *wb = c->wb[i];
+
+		if (c->f[i].bad) {
+			rte_mempool_put(p->wire_pool, wb);
 			continue;
 		}
-		hsplit_parse(wb[i]->data, wb[i]->len, &wb[i]->pi);
-		done = hsplit_tx_cksum(wb[i]->data, wb[i]->len, m->ol_flags,
-			m->l2_len, m->l3_len, &wb[i]->pi);
-		hsplit_wire_classify(p->peer, wb[i], done);
+		hsplit_parse(wb->data, wb->len, &wb->pi);
+		done = hsplit_tx_cksum(wb->data, wb->len, m->ol_flags,
+			m->l2_len, m->l3_len, &wb->pi);
+		hsplit_wire_classify(p->peer, wb, done);
 		q->st.packets++;
-		q->st.bytes += wb[i]->len;
-		good[ng++] = wb[i];
+		q->st.bytes += wb->len;
+		good[ng++] = wb;
 	}
-	rte_pktmbuf_free_bulk(pkts, n);
+	rte_pktmbuf_free_bulk(c->pkts, c->n);
 	wire_out(q, good, ng);
-	return n;
 }
 
 uint16_t
 hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct hsplit_txq *q = txq;
-	uint16_t sent = 0, k, r;
+	struct tx_pipe pipe[HSPLIT_TX_PIPE];
+	/* Reused per chunk: an engine takes its copies when submit returns. */
+	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_TX_OPS];
+	uint16_t sent = 0, k, r, np = 0, i;
 
 	if (q->held != NULL &&
 			rte_rdtsc() - q->held_tsc > rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
@@ -292,11 +334,21 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 		hsplit_wire_deliver(q->port->peer, &h, 1, q);
 	}
 	while (sent < n) {
+		if (np == HSPLIT_TX_PIPE) {
+			for (i = 0; i < np; i++)
+				tx_chunk_finish(q, &pipe[i]);
+			np = 0;
+		}
 		k = (uint16_t)RTE_MIN(n - sent, HSPLIT_BURST);
-		r = tx_chunk(q, pkts + sent, k);
+		r = tx_chunk_start(q, pkts + sent, k, &pipe[np], ops);
+		if (r == 0)
+			break;
+		np++;
 		sent = (uint16_t)(sent + r);
 		if (r < k)
 			break;
 	}
+	for (i = 0; i < np; i++)
+		tx_chunk_finish(q, &pipe[i]);
 	return sent;
 }
