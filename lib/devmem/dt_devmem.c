@@ -51,6 +51,7 @@ struct dt_devmem_region {
 	/* What creation did, so that teardown undoes exactly that. */
 	const struct rte_memzone *host_mz;
 	bool gpu_mem;               /* base came from rte_gpu_mem_alloc() */
+	bool dmabuf_mem;            /* base came from rte_pmd_gpu_cuda_dmabuf_import() */
 	bool extmem;                /* rte_extmem_register() done */
 	struct rte_device *dma_dev; /* rte_dev_dma_map() done to it */
 	struct dt_copy_engine *engine;
@@ -83,6 +84,16 @@ extern __typeof__(dt_copy_cuda_engine_create) dt_copy_cuda_engine_create
 
 typedef struct dt_copy_engine *(*dm_cuda_engine_create_t)(int16_t gpu_dev_id,
 	void *base, size_t len);
+
+/* dma-buf import and release of gpu_cuda, found the same way. */
+extern __typeof__(rte_pmd_gpu_cuda_dmabuf_import) rte_pmd_gpu_cuda_dmabuf_import
+	__attribute__((weak));
+extern __typeof__(rte_pmd_gpu_cuda_dmabuf_release) rte_pmd_gpu_cuda_dmabuf_release
+	__attribute__((weak));
+
+typedef int (*dm_cuda_dmabuf_import_t)(int16_t dev_id, int fd, size_t size,
+	void **ptr);
+typedef int (*dm_cuda_dmabuf_release_t)(int16_t dev_id, void *ptr);
 
 /* Paths of the loaded shared objects, collected by dl_iterate_phdr(). */
 struct dm_objs {
@@ -157,6 +168,22 @@ dm_cuda_engine_create_fn(void)
 	if (dt_copy_cuda_engine_create != NULL)
 		return dt_copy_cuda_engine_create;
 	return (dm_cuda_engine_create_t)dm_find_loaded_symbol("dt_copy_cuda_engine_create");
+}
+
+static dm_cuda_dmabuf_import_t
+dm_cuda_dmabuf_import_fn(void)
+{
+	if (rte_pmd_gpu_cuda_dmabuf_import != NULL)
+		return rte_pmd_gpu_cuda_dmabuf_import;
+	return (dm_cuda_dmabuf_import_t)dm_find_loaded_symbol("rte_pmd_gpu_cuda_dmabuf_import");
+}
+
+static dm_cuda_dmabuf_release_t
+dm_cuda_dmabuf_release_fn(void)
+{
+	if (rte_pmd_gpu_cuda_dmabuf_release != NULL)
+		return rte_pmd_gpu_cuda_dmabuf_release;
+	return (dm_cuda_dmabuf_release_t)dm_find_loaded_symbol("rte_pmd_gpu_cuda_dmabuf_release");
 }
 
 /* Whether gpudev @p gpu_id is driven by gpu_cuda (its device name says so). */
@@ -291,6 +318,9 @@ dm_check_conf(const struct dt_devmem_region_conf *conf, struct rte_device **dev)
 	if (conf->gpu_id != RTE_GPU_ID_NONE && !rte_gpu_is_valid(conf->gpu_id))
 		return dm_fail(name, "config", ENODEV,
 			"gpu %d is not a valid gpudev device", conf->gpu_id);
+	if (conf->dmabuf && conf->gpu_id == RTE_GPU_ID_NONE)
+		return dm_fail(name, "config", EINVAL,
+			"dmabuf is set but gpu_id is RTE_GPU_ID_NONE: a dma-buf region needs a gpu_cuda device");
 	*dev = NULL;
 	if (conf->port_id == RTE_MAX_ETHPORTS)
 		return 0;
@@ -338,9 +368,55 @@ dm_host_memory(struct dt_devmem_region *r, size_t want, int socket_id)
 	return 0;
 }
 
+/*
+ * Step 1 from a dma-buf: import it whole on a gpu_cuda device. Its size
+ * (dma-bufs answer lseek SEEK_END without moving) is the region's length.
+ */
+static int
+dm_dmabuf_memory(struct dt_devmem_region *r, size_t want, int fd,
+	const struct rte_gpu_info *info)
+{
+	dm_cuda_dmabuf_import_t import;
+	off_t cur, end;
+	int ret;
+
+	if (!dm_is_cuda_device(r->gpu_id))
+		return dm_fail(r->name, "dmabuf_import", ENOTSUP,
+			"gpu %d (%s) is not a gpu_cuda device: only gpu_cuda imports dma-bufs",
+			r->gpu_id, info->name != NULL ? info->name : "?");
+	import = dm_cuda_dmabuf_import_fn();
+	if (import == NULL || dm_cuda_dmabuf_release_fn() == NULL)
+		return dm_fail(r->name, "dmabuf_import", ENOTSUP,
+			"gpu %d: rte_pmd_gpu_cuda_dmabuf_import() not found (gpu_cuda neither linked nor loaded)",
+			r->gpu_id);
+	cur = lseek(fd, 0, SEEK_CUR);
+	end = lseek(fd, 0, SEEK_END);
+	if (cur >= 0)
+		lseek(fd, cur, SEEK_SET);
+	if (end <= 0)
+		return dm_fail(r->name, "dmabuf_import", EINVAL,
+			"fd %d: no size from lseek(SEEK_END) (%s): not a dma-buf?",
+			fd, end < 0 ? strerror(errno) : "size 0");
+	if ((size_t)end % r->page_size != 0 || (size_t)end < want)
+		return dm_fail(r->name, "dmabuf_import", EINVAL,
+			"dma-buf fd %d has %lld bytes: must be a multiple of gpu %d's page size %zu and hold the %zu bytes of buffers",
+			fd, (long long)end, r->gpu_id, r->page_size, want);
+	r->len = (size_t)end;
+	ret = import(r->gpu_id, fd, r->len, &r->base);
+	if (ret < 0) {
+		r->base = NULL;
+		return dm_fail(r->name, "dmabuf_import", -ret,
+			"fd %d, %zu bytes on gpu %d (see the gpu_cuda log line)",
+			fd, r->len, r->gpu_id);
+	}
+	r->dmabuf_mem = true;
+	return 0;
+}
+
 /* Steps 1 and 2 (device region): gpudev memory, registered as extmem. */
 static int
-dm_gpu_memory(struct dt_devmem_region *r, size_t want)
+dm_gpu_memory(struct dt_devmem_region *r, size_t want,
+	const struct dt_devmem_region_conf *conf)
 {
 	struct rte_gpu_info info;
 	rte_iova_t *iovas = NULL;
@@ -357,17 +433,23 @@ dm_gpu_memory(struct dt_devmem_region *r, size_t want)
 		return dm_fail(r->name, "gpu_info_get", EINVAL,
 			"gpu %d page size %zu is not a power of two",
 			r->gpu_id, r->page_size);
-	r->len = RTE_ALIGN_CEIL(want, r->page_size);
-
-	rte_errno = 0;
-	r->base = rte_gpu_mem_alloc(r->gpu_id, r->len, r->page_size);
-	if (r->base == NULL)
-		return dm_fail(r->name, "gpu_mem_alloc", dm_errno(-1),
-			"%zu bytes on gpu %d (%s, %" PRIu64 " bytes total)",
-			r->len, r->gpu_id, info.name, info.total_memory);
-	r->gpu_mem = true;
+	if (conf->dmabuf) {
+		ret = dm_dmabuf_memory(r, want, conf->dmabuf_fd, &info);
+		if (ret < 0)
+			return ret;
+	} else {
+		r->len = RTE_ALIGN_CEIL(want, r->page_size);
+		rte_errno = 0;
+		r->base = rte_gpu_mem_alloc(r->gpu_id, r->len, r->page_size);
+		if (r->base == NULL)
+			return dm_fail(r->name, "gpu_mem_alloc", dm_errno(-1),
+				"%zu bytes on gpu %d (%s, %" PRIu64 " bytes total)",
+				r->len, r->gpu_id, info.name, info.total_memory);
+		r->gpu_mem = true;
+	}
 	if ((uintptr_t)r->base % r->page_size != 0)
-		return dm_fail(r->name, "gpu_mem_alloc", EINVAL,
+		return dm_fail(r->name,
+			r->dmabuf_mem ? "dmabuf_import" : "gpu_mem_alloc", EINVAL,
 			"gpu %d returned %p, not aligned to its page size %zu",
 			r->gpu_id, r->base, r->page_size);
 
@@ -521,6 +603,12 @@ dm_teardown(struct dt_devmem_region *r)
 			rte_gpu_mem_free(r->gpu_id, r->base) < 0 ?
 			-dm_errno(-1) : 0);
 	}
+	if (r->dmabuf_mem) {
+		dm_cuda_dmabuf_release_t release = dm_cuda_dmabuf_release_fn();
+
+		dm_note(r, &first, "dmabuf_release", release != NULL ?
+			release(r->gpu_id, r->base) : -ENOTSUP);
+	}
 	if (r->host_mz != NULL)
 		dm_note(r, &first, "host memzone free",
 			rte_memzone_free(r->host_mz));
@@ -564,7 +652,7 @@ dt_devmem_region_create(const struct dt_devmem_region_conf *conf,
 		ret = dm_host_memory(r, (size_t)conf->nb_bufs * elt_size,
 			conf->socket_id);
 	else
-		ret = dm_gpu_memory(r, (size_t)conf->nb_bufs * elt_size);
+		ret = dm_gpu_memory(r, (size_t)conf->nb_bufs * elt_size, conf);
 	/*
 	 * Map either kind to the port: the region has a copy engine, and a NIC
 	 * modelling an IOMMU (net_hsplit) refuses windows not mapped to it.

@@ -5,8 +5,9 @@
  *
  * A region is the memory that received payload lands in, made usable by a
  * NIC and by the stack:
- *  1. memory on a gpudev device (rte_gpu_mem_alloc), or host memory (a
- *     hugepage memzone) for a host region;
+ *  1. memory on a gpudev device (rte_gpu_mem_alloc, or a dma-buf imported
+ *     with rte_pmd_gpu_cuda_dmabuf_import), or host memory (a hugepage
+ *     memzone) for a host region;
  *  2. registered with EAL as external memory (rte_extmem_register), device
  *     memory only: host memory already is DPDK memory;
  *  3. DMA-mapped to the port's device (rte_dev_dma_map), when a port is
@@ -28,6 +29,7 @@
 #ifndef DT_DEVMEM_H
 #define DT_DEVMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +89,23 @@ struct dt_devmem_region_conf {
 	dt_devmem_engine_create_t engine_create;
 	/** Passed to engine_create. */
 	void *engine_arg;
+	/**
+	 * Device region only: take the memory from a dma-buf instead of
+	 * rte_gpu_mem_alloc(). Step 1 imports @ref dmabuf_fd whole
+	 * (rte_pmd_gpu_cuda_dmabuf_import(), gpu_cuda devices only: any
+	 * other device fails with -ENOTSUP); the other steps are unchanged,
+	 * and destroy releases the import. false (a zeroed conf) keeps
+	 * rte_gpu_mem_alloc(), whatever @ref dmabuf_fd holds.
+	 */
+	bool dmabuf;
+	/**
+	 * The dma-buf when @ref dmabuf is set (0 is a valid fd). It stays
+	 * owned by the caller, who may close it once the region is created.
+	 * Its size (lseek SEEK_END) becomes the region's length: a multiple
+	 * of the device page size, at least nb_bufs x buf_size rounded to
+	 * cache lines.
+	 */
+	int dmabuf_fd;
 };
 
 /** Longest region name: the mempool name limit less a memzone prefix. */
@@ -128,7 +147,8 @@ int dt_devmem_region_create(const struct dt_devmem_region_conf *conf,
 /**
  * Destroy a region, in the reverse order of creation: CPU alias unmap if
  * still mapped, pool free, registry removal, engine destroy, DMA unmap,
- * extmem unregister, memory free. NULL is a no-op.
+ * extmem unregister, memory free (dma-buf release for an imported region).
+ * NULL is a no-op.
  *
  * @return 0; -EBUSY (nothing done) while mbufs of the pool are not back in
  *         it; or the first error of a teardown step (the others still run,

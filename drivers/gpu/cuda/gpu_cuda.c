@@ -172,7 +172,7 @@ gpu_cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align,
 	void **ptr)
 {
 	struct gpu_cuda_priv *p = dev->mpshared->dev_private;
-	struct gpu_cuda_range r;
+	struct gpu_cuda_range r = { .ext_fd = -1 };
 	int pushed, ret;
 
 	ret = gpu_cuda_ctx_enter(p, &pushed);
@@ -202,6 +202,12 @@ gpu_cuda_mem_free(struct rte_gpu *dev, void *ptr)
 
 	rte_rwlock_write_lock(&p->lock);
 	idx = gpu_cuda_ranges_find_exact(&p->allocs, (uintptr_t)ptr);
+	if (idx >= 0 && p->allocs.v[idx].ext != NULL) {
+		rte_rwlock_write_unlock(&p->lock);
+		GPU_CUDA_LOG(ERR, "mem_free: %p on %s was imported from a dma-buf: release it with rte_pmd_gpu_cuda_dmabuf_release(), not rte_gpu_mem_free()",
+			ptr, dev->mpshared->name);
+		return -EPERM;
+	}
 	if (idx >= 0) {
 		base = p->allocs.v[idx].base;
 		gpu_cuda_ranges_remove(&p->allocs, idx);
@@ -390,8 +396,12 @@ gpu_cuda_priv_free_memory(struct gpu_cuda_priv *p)
 	if (p->allocs.n + p->regs.n > 0)
 		GPU_CUDA_LOG(INFO, "close: freeing %u allocation(s) and %u registration(s) left by the application",
 			p->allocs.n, p->regs.n);
-	for (i = 0; i < p->allocs.n; i++)
-		p->api.cuMemFree(p->allocs.v[i].base);
+	for (i = 0; i < p->allocs.n; i++) {
+		if (p->allocs.v[i].ext != NULL)
+			gpu_cuda_import_release(p, &p->allocs.v[i]);
+		else
+			p->api.cuMemFree(p->allocs.v[i].base);
+	}
 	for (i = 0; i < p->regs.n; i++)
 		p->api.cuMemHostUnregister((void *)p->regs.v[i].start);
 	p->allocs.n = 0;

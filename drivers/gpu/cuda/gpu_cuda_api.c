@@ -66,6 +66,9 @@ static const struct gpu_cuda_sym gpu_cuda_syms[] = {
 	OPT(cuMemcpyBatchAsync, 12080),
 	OPT(cuMemHostAlloc, 2020),
 	OPT(cuMemFreeHost, 2000),
+	OPT(cuImportExternalMemory, 10000),
+	OPT(cuExternalMemoryGetMappedBuffer, 10000),
+	OPT(cuDestroyExternalMemory, 10000),
 };
 
 const char *

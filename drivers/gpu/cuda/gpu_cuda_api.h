@@ -64,6 +64,10 @@ struct gpu_cuda_api {
 	/* Pinned staging of the copy engine; without them it copies directly. */
 	PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
 	PFN_cuMemFreeHost_v2000 cuMemFreeHost;
+	/* dma-buf import (rte_pmd_gpu_cuda_dmabuf_import()). */
+	PFN_cuImportExternalMemory_v10000 cuImportExternalMemory;
+	PFN_cuExternalMemoryGetMappedBuffer_v10000 cuExternalMemoryGetMappedBuffer;
+	PFN_cuDestroyExternalMemory_v10000 cuDestroyExternalMemory;
 };
 
 /** Oldest driver accepted: cuGetProcAddress_v2 and stream-ordered batches. */

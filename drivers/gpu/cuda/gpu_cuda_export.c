@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Driver-specific helpers of gpu_cuda: dma-buf export of device memory and
- * registration of mempool memory.
+ * Driver-specific helpers of gpu_cuda: dma-buf export of device memory,
+ * dma-buf import as device memory, and registration of mempool memory.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -77,6 +80,256 @@ rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, void *ptr, size_t size,
 	}
 	*fd = handle;
 	return 0;
+}
+
+/*
+ * dma-buf import.
+ *
+ * The dma-buf is imported (cuImportExternalMemory, DMABUF_FD) and mapped
+ * whole (cuExternalMemoryGetMappedBuffer); the mapping enters the
+ * allocation table like rte_gpu_mem_alloc() memory, so copy engines, the
+ * verification kernels and dmabuf_export accept it, but with its external
+ * memory object set: rte_gpu_mem_free() refuses it.
+ *
+ * CUDA takes ownership of an OPAQUE_FD on import and documents nothing for
+ * DMABUF_FD, so it is given a duplicate of the caller's fd: the caller's
+ * stays theirs whatever CUDA does. Release closes the duplicate only when
+ * the number still names the same file (CUDA did not close it).
+ */
+
+/* Whether @p fd is open and names the file (dev, ino). */
+static int
+gpu_cuda_fd_is(int fd, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
+		(uint64_t)st.st_ino == ino;
+}
+
+int
+gpu_cuda_import_release(struct gpu_cuda_priv *p, const struct gpu_cuda_range *r)
+{
+	CUresult res;
+	int ret = 0;
+
+	res = p->api.cuMemFree(r->base);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "dmabuf_release: cuMemFree(%p) of the imported mapping failed: %s",
+			(void *)r->start, gpu_cuda_strerror(&p->api, res));
+		ret = -EIO;
+	}
+	res = p->api.cuDestroyExternalMemory(r->ext);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "dmabuf_release: cuDestroyExternalMemory(%p) failed: %s",
+			(void *)r->start, gpu_cuda_strerror(&p->api, res));
+		ret = -EIO;
+	}
+	if (gpu_cuda_fd_is(r->ext_fd, r->ext_dev, r->ext_ino))
+		close(r->ext_fd);
+	return ret;
+}
+
+/*
+ * Size of the dma-buf behind @p fd: dma-bufs answer lseek(SEEK_END) with
+ * their size without moving the file position; anything else that seeks
+ * gets its position back. -1 when @p fd cannot tell.
+ */
+static off_t
+gpu_cuda_fd_size(int fd)
+{
+	off_t cur = lseek(fd, 0, SEEK_CUR), end;
+
+	end = lseek(fd, 0, SEEK_END);
+	if (cur >= 0)
+		lseek(fd, cur, SEEK_SET);
+	return end;
+}
+
+static int
+gpu_cuda_import_check(struct gpu_cuda_priv *p, int fd, size_t size,
+	struct stat *st)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	off_t fsize;
+
+	if (fd < 0 || fstat(fd, st) != 0) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: fd %d is not an open file descriptor",
+			fd);
+		return -EBADF;
+	}
+	if (size == 0 || size % pg != 0) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: size %zu must be a non-zero multiple of the %zu-byte host page",
+			size, pg);
+		return -EINVAL;
+	}
+	fsize = gpu_cuda_fd_size(fd);
+	if (fsize < 0) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: fd %d cannot report its size (lseek SEEK_END: %s): not a dma-buf",
+			fd, strerror(errno));
+		return -EINVAL;
+	}
+	if ((uint64_t)fsize != (uint64_t)size) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: size %zu differs from the dma-buf's size %lld (fd %d): the whole buffer is mapped, give its size",
+			size, (long long)fsize, fd);
+		return -EINVAL;
+	}
+	if (p->api.cuImportExternalMemory == NULL ||
+			p->api.cuExternalMemoryGetMappedBuffer == NULL ||
+			p->api.cuDestroyExternalMemory == NULL) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: libcuda (driver %d) lacks cuImportExternalMemory/cuExternalMemoryGetMappedBuffer/cuDestroyExternalMemory",
+			p->api.driver_version);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* CUDA status of cuImportExternalMemory to errno: refusals are -ENOTSUP. */
+static int
+gpu_cuda_import_errno(CUresult res)
+{
+	switch (res) {
+	case CUDA_ERROR_NOT_SUPPORTED:
+	case CUDA_ERROR_INVALID_VALUE:
+	case CUDA_ERROR_INVALID_HANDLE:
+	case CUDA_ERROR_OPERATING_SYSTEM:
+		return -ENOTSUP;
+	case CUDA_ERROR_OUT_OF_MEMORY:
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
+}
+
+int
+rte_pmd_gpu_cuda_dmabuf_import(int16_t dev_id, int fd, size_t size,
+	void **ptr)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(dev_id);
+	CUDA_EXTERNAL_MEMORY_HANDLE_DESC hd;
+	CUDA_EXTERNAL_MEMORY_BUFFER_DESC bd;
+	struct gpu_cuda_range r = { .ext_fd = -1 };
+	CUexternalMemory ext = NULL;
+	CUdeviceptr d = 0;
+	struct stat st;
+	int pushed, ret, dupfd;
+	CUresult res;
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: gpudev %d is not a gpu_cuda device",
+			dev_id);
+		return -ENODEV;
+	}
+	if (ptr == NULL) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: ptr is NULL");
+		return -EINVAL;
+	}
+	*ptr = NULL;
+	ret = gpu_cuda_import_check(p, fd, size, &st);
+	if (ret != 0)
+		return ret;
+	dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dupfd < 0) {
+		ret = errno;
+		GPU_CUDA_LOG(ERR, "dmabuf_import: dup of fd %d failed: %s", fd,
+			strerror(ret));
+		return -ret;
+	}
+	ret = gpu_cuda_ctx_enter(p, &pushed);
+	if (ret != 0) {
+		close(dupfd);
+		return ret;
+	}
+	memset(&hd, 0, sizeof(hd));
+	hd.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD;
+	hd.handle.fd = dupfd;
+	hd.size = size;
+	hd.flags = 0; /* must be zero for DMABUF_FD */
+	res = p->api.cuImportExternalMemory(&ext, &hd);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: cuImportExternalMemory(fd %d, %zu bytes, DMABUF_FD) on %s failed: %s%s",
+			fd, size, p->gpu_name, gpu_cuda_strerror(&p->api, res),
+			gpu_cuda_import_errno(res) == -ENOTSUP ?
+			" (the CUDA driver refuses dma-buf import here; CUDA 13 documents it for Tegra (Thor) only)" : "");
+		ret = gpu_cuda_import_errno(res);
+		/* Failed imports take no ownership. */
+		close(dupfd);
+		goto out;
+	}
+	memset(&bd, 0, sizeof(bd));
+	bd.offset = 0;
+	bd.size = size;
+	bd.flags = 0;
+	res = p->api.cuExternalMemoryGetMappedBuffer(&d, ext, &bd);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: cuExternalMemoryGetMappedBuffer(offset 0, %zu bytes) of fd %d failed: %s",
+			size, fd, gpu_cuda_strerror(&p->api, res));
+		ret = res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+		goto undo;
+	}
+	r.start = (uintptr_t)d;
+	r.len = size;
+	r.base = d;
+	r.ext = ext;
+	r.ext_fd = dupfd;
+	r.ext_dev = (uint64_t)st.st_dev;
+	r.ext_ino = (uint64_t)st.st_ino;
+	rte_rwlock_write_lock(&p->lock);
+	ret = gpu_cuda_ranges_insert(&p->allocs, &r);
+	rte_rwlock_write_unlock(&p->lock);
+	if (ret != 0) {
+		GPU_CUDA_LOG(ERR, "dmabuf_import: mapping [%p, +%zu) overlaps an allocation of gpudev %d (%s)",
+			(void *)d, size, dev_id, strerror(-ret));
+		gpu_cuda_import_release(p, &r);
+		goto out;
+	}
+	*ptr = (void *)d;
+	goto out;
+undo:
+	p->api.cuDestroyExternalMemory(ext);
+	if (gpu_cuda_fd_is(dupfd, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+		close(dupfd);
+out:
+	gpu_cuda_ctx_leave(p, pushed);
+	return ret;
+}
+
+int
+rte_pmd_gpu_cuda_dmabuf_release(int16_t dev_id, void *ptr)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(dev_id);
+	struct gpu_cuda_range r = { .ext = NULL, .ext_fd = -1 };
+	int idx, pushed, ret;
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "dmabuf_release: gpudev %d is not a gpu_cuda device",
+			dev_id);
+		return -ENODEV;
+	}
+	/* Context first: once out of the table, the mapping must be freed. */
+	ret = gpu_cuda_ctx_enter(p, &pushed);
+	if (ret != 0)
+		return ret;
+	rte_rwlock_write_lock(&p->lock);
+	idx = gpu_cuda_ranges_find_exact(&p->allocs, (uintptr_t)ptr);
+	if (idx >= 0 && p->allocs.v[idx].ext != NULL) {
+		r = p->allocs.v[idx];
+		gpu_cuda_ranges_remove(&p->allocs, (uint32_t)idx);
+	}
+	rte_rwlock_write_unlock(&p->lock);
+	if (idx < 0) {
+		GPU_CUDA_LOG(ERR, "dmabuf_release: %p is not an address returned by rte_pmd_gpu_cuda_dmabuf_import() on gpudev %d",
+			ptr, dev_id);
+		ret = -EINVAL;
+	} else if (r.ext == NULL) {
+		GPU_CUDA_LOG(ERR, "dmabuf_release: %p on gpudev %d came from rte_gpu_mem_alloc(): free it with rte_gpu_mem_free()",
+			ptr, dev_id);
+		ret = -EINVAL;
+	} else {
+		ret = gpu_cuda_import_release(p, &r);
+	}
+	gpu_cuda_ctx_leave(p, pushed);
+	return ret;
 }
 
 /*

@@ -20,6 +20,8 @@ extern int gpu_cuda_logtype;
 	rte_log(RTE_LOG_ ## level, gpu_cuda_logtype, "gpu_cuda: " fmt "\n", \
 		##__VA_ARGS__)
 
+struct gpu_cuda_priv;
+
 /** gpudev page size advertised in rte_gpu_info (GPUDirect pinning unit). */
 #define GPU_CUDA_PAGE_SIZE (64u * 1024u)
 
@@ -34,7 +36,25 @@ struct gpu_cuda_range {
 	 * registered with rte_gpu_mem_register(), which has one owner.
 	 */
 	uint32_t refs;
+	/**
+	 * Allocations imported by rte_pmd_gpu_cuda_dmabuf_import(): the
+	 * external memory object (NULL for rte_gpu_mem_alloc() memory), and
+	 * the driver's duplicate of the dma-buf fd with the identity of the
+	 * file it named, so that release closes it only if CUDA did not.
+	 */
+	CUexternalMemory ext;
+	int ext_fd;
+	uint64_t ext_dev;
+	uint64_t ext_ino;
 };
+
+/**
+ * Release an imported allocation (already out of the table): cuMemFree of
+ * the mapping, cuDestroyExternalMemory, close of the driver's fd duplicate.
+ * The context is current. 0 or -EIO (logged).
+ */
+int gpu_cuda_import_release(struct gpu_cuda_priv *p,
+	const struct gpu_cuda_range *r);
 
 /**
  * Ranges sorted by start, non-overlapping. Lookups are binary searches:
@@ -84,7 +104,7 @@ struct gpu_cuda_priv {
 	int rdma_flush_options;        /**< CUflushGPUDirectRDMAWritesOptions */
 	int dmabuf_supported;
 	rte_rwlock_t lock;             /**< guards allocs and regs */
-	struct gpu_cuda_ranges allocs; /**< cuMemAlloc'ed, by aligned address */
+	struct gpu_cuda_ranges allocs; /**< cuMemAlloc'ed or dma-buf imported, by aligned address */
 	struct gpu_cuda_ranges regs;   /**< cuMemHostRegister'ed host memory */
 	uint32_t refs;                 /**< the device + each copy engine (atomic) */
 	CUmodule module;               /**< embedded kernels, loaded on first use */

@@ -13,7 +13,8 @@
  * memory: the CPU cannot load or store it (no GDRCopy mapping is offered,
  * rte_gpu_mem_cpu_map() fails). Bytes reach it through a copy engine
  * (dt_copy_cuda_engine_create()) or through a dma-buf importer
- * (rte_pmd_gpu_cuda_dmabuf_export()).
+ * (rte_pmd_gpu_cuda_dmabuf_export()). A dma-buf from elsewhere becomes
+ * device memory with rte_pmd_gpu_cuda_dmabuf_import().
  */
 #ifndef RTE_PMD_GPU_CUDA_H
 #define RTE_PMD_GPU_CUDA_H
@@ -47,6 +48,52 @@ struct dt_copy_chan;
  */
 int rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, void *ptr, size_t size,
 	int *fd);
+
+/**
+ * Import a dma-buf as device memory of a gpu_cuda device
+ * (cuImportExternalMemory with CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD,
+ * then cuExternalMemoryGetMappedBuffer of the whole buffer).
+ *
+ * The mapping is entered in the device's allocation table as device
+ * memory: copy engines (dt_copy_cuda_engine_create()), the verification
+ * kernels and rte_pmd_gpu_cuda_dmabuf_export() accept ranges inside it as
+ * they accept rte_gpu_mem_alloc() memory. rte_gpu_mem_free() refuses it
+ * (-EPERM); release it with rte_pmd_gpu_cuda_dmabuf_release(). Closing the
+ * device releases imports still mapped.
+ *
+ * Note: CUDA 13 documents dma-buf import for Tegra (Thor) platforms; a
+ * driver that refuses it makes this call return -ENOTSUP.
+ *
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param fd      the dma-buf. It stays owned by the caller, who may close
+ *                it as soon as this call returns: CUDA is given a
+ *                duplicate.
+ * @param size    size of the dma-buf (lseek(fd, 0, SEEK_END)); a non-zero
+ *                multiple of the host page size. The whole buffer is mapped.
+ * @param[out] ptr  device address of the mapping (the address CUDA chose;
+ *                not necessarily the address of the exporter's memory)
+ * @return 0; -ENODEV if @p dev_id is not a gpu_cuda device; -EBADF if
+ *         @p fd is not open; -EINVAL for a NULL @p ptr, a size that is zero,
+ *         not page-aligned or not the dma-buf's size, or an fd that cannot
+ *         report a size (not a dma-buf); -ENOTSUP when libcuda lacks the
+ *         external-memory calls or the driver refuses the import; -ENOMEM;
+ *         -EIO on another CUDA error. Every failure is logged; nothing stays
+ *         imported on failure.
+ */
+int rte_pmd_gpu_cuda_dmabuf_import(int16_t dev_id, int fd, size_t size,
+	void **ptr);
+
+/**
+ * Release a mapping made by rte_pmd_gpu_cuda_dmabuf_import(): cuMemFree of
+ * the mapping and cuDestroyExternalMemory. Copy engines over it must be
+ * destroyed first. The caller's fd is not touched.
+ *
+ * @return 0; -ENODEV if @p dev_id is not a gpu_cuda device; -EINVAL if
+ *         @p ptr is not an address returned by the import (an
+ *         rte_gpu_mem_alloc() address included); -EIO when CUDA failed to
+ *         release (logged; the table entry is gone either way).
+ */
+int rte_pmd_gpu_cuda_dmabuf_release(int16_t dev_id, void *ptr);
 
 /**
  * Register host memory with the GPU (cuMemHostRegister), so that the copy
