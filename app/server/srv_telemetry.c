@@ -2,7 +2,8 @@
 /*
  * Telemetry commands under /devtcp/, read with dpdk-telemetry.py:
  *   /devtcp/stats   stack and consumer counters, summed over the stacks
- *   /devtcp/conns   open connections (state, bytes, windows)
+ *   /devtcp/conns   open connections (state, bytes, windows), keyed
+ *                   "STACK/HANDLE" (handles are unique per stack only)
  *   /devtcp/devmem  the payload region and its buffers
  * The callbacks run on EAL's telemetry thread: they read the snapshots that
  * each stack's lcore refreshes, never the stacks themselves. rte_telemetry
@@ -50,18 +51,25 @@ add_consumer_stats(struct rte_tel_data *d, const struct srv_consumer_stats *s)
 	ADD(ring_full); ADD(ring_done);
 }
 
-/* Sum every stack's snapshot. */
+/*
+ * Sum every stack's snapshot. The sender's stack ([client]) counts its own
+ * streams and acknowledged bytes in its srv_consumer_stats: they go to
+ * @p snd, not into the consumer's counters.
+ */
 static void
-sum_snapshots(struct dt_dp_stats *dp, struct srv_consumer_stats *cs)
+sum_snapshots(struct dt_dp_stats *dp, struct srv_consumer_stats *cs,
+	struct srv_consumer_stats *snd)
 {
 	unsigned int i, j;
 
 	memset(dp, 0, sizeof(*dp));
 	memset(cs, 0, sizeof(*cs));
+	memset(snd, 0, sizeof(*snd));
 	for (i = 0; i < srv_tel_ctx->nb_stacks + 1; i++) {
 		struct srv_stack *s = &srv_tel_ctx->stacks[i];
 		uint64_t *a = (uint64_t *)dp, *b = (uint64_t *)&s->snap_stats;
-		uint64_t *c = (uint64_t *)cs, *e = (uint64_t *)&s->snap_cs;
+		uint64_t *c = (uint64_t *)(s->client ? snd : cs);
+		uint64_t *e = (uint64_t *)&s->snap_cs;
 
 		if (s->app == NULL)
 			continue;
@@ -78,9 +86,9 @@ static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct dt_dp_stats dp;
-	struct srv_consumer_stats cs;
+	struct srv_consumer_stats cs, snd;
 
-	sum_snapshots(&dp, &cs);
+	sum_snapshots(&dp, &cs, &snd);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_rdtsc() -
 		srv_tel_ctx->start_tsc) * 1000 / rte_get_tsc_hz());
@@ -89,6 +97,11 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		srv_consumer_name(srv_tel_ctx->cfg.consumer));
 	add_dp_stats(d, &dp);
 	add_consumer_stats(d, &cs);
+	if (srv_tel_ctx->cfg.has_client) {
+		rte_tel_data_add_dict_u64(d, "sender_bytes_acked", snd.bytes);
+		rte_tel_data_add_dict_u64(d, "sender_streams_ok", snd.streams_ok);
+		rte_tel_data_add_dict_u64(d, "sender_streams_bad", snd.streams_bad);
+	}
 	return 0;
 }
 
@@ -98,7 +111,8 @@ static const char *const state_names[] = {
 };
 
 static void
-add_conn(struct rte_tel_data *d, const struct srv_conn_snap *c)
+add_conn(struct rte_tel_data *d, unsigned int stack,
+	const struct srv_conn_snap *c)
 {
 	struct rte_tel_data *o = rte_tel_data_alloc();
 	char key[32], addr[48];
@@ -127,7 +141,8 @@ add_conn(struct rte_tel_data *d, const struct srv_conn_snap *c)
 	rte_tel_data_add_dict_u64(o, "snd_wnd", s->snd_wnd);
 	rte_tel_data_add_dict_u64(o, "cwnd", s->cwnd);
 	rte_tel_data_add_dict_u64(o, "srtt_us", s->srtt_us);
-	snprintf(key, sizeof(key), "%" PRIx64, c->conn);
+	/* Handles are per stack: the stack's index keeps the keys unique. */
+	snprintf(key, sizeof(key), "%u/%" PRIx64, stack, c->conn);
 	rte_tel_data_add_dict_container(d, key, o, 0);
 }
 
@@ -144,7 +159,7 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 			continue;
 		rte_spinlock_lock(&s->snap_lock);
 		for (j = 0; j < s->snap_conns && j < SRV_SNAP_CONNS; j++)
-			add_conn(d, &s->snap_conn[j]);
+			add_conn(d, i, &s->snap_conn[j]);
 		rte_spinlock_unlock(&s->snap_lock);
 	}
 	return 0;

@@ -12,7 +12,16 @@ Cases:
   bad        each bad config fails with its promised message on stderr
   nosplit    a NIC without buffer split (net_null) is refused with
              dt_dp_port_start's message
+  ring       [consumer] mode = ring with the [client] sender: every byte
+             reaches the consumer lcore and every chunk comes back
+             (/devtcp/stats ring counters, /devtcp/devmem free_buffers)
+  file       [client] file = FILE: the server's SHA-256 is the file's
+  conns      /devtcp/conns while a stream runs: both ends, their fields
+  device     --send-device: the pattern, then a file, sent from device
+             memory; verified by the server (pattern, SHA-256)
 """
+import hashlib
+import json
 import os
 import re
 import signal
@@ -221,6 +230,223 @@ def case_nosplit():
     os.unlink(ini)
 
 
+LB_SERVER = "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
+LB_CLIENT = ("[client]\nport = 1\nipv4 = 10.0.0.2\n"
+             "connect = 10.0.0.1:5001\nchunk = 16K\n")
+
+
+def telemetry_json(prefix, cmd):
+    """One command's answer, parsed (None if there is none)."""
+    for line in telemetry(prefix, cmd).splitlines():
+        line = line.strip()
+        if line.startswith("{") and cmd in line:
+            try:
+                return json.loads(line)[cmd]
+            except (ValueError, KeyError):
+                return None
+    return None
+
+
+def start_server(prefix, tag, ini, extra):
+    """The server in the background (telemetry needs a --file-prefix)."""
+    out = tempfile.NamedTemporaryFile(delete=False).name
+    with open(out, "w") as f:
+        p = subprocess.Popen([server] + EAL + ["--file-prefix", prefix] +
+                             vdevs(tag) + ["--", "--config", ini] + extra,
+                             stdout=f, stderr=subprocess.STDOUT)
+    return p, out
+
+
+def finish_server(p, out, timeout=30):
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    text = open(out).read()
+    print(text)
+    os.unlink(out)
+    check(rc == 0, "exit status 0 (got %d)" % rc)
+    check("device memory freed" in text and "stopped cleanly" in text,
+          "device memory freed, clean stop")
+    return text
+
+
+def case_ring():
+    size = 3 << 20
+    prefix = "dtrg%d" % pid
+    ini = write_ini(ports_ini("rg") + LB_SERVER +
+                    "[consumer]\nmode = ring\nring_size = 1024\n" +
+                    LB_CLIENT + "bytes = 3M\n")
+    p, out = start_server(prefix, "rg", ini, ["--duration", "8"])
+    closed = wait_for(p, out, "closed: ", 20)
+    check(closed, "the server's stream closes")
+    st = dm = None
+    if closed and os.path.exists("/usr/bin/dpdk-telemetry.py"):
+        time.sleep(0.5)  # a snapshot after the close (every 100 ms)
+        st = telemetry_json(prefix, "/devtcp/stats")
+        dm = telemetry_json(prefix, "/devtcp/devmem")
+        print(st, dm)
+    text = finish_server(p, out)
+    rx = re.search(r"stack 0: stream \w+ closed: (\d+) bytes\n", text)
+    tx = re.search(r"sender: stream \w+ done: (\d+) of \d+ bytes acknowledged",
+                   text)
+    check(rx is not None and rx.group(1) == str(size),
+          "ring consumer's stream: %d bytes" % size)
+    check(tx is not None and tx.group(1) == str(size), "sender: all acknowledged")
+    if st is not None:
+        check(st.get("consumer") == "ring", "telemetry: consumer ring")
+        check(st.get("bytes") == size and st.get("device_bytes") == size,
+              "telemetry: consumer bytes %s, device_bytes %s == %d" %
+              (st.get("bytes"), st.get("device_bytes"), size))
+        check(st.get("sender_bytes_acked") == size and
+              st.get("sender_streams_ok") == 1,
+              "telemetry: the sender's counters apart (acked %s)" %
+              st.get("sender_bytes_acked"))
+        check(st.get("chunks", 0) > 0 and st.get("ring_done", 0) > 0 and
+              st.get("ring_done", 0) + st.get("ring_full", 0) ==
+              st.get("chunks"),
+              "telemetry: every chunk came back (ring_done %s + ring_full %s"
+              " == chunks %s)" % (st.get("ring_done"), st.get("ring_full"),
+                                  st.get("chunks")))
+    if dm is not None:
+        check(dm.get("buffers") == 4096 and dm.get("free_buffers") == 4096 and
+              dm.get("held_buffers") == 0,
+              "telemetry: all %s device buffers free after the close "
+              "(free %s, held %s)" % (dm.get("buffers"),
+                                     dm.get("free_buffers"),
+                                     dm.get("held_buffers")))
+    elif closed:
+        check(False, "telemetry answers /devtcp/stats and /devtcp/devmem")
+    os.unlink(ini)
+
+
+def random_file(size):
+    fd, path = tempfile.mkstemp(suffix=".bin")
+    data = os.urandom(size)
+    os.write(fd, data)
+    os.close(fd)
+    return path, hashlib.sha256(data).hexdigest()
+
+
+def run_file(tag, path, extra):
+    ini = write_ini(ports_ini(tag) + LB_SERVER +
+                    "[consumer]\nmode = verify\npattern = none\nsha256 = yes\n" +
+                    LB_CLIENT + "file = %s\n" % path)
+    p = subprocess.run([server] + EAL + ["--in-memory"] + vdevs(tag) +
+                       ["--", "--config", ini, "--duration", "4"] + extra,
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout + p.stderr
+    print(text)
+    os.unlink(ini)
+    check(p.returncode == 0, "exit status 0 (got %d)" % p.returncode)
+    return text
+
+
+def check_file_digests(text, size, digest):
+    rx = re.search(r"closed: (\d+) bytes, sha256 ([0-9a-f]{64})", text)
+    tx = re.search(r"sender: stream \w+ done: (\d+) of (\d+) bytes "
+                   r"acknowledged, sha256 ([0-9a-f]{64})", text)
+    check(rx is not None and rx.group(1) == str(size),
+          "server received the whole file (%d bytes)" % size)
+    check(rx is not None and rx.group(2) == digest,
+          "server's SHA-256 is the file's (%s)" % digest)
+    check(tx is not None and tx.group(1) == tx.group(2) == str(size) and
+          tx.group(3) == digest, "sender sent the whole file, same SHA-256")
+
+
+def case_file():
+    size = 1000003  # not a multiple of the chunk nor of the MSS
+    path, digest = random_file(size)
+    text = run_file("fl", path, [])
+    check_file_digests(text, size, digest)
+    os.unlink(path)
+
+
+def case_conns():
+    prefix = "dtcn%d" % pid
+    ini = write_ini(ports_ini("cn") + LB_SERVER + "[consumer]\nmode = discard\n" +
+                    LB_CLIENT + "bytes = 1000G\n")
+    p, out = start_server(prefix, "cn", ini, ["--duration", "8"])
+    up = wait_for(p, out, "accepted on port 5001", 20)
+    check(up, "the sender's connection is accepted")
+    snaps = []
+    end = time.time() + 5
+    while up and len(snaps) < 2 and time.time() < end:
+        c = telemetry_json(prefix, "/devtcp/conns")
+        srv = [v for v in (c or {}).values()
+               if v.get("local") == "10.0.0.1:5001"]
+        if srv and srv[0].get("rx_bytes", 0) > 0:
+            snaps.append(c)
+        time.sleep(0.3)
+    finish_server(p, out)
+    check(len(snaps) == 2, "/devtcp/conns shows the open connection twice")
+    if len(snaps) == 2:
+        print(json.dumps(snaps, indent=1))
+        ends = []
+        for c in snaps:
+            srv = [v for v in c.values() if v.get("local") == "10.0.0.1:5001"]
+            cli = [v for v in c.values() if v.get("remote") == "10.0.0.1:5001"]
+            ends.append((srv, cli))
+        srv, cli = ends[0]
+        check(len(srv) == 1 and len(cli) == 1,
+              "one server end and one sender end")
+        if len(srv) == 1 and len(cli) == 1:
+            s, c = srv[0], cli[0]
+            check(s["state"] == "ESTABLISHED" and c["state"] == "ESTABLISHED",
+                  "both ends ESTABLISHED")
+            check(s["remote"] == c["local"] and
+                  c["local"].startswith("10.0.0.2:"),
+                  "addresses match (%s <-> %s)" % (s["remote"], c["local"]))
+            check(s["rx_bytes"] > 0 and s["rx_device_bytes"] == s["rx_bytes"]
+                  and s["rx_host_bytes"] == 0,
+                  "server end: payload received into device memory")
+            check(c["tx_bytes"] > 0 and c["rx_bytes"] == 0 and
+                  s["tx_bytes"] == 0, "sender end sends, server end does not")
+            check(all(k in s for k in ("retransmits", "held_bytes", "rcv_wnd",
+                                       "snd_wnd", "cwnd", "srtt_us")) and
+                  s["rcv_wnd"] > 0 and c["snd_wnd"] > 0 and c["cwnd"] > 0,
+                  "window fields present and sane")
+            s2 = ends[1][0]
+            check(len(s2) == 1 and s2[0]["rx_bytes"] > s["rx_bytes"],
+                  "rx_bytes grows between two queries")
+    os.unlink(ini)
+
+
+def case_device():
+    # The pattern, staged in device memory, checked byte by byte.
+    ini = write_ini(ports_ini("dv") + LB_SERVER +
+                    "[consumer]\nmode = verify\npattern = stream\nsha256 = yes\n" +
+                    LB_CLIENT + "bytes = 3M\n")
+    p = subprocess.run([server] + EAL + ["--in-memory"] + vdevs("dv") +
+                       ["--", "--config", ini, "--duration", "4",
+                        "--send-device"],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout + p.stderr
+    print(text)
+    os.unlink(ini)
+    check(p.returncode == 0, "exit status 0 (got %d)" % p.returncode)
+    check("sender: 3145728 bytes staged in device memory" in text,
+          "pattern staged in device memory")
+    rx = re.search(r"closed: (\d+) bytes, pattern ok, sha256 ([0-9a-f]{64})",
+                   text)
+    tx = re.search(r"sender: stream \w+ done: (\d+) of \d+ bytes acknowledged, "
+                   r"sha256 ([0-9a-f]{64})", text)
+    check(rx is not None and rx.group(1) == str(3 << 20),
+          "server verified 3 MiB sent from device memory against the pattern")
+    check(tx is not None and rx is not None and tx.group(2) == rx.group(2),
+          "sender's and server's SHA-256 agree")
+    # A file, staged in device memory.
+    size = 777777
+    path, digest = random_file(size)
+    text = run_file("dv", path, ["--send-device"])
+    check("sender: %d bytes staged in device memory" % size in text,
+          "file staged in device memory")
+    check_file_digests(text, size, digest)
+    os.unlink(path)
+
+
 {"sigterm": case_sigterm, "loopback": case_loopback, "send": case_send,
- "bad": case_bad, "nosplit": case_nosplit}[case]()
+ "bad": case_bad, "nosplit": case_nosplit, "ring": case_ring,
+ "file": case_file, "conns": case_conns, "device": case_device}[case]()
 sys.exit(1 if failed else 0)
