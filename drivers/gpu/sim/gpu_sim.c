@@ -188,55 +188,56 @@ bad:
 	return -EINVAL;
 }
 
+/* An integer devarg within [min, max]; @p what says what it counts. */
+static int
+gpu_sim_parse_range(const char *key, const char *value, uint64_t min,
+	uint64_t max, const char *what, uint64_t *out)
+{
+	const char *rest;
+
+	if (gpu_sim_parse_u64(value, out, &rest) != 0 || *rest != '\0' ||
+			*out < min || *out > max) {
+		GPU_SIM_LOG(ERR, "invalid %s=%s: expected %s from %" PRIu64 " to %" PRIu64,
+			key, value ? value : "", what, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 gpu_sim_parse_numa(const char *key, const char *value, void *opaque)
 {
-	int *numa = opaque;
-	const char *rest;
 	uint64_t v;
+	int rc = gpu_sim_parse_range(key, value, 0, RTE_MAX_NUMA_NODES - 1,
+		"a NUMA node", &v);
 
-	if (gpu_sim_parse_u64(value, &v, &rest) != 0 || *rest != '\0' ||
-			v >= RTE_MAX_NUMA_NODES) {
-		GPU_SIM_LOG(ERR, "invalid %s=%s: expected a NUMA node from 0 to %d",
-			key, value ? value : "", RTE_MAX_NUMA_NODES - 1);
-		return -EINVAL;
-	}
-	*numa = (int)v;
-	return 0;
+	if (rc == 0)
+		*(int *)opaque = (int)v;
+	return rc;
 }
 
 static int
 gpu_sim_parse_processors(const char *key, const char *value, void *opaque)
 {
-	uint32_t *processors = opaque;
-	const char *rest;
 	uint64_t v;
+	int rc = gpu_sim_parse_range(key, value, 1, GPU_SIM_MAX_PROCESSORS,
+		"a processor count", &v);
 
-	if (gpu_sim_parse_u64(value, &v, &rest) != 0 || *rest != '\0' ||
-			v == 0 || v > GPU_SIM_MAX_PROCESSORS) {
-		GPU_SIM_LOG(ERR, "invalid %s=%s: expected a processor count from 1 to %u",
-			key, value ? value : "", GPU_SIM_MAX_PROCESSORS);
-		return -EINVAL;
-	}
-	*processors = (uint32_t)v;
-	return 0;
+	if (rc == 0)
+		*(uint32_t *)opaque = (uint32_t)v;
+	return rc;
 }
 
 static int
 gpu_sim_parse_latency(const char *key, const char *value, void *opaque)
 {
-	uint32_t *us = opaque;
-	const char *rest;
 	uint64_t v;
+	int rc = gpu_sim_parse_range(key, value, 0, GPU_SIM_MAX_COPY_LATENCY_US,
+		"microseconds", &v);
 
-	if (gpu_sim_parse_u64(value, &v, &rest) != 0 || *rest != '\0' ||
-			v > GPU_SIM_MAX_COPY_LATENCY_US) {
-		GPU_SIM_LOG(ERR, "invalid %s=%s: expected microseconds from 0 to %u",
-			key, value ? value : "", GPU_SIM_MAX_COPY_LATENCY_US);
-		return -EINVAL;
-	}
-	*us = (uint32_t)v;
-	return 0;
+	if (rc == 0)
+		*(uint32_t *)opaque = (uint32_t)v;
+	return rc;
 }
 
 static int
