@@ -25,6 +25,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "dt_app_eal.h"
 #include "bench.h"
 #include "dt_devmem.h"
 #include "dt_dp_port.h"
@@ -1006,10 +1007,12 @@ main(int argc, char **argv)
 		argc = rate_argc;
 		argv = rate_argv;
 	}
+	dt_app_eal_help(argc, argv, usage);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
-		fprintf(stderr, "devtcp-bench: EAL init failed: %s (try --help after --)\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "devtcp-bench: EAL init failed: %s (EAL options go "
+			"before '--'; devtcp-bench --help)\n",
+			dt_app_eal_strerror(rte_errno));
 		return 1;
 	}
 	argc -= rc;

@@ -24,6 +24,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
+#include "dt_app_eal.h"
 #include "cli.h"
 
 RTE_LOG_REGISTER(cli_logtype, devtcp.cli, INFO);
@@ -369,10 +370,12 @@ main(int argc, char **argv)
 			usage(argv[0]);
 			return 0;
 		}
+	dt_app_eal_help(argc, argv, usage);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "devtcp-cli: EAL init failed: %s (EAL options go "
-			"before '--'; %s -- --help)\n", rte_strerror(rte_errno), argv[0]);
+			"before '--'; %s --help)\n", dt_app_eal_strerror(rte_errno),
+			argv[0]);
 		return 1;
 	}
 	argv[rc] = argv[0];

@@ -124,6 +124,8 @@ struct srv_ctx {
 };
 
 /* srv_args.c */
+/** EAL usage hook: the program's own options after EAL's (--help). */
+void srv_usage_hook(const char *prog);
 int srv_args_split(int argc, char **argv, int *eal_argc);
 int srv_args_parse(int argc, char **argv, struct srv_opts *o);
 

@@ -49,6 +49,16 @@ usage(const char *prog, bool send)
 		prog, send ? "send" : "server");
 }
 
+void
+srv_usage_hook(const char *prog)
+{
+#ifdef SRV_ROLE_SEND
+	usage(prog, true);
+#else
+	usage(prog, false);
+#endif
+}
+
 int
 srv_args_split(int argc, char **argv, int *eal_argc)
 {
@@ -124,9 +134,10 @@ srv_args_parse(int argc, char **argv, struct srv_opts *o)
 		return -EINVAL;
 	}
 	if (o->config == NULL) {
-		fprintf(stderr, "--config FILE is required (e.g. config/%s.ini; "
-			"%s -- --help for more)\n", o->send_role ? "send" : "server",
-			argv[0]);
+		fprintf(stderr, "--config FILE is required: the program's options go "
+			"after '--' (%s [EAL options] -- --config config/%s.ini; "
+			"%s --help lists both)\n", argv[0],
+			o->send_role ? "send" : "server", argv[0]);
 		return -EINVAL;
 	}
 	return 0;

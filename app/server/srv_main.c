@@ -19,6 +19,7 @@
 #include <rte_pdump.h>
 
 #include "dt_app_value.h"
+#include "dt_app_eal.h"
 #include "srv.h"
 
 #ifdef SRV_ROLE_SEND
@@ -143,6 +144,7 @@ main(int argc, char **argv)
 	ctx.opts.send_role = true;
 #endif
 	ctx.quit = &srv_quit;
+	dt_app_eal_help(argc, argv, srv_usage_hook);
 	if (prepare(argc, argv, &ctx, &eal_argc) != 0)
 		return 1;
 	if (ctx.opts.check_only) {
@@ -154,7 +156,7 @@ main(int argc, char **argv)
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "%s: EAL init failed: %s (EAL options go before "
-			"'--'; %s -- --help)\n", SRV_PROG, rte_strerror(rte_errno),
+			"'--'; %s --help)\n", SRV_PROG, dt_app_eal_strerror(rte_errno),
 			argv[0]);
 		return 1;
 	}
