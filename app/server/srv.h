@@ -34,6 +34,7 @@ struct srv_opts {
 	double drain;            /**< --drain SEC: longest graceful close at exit */
 	bool send_role;          /**< devtcp-send */
 	bool send_device;        /**< --send-device: send from device memory */
+	const char *capture;     /**< --capture FILE: headers-only pcapng */
 };
 
 /** Per-stream state of the consumer (the connection's udata). */
@@ -111,6 +112,7 @@ struct srv_ctx {
 	uint64_t start_tsc;
 	volatile bool stop;         /**< the stacks close and leave their loops */
 	bool telemetry_ok, pdump_ok;
+	struct srv_capture *capture; /**< --capture, or NULL */
 	uint8_t *send_buf;          /**< sender: pattern or file bytes */
 	uint64_t send_buf_iova;
 	size_t send_buf_len;
@@ -136,6 +138,10 @@ int srv_assign_lcores(struct srv_ctx *ctx);
 
 /* srv_placement.c */
 void srv_placement_report(const struct srv_ctx *ctx);
+
+/* srv_capture.c: headers-only pcapng of the port (--capture) */
+int srv_capture_start(struct srv_ctx *ctx, const char *path);
+void srv_capture_stop(struct srv_ctx *ctx);
 
 /* srv_telemetry.c */
 int srv_telemetry_register(struct srv_ctx *ctx);

@@ -38,10 +38,14 @@ usage(const char *prog, bool send)
 		"  --send-device   (sender) send from device memory ([devmem] gpu): the file\n"
 		"                  or pattern is written through the region's CPU alias, then\n"
 		"                  sent by reference; the NIC reads it with its copy engine\n"
+		"  --capture FILE  write the port's frames, headers only, to FILE (pcapng,\n"
+		"                  tshark/wireshark read it): the header segment of each\n"
+		"                  frame is copied, payload in device memory never read\n"
 		"  --help          this text\n\n"
 		"Telemetry (while running): dpdk-telemetry.py [-f FILE_PREFIX], then\n"
 		"  /devtcp/stats, /devtcp/conns, /devtcp/devmem\n"
-		"Packet capture: dpdk-dumpcap (the server calls rte_pdump_init).\n\n"
+		"Packet capture: --capture FILE (Debian's dpdk-dumpcap cannot load the\n"
+		"  software NIC in its secondary process).\n\n"
 		"example (software NIC on a loopback wire, simulated GPU):\n"
 		"  %s -l 0-1 --file-prefix devtcp --no-pci \\\n"
 		"     --vdev=net_hsplit0,wire=lo --vdev=net_hsplit1,wire=lo \\\n"
@@ -94,6 +98,7 @@ srv_args_parse(int argc, char **argv, struct srv_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"drain", required_argument, NULL, 'r'},
 		{"send-device", no_argument, NULL, 'D'},
+		{"capture", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -119,6 +124,9 @@ srv_args_parse(int argc, char **argv, struct srv_opts *o)
 			break;
 		case 'D':
 			o->send_device = true;
+			break;
+		case 'C':
+			o->capture = optarg;
 			break;
 		case 'h':
 			usage(argv[0], o->send_role);

@@ -114,6 +114,11 @@ run(struct srv_ctx *ctx)
 	if (rc != 0)
 		SRV_LOG(WARNING, "packet capture unavailable (rte_pdump_init: %s)",
 			rte_strerror(rte_errno));
+	if (ctx->opts.capture != NULL) {
+		rc = srv_capture_start(ctx, ctx->opts.capture);
+		if (rc != 0)
+			return rc;
+	}
 	rc = srv_stacks_create(ctx);
 	if (rc == 0) {
 		printf("%s: running (SIGINT or SIGTERM stops)\n", SRV_PROG);
@@ -162,6 +167,7 @@ main(int argc, char **argv)
 	}
 	ctx.start_tsc = rte_rdtsc();
 	rc = run(&ctx);
+	srv_capture_stop(&ctx);
 	srv_teardown(&ctx);
 	if (ctx.pdump_ok)
 		rte_pdump_uninit();
