@@ -148,6 +148,8 @@ struct cli_ctx {
 };
 
 struct cli_ctx *cli_ctx(void);
+/* SIGINT/SIGTERM arrived: long commands return, the console leaves. */
+bool cli_interrupted(void);
 void cli_ctx_set(struct cli_ctx *ctx);
 
 /* A command failed: print why and count it. */
@@ -163,7 +165,9 @@ extern cmdline_parse_ctx_t cli_main_ctx[];
 extern cmdline_parse_inst_t cli_cmd_show_port, cli_cmd_clear_stats,
 	cli_cmd_port_start_stop, cli_cmd_set_rxhdrs, cli_cmd_set_rxpkts,
 	cli_cmd_show_config, cli_cmd_flow_create, cli_cmd_flow_list,
-	cli_cmd_flow_destroy, cli_cmd_show_devmem, cli_cmd_show_gpu;
+	cli_cmd_flow_destroy, cli_cmd_show_devmem, cli_cmd_show_gpu,
+	cli_cmd_show_port_all, cli_cmd_clear_stats_all,
+	cli_cmd_port_start_stop_all, cli_cmd_help_all;
 /* cli_tcp.c, cli_bench.c */
 extern cmdline_parse_inst_t cli_cmd_set_ip, cli_cmd_set_tcp_verify,
 	cli_cmd_tcp_listen, cli_cmd_tcp_listen_port, cli_cmd_tcp_connect,

@@ -2,8 +2,11 @@
 /*
  * devtcp-cli: EAL arguments, then after "--": --cmdfile FILE and -e CMD
  * (repeatable) run commands and exit; otherwise an interactive console on a
- * terminal, or commands read from stdin when it is not one. Exit status 1
- * when a command failed or did not parse.
+ * terminal, or commands read from stdin when it is not one. Scripts
+ * exit with status 1 when a command failed or did not parse; an interactive
+ * session exits 0 (a typo is no failure of the session). SIGINT/SIGTERM
+ * end either cleanly: the terminal is restored, stacks destroyed, ports
+ * stopped, device memory freed.
  *
  * The TCP stacks are polled by this thread (the main lcore): interactively
  * between input characters (cmdline_poll does not block), in scripts
@@ -11,6 +14,7 @@
  */
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,20 @@ RTE_LOG_REGISTER(cli_logtype, devtcp.cli, INFO);
 
 /* cmdline callbacks carry no application pointer: the one context is here. */
 static struct cli_ctx *cli_the_ctx;
+/* Set by SIGINT/SIGTERM: the only state the handler touches. */
+static volatile sig_atomic_t cli_signal;
+
+static void
+on_signal(int sig)
+{
+	cli_signal = sig;
+}
+
+bool
+cli_interrupted(void)
+{
+	return cli_signal != 0;
+}
 
 struct cli_ctx *
 cli_ctx(void)
@@ -111,6 +129,22 @@ static cmdline_parse_inst_t cli_cmd_help = {
 	.tokens = { (void *)&h_help, (void *)&h_topic, NULL },
 };
 
+/* Bare "help": a multi-string token needs at least one word. */
+static void
+help_all_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct help_res all = { .topic = "" };
+
+	RTE_SET_USED(res);
+	help_cb(&all, cl, data);
+}
+
+cmdline_parse_inst_t cli_cmd_help_all = {
+	.f = help_all_cb,
+	.help_str = "help: list every command",
+	.tokens = { (void *)&h_help, NULL },
+};
+
 struct quit_res {
 	cmdline_fixed_string_t quit;
 };
@@ -133,9 +167,13 @@ static cmdline_parse_inst_t cli_cmd_quit = {
 
 cmdline_parse_ctx_t cli_main_ctx[] = {
 	&cli_cmd_help,
+	&cli_cmd_help_all,
 	&cli_cmd_show_port,
+	&cli_cmd_show_port_all,
 	&cli_cmd_clear_stats,
+	&cli_cmd_clear_stats_all,
 	&cli_cmd_port_start_stop,
+	&cli_cmd_port_start_stop_all,
 	&cli_cmd_set_rxhdrs,
 	&cli_cmd_set_rxpkts,
 	&cli_cmd_show_config,
@@ -278,7 +316,8 @@ run_file(struct cmdline *cl, struct cli_ctx *ctx, const char *path, FILE *f)
 	char line[1024];
 	unsigned int n = 0;
 
-	while (!ctx->quit && fgets(line, sizeof(line), f) != NULL)
+	while (!ctx->quit && !cli_interrupted() &&
+			fgets(line, sizeof(line), f) != NULL)
 		run_line(cl, ctx, path, ++n, line);
 	return 0;
 }
@@ -303,13 +342,13 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
 		run_file(cl, ctx, o->cmdfile, f);
 		fclose(f);
 	}
-	for (i = 0; i < o->nb_cmds && !ctx->quit; i++) {
+	for (i = 0; i < o->nb_cmds && !ctx->quit && !cli_interrupted(); i++) {
 		char line[1024];
 
 		snprintf(line, sizeof(line), "%s", o->cmds[i]);
 		run_line(cl, ctx, "-e", i + 1, line);
 	}
-	if (o->cmdfile == NULL && o->nb_cmds == 0)
+	if (o->cmdfile == NULL && o->nb_cmds == 0 && !cli_interrupted())
 		run_file(cl, ctx, "stdin", stdin);
 	ctx->cl = NULL;
 	cmdline_free(cl);
@@ -333,7 +372,7 @@ run_interactive(struct cli_ctx *ctx)
 	if (cl == NULL)
 		return -1;
 	ctx->cl = cl;
-	while (!ctx->quit) {
+	while (!ctx->quit && !cli_interrupted()) {
 		st = cmdline_poll(cl);
 		if (st < 0 || st == RDLINE_EXITED)
 			break;
@@ -360,6 +399,7 @@ main(int argc, char **argv)
 {
 	static struct cli_ctx ctx;
 	struct cli_opts o = { .cmdfile = NULL };
+	bool interactive;
 	int rc, i;
 
 	/* --help needs no EAL (no hugepages): look for it after "--" first. */
@@ -384,13 +424,19 @@ main(int argc, char **argv)
 		return 1;
 	}
 	cli_ctx_set(&ctx);
-	if (o.cmdfile != NULL || o.nb_cmds != 0 || !isatty(STDIN_FILENO)) {
-		rc = run_scripted(&ctx, &o);
-	} else {
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	interactive = o.cmdfile == NULL && o.nb_cmds == 0 && isatty(STDIN_FILENO);
+	if (interactive)
 		rc = run_interactive(&ctx);
-	}
+	else
+		rc = run_scripted(&ctx, &o);
+	if (cli_interrupted())
+		printf("devtcp-cli: %s: stopping ports\n", strsignal(cli_signal));
 	cli_flow_cleanup(&ctx);
 	cli_port_cleanup(&ctx);
 	rte_eal_cleanup();
-	return rc != 0 || ctx.errors != 0 ? 1 : 0;
+	if (rc != 0)
+		return 1;
+	return !interactive && ctx.errors != 0 ? 1 : 0;
 }

@@ -309,6 +309,106 @@ cmdline_parse_inst_t cli_cmd_port_start_stop = {
 	.tokens = { (void *)&ss_port, (void *)&ss_op, (void *)&ss_id, NULL },
 };
 
+/*
+ * "all" in place of a port id, as testpmd takes it: show port info|stats|
+ * xstats all, clear port stats all, port start|stop all. Each runs the
+ * single-port command on every port in turn.
+ */
+struct port_all_res {
+	cmdline_fixed_string_t w1, w2, w3, all;
+};
+
+static void
+show_port_all_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct port_all_res *r = res;
+	struct show_port_res one;
+	uint16_t p;
+
+	snprintf(one.what, sizeof(one.what), "%s", r->w3);
+	RTE_ETH_FOREACH_DEV(p) {
+		if (p >= CLI_MAX_PORTS)
+			break;
+		one.port_id = p;
+		show_port_cb(&one, cl, data);
+	}
+}
+
+static void
+clear_all_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct clear_res one;
+	uint16_t p;
+
+	RTE_SET_USED(res);
+	RTE_ETH_FOREACH_DEV(p) {
+		if (p >= CLI_MAX_PORTS)
+			break;
+		one.port_id = p;
+		clear_cb(&one, cl, data);
+	}
+}
+
+static void
+startstop_all_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct port_all_res *r = res;
+	struct startstop_res one;
+	uint16_t p;
+
+	snprintf(one.op, sizeof(one.op), "%s", r->w2);
+	RTE_ETH_FOREACH_DEV(p) {
+		if (p >= CLI_MAX_PORTS)
+			break;
+		if (cli_ctx()->port[p].started == (strcmp(r->w2, "start") == 0)) {
+			cmdline_printf(cl, "port %u: already %sed\n", p,
+				strcmp(r->w2, "start") == 0 ? "start" : "stopp");
+			continue;
+		}
+		one.port_id = p;
+		startstop_cb(&one, cl, data);
+	}
+}
+
+static cmdline_parse_token_string_t pa_all =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, all, "all");
+static cmdline_parse_token_string_t pa_show =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w1, "show");
+static cmdline_parse_token_string_t pa_show_port =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w2, "port");
+static cmdline_parse_token_string_t pa_show_what =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w3, "info#stats#xstats");
+static cmdline_parse_token_string_t pa_clear =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w1, "clear");
+static cmdline_parse_token_string_t pa_clear_port =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w2, "port");
+static cmdline_parse_token_string_t pa_clear_stats =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w3, "stats");
+static cmdline_parse_token_string_t pa_port =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w1, "port");
+static cmdline_parse_token_string_t pa_op =
+	TOKEN_STRING_INITIALIZER(struct port_all_res, w2, "start#stop");
+
+cmdline_parse_inst_t cli_cmd_show_port_all = {
+	.f = show_port_all_cb,
+	.help_str = "show port info|stats|xstats all: the same for every port",
+	.tokens = { (void *)&pa_show, (void *)&pa_show_port, (void *)&pa_show_what,
+		(void *)&pa_all, NULL },
+};
+
+cmdline_parse_inst_t cli_cmd_clear_stats_all = {
+	.f = clear_all_cb,
+	.help_str = "clear port stats all: reset every port's counters",
+	.tokens = { (void *)&pa_clear, (void *)&pa_clear_port,
+		(void *)&pa_clear_stats, (void *)&pa_all, NULL },
+};
+
+cmdline_parse_inst_t cli_cmd_port_start_stop_all = {
+	.f = startstop_all_cb,
+	.help_str = "port start|stop all: start or stop every port",
+	.tokens = { (void *)&pa_port, (void *)&pa_op, (void *)&pa_all, NULL },
+};
+
 /* --- set rxhdrs|rxpkts <port> <value> --- */
 struct set_res {
 	cmdline_fixed_string_t set, what;
@@ -455,8 +555,8 @@ cli_port_cleanup(struct cli_ctx *ctx)
 
 	cli_tcp_cleanup(ctx);
 	for (p = 0; p < CLI_MAX_PORTS; p++)
-		if (ctx->port[p].started)
-			dt_dp_port_stop(p);
+		if (ctx->port[p].started && dt_dp_port_stop(p) == 0)
+			printf("port %u: stopped\n", p);
 	/* Stopped ports hold no send buffer; DMA maps go before close. */
 	cli_tcp_cleanup_buffers(ctx);
 	for (p = 0; p < CLI_MAX_PORTS; p++) {

@@ -491,7 +491,7 @@ cli_poll_for(struct cli_ctx *ctx, unsigned int ms)
 {
 	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * ms;
 
-	while (rte_get_tsc_cycles() < end) {
+	while (rte_get_tsc_cycles() < end && !cli_interrupted()) {
 		if (have_stacks(ctx))
 			cli_poll(ctx);
 		else
@@ -1256,6 +1256,8 @@ wait_cb(void *res, struct cmdline *cl, void *data)
 	char why[128];
 
 	while (cli_busy(ctx, why, sizeof(why))) {
+		if (cli_interrupted())
+			return cli_fail(cl, "wait: interrupted");
 		if (rte_get_tsc_cycles() >= end)
 			return cli_fail(cl, "wait: still busy after %u ms: %s", ms, why);
 		cli_poll(ctx);

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""devtcp-cli's testpmd habits on a terminal (a pty): bare 'help', 'all' as
+a port, an interactive session that exits 0 after a typo and 'quit', and
+SIGINT/SIGTERM that stop the ports, restore the terminal (echo and canonical
+mode back on) and exit 0; a SIGTERM'd script stops its ports too.
+
+usage: check_cli_habits.py DEVTCP_CLI
+"""
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import termios
+import time
+
+cli = sys.argv[1]
+pid = os.getpid()
+failed = []
+EAL = ["-l", "0", "--in-memory", "--no-pci", "--log-level=lib.eal:error"]
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failed.append(what)
+
+
+def vdevs(tag):
+    return ["--vdev=net_hsplit_%s%d0,wire=%s%d" % (tag, pid, tag, pid),
+            "--vdev=net_hsplit_%s%d1,wire=%s%d" % (tag, pid, tag, pid),
+            "--vdev=gpu_sim_%s%d,size=64M" % (tag, pid)]
+
+
+class Tty:
+    def __init__(self, tag):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execv(cli, [cli] + EAL + vdevs(tag))
+        self.buf = b""
+
+    def read(self, timeout):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if r:
+            try:
+                self.buf += os.read(self.fd, 65536)
+            except OSError:
+                return False
+        return True
+
+    def expect(self, text, timeout=20):
+        end = time.time() + timeout
+        while time.time() < end and text.encode() not in self.buf:
+            if not self.read(0.2):
+                break
+        return text.encode() in self.buf
+
+    def send(self, line):
+        self.buf = b""
+        os.write(self.fd, (line + "\r").encode())
+        return self.expect("devtcp> ")
+
+    def wait(self, timeout=20):
+        end = time.time() + timeout
+        while time.time() < end:
+            self.read(0.1)
+            p, st = os.waitpid(self.pid, os.WNOHANG)
+            if p == self.pid:
+                return os.waitstatus_to_exitcode(st)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        return None
+
+    def tty_sane(self):
+        lflag = termios.tcgetattr(self.fd)[3]
+        return bool(lflag & termios.ECHO) and bool(lflag & termios.ICANON)
+
+
+t = Tty("hq")
+check(t.expect("devtcp> "), "interactive: prompt")
+check(t.send("help") and b"quit: leave" in t.buf and b"Bad arguments" not in t.buf,
+      "bare 'help' lists the commands")
+check(t.send("port start all") and t.buf.count(b": started") == 2,
+      "'port start all' starts both ports")
+check(t.send("show port stats all") and b"port 0 statistics" in t.buf
+      and b"port 1 statistics" in t.buf, "'show port stats all' shows both")
+check(t.send("show port stats 9") and b"error: no port 9" in t.buf,
+      "a bad port is an error")
+os.write(t.fd, b"quit\r")
+rc = t.wait()
+check(rc == 0, "interactive 'quit' after an error exits 0 (rc %s)" % rc)
+check(b"port 0: stopped" in t.buf and b"port 1: stopped" in t.buf,
+      "quit stops the ports")
+
+for sig in (signal.SIGINT, signal.SIGTERM):
+    t = Tty("s%d" % sig)
+    ok = t.expect("devtcp> ") and t.send("port start all")
+    check(ok and not t.tty_sane(), "%s: console in raw mode while running"
+          % sig.name)
+    os.kill(t.pid, sig)
+    rc = t.wait()
+    check(rc == 0, "%s: exits 0 (rc %s)" % (sig.name, rc))
+    check(b"port 0: stopped" in t.buf and b"port 1: stopped" in t.buf,
+          "%s: ports stopped" % sig.name)
+    check(t.tty_sane(), "%s: terminal restored (echo, canonical mode)" % sig.name)
+
+# A script blocked in 'sleep' ends at SIGTERM, ports stopped.
+p = subprocess.Popen([cli] + EAL + vdevs("sc") + ["--", "-e", "port start all",
+                     "-e", "sleep 30000"], stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT, text=True)
+time.sleep(3)
+p.send_signal(signal.SIGTERM)
+try:
+    out, _ = p.communicate(timeout=20)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, _ = p.communicate()
+check("port 0: stopped" in out and "port 1: stopped" in out,
+      "script: SIGTERM during 'sleep' stops the ports")
+
+print("%d failed" % len(failed))
+sys.exit(1 if failed else 0)
