@@ -167,7 +167,7 @@ extern cmdline_parse_inst_t cli_cmd_show_port, cli_cmd_clear_stats,
 	cli_cmd_show_config, cli_cmd_flow_create, cli_cmd_flow_list,
 	cli_cmd_flow_destroy, cli_cmd_show_devmem, cli_cmd_show_gpu,
 	cli_cmd_show_port_all, cli_cmd_clear_stats_all,
-	cli_cmd_port_start_stop_all, cli_cmd_help_all;
+	cli_cmd_port_start_stop_all, cli_cmd_help_all, cli_cmd_flow_flush;
 /* cli_tcp.c, cli_bench.c */
 extern cmdline_parse_inst_t cli_cmd_set_ip, cli_cmd_set_tcp_verify,
 	cli_cmd_tcp_listen, cli_cmd_tcp_listen_port, cli_cmd_tcp_connect,

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rte_flow commands, the 5-tuple-to-queue subset of testpmd's grammar:
- *   flow create <port> ingress pattern eth / ipv4 [src is A] [dst is B] /
- *        tcp [src is X] [dst is Y] / end actions queue index N / end
+ * rte_flow commands, the 5-tuple subset of testpmd's grammar:
+ *   flow create|validate <port> ingress pattern eth / ipv4 [src is A]
+ *        [dst is B] / [tcp|udp [src is X] [dst is Y] /] end
+ *        actions queue index N / end
+ *        actions rss [queues Q1 Q2 ... end] / end
  *   flow list <port>
  *   flow destroy <port> rule <id>
+ *   flow flush <port>
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -17,14 +20,21 @@
 
 #include "cli.h"
 
-#define FLOW_MAX_WORDS 48
+#define FLOW_MAX_WORDS 64
+#define FLOW_MAX_RSS_QUEUES 16
 
-/* What a parsed rule matches. */
+enum flow_l4 { FLOW_L4_NONE, FLOW_L4_TCP, FLOW_L4_UDP };
+
+/* What a parsed rule matches and does. */
 struct flow_spec {
 	struct rte_flow_item_ipv4 ip, ip_mask;
 	struct rte_flow_item_tcp tcp, tcp_mask;
-	uint16_t queue;
-	bool has_tcp;
+	struct rte_flow_item_udp udp, udp_mask;
+	enum flow_l4 l4;
+	bool rss;
+	uint16_t queue;                          /* queue action */
+	uint16_t rss_queues[FLOW_MAX_RSS_QUEUES]; /* rss action; none: all */
+	uint16_t nb_rss_queues;
 };
 
 static int
@@ -39,6 +49,54 @@ split_words(char *s, char **w, int cap)
 	return n;
 }
 
+static int
+parse_ip_field(const char *v, bool src, struct flow_spec *f, const char **why)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, v, &a) != 1) {
+		*why = "bad IPv4 address";
+		return -1;
+	}
+	if (src) {
+		f->ip.hdr.src_addr = a.s_addr;
+		f->ip_mask.hdr.src_addr = UINT32_MAX;
+	} else {
+		f->ip.hdr.dst_addr = a.s_addr;
+		f->ip_mask.hdr.dst_addr = UINT32_MAX;
+	}
+	return 0;
+}
+
+static int
+parse_port_field(const char *v, bool src, struct flow_spec *f, const char **why)
+{
+	unsigned long port;
+	rte_be16_t be;
+	char *end;
+
+	port = strtoul(v, &end, 10);
+	if (*end != '\0' || end == v || port > 65535) {
+		*why = "bad TCP/UDP port";
+		return -1;
+	}
+	be = htons(port);
+	if (f->l4 == FLOW_L4_TCP && src) {
+		f->tcp.hdr.src_port = be;
+		f->tcp_mask.hdr.src_port = UINT16_MAX;
+	} else if (f->l4 == FLOW_L4_TCP) {
+		f->tcp.hdr.dst_port = be;
+		f->tcp_mask.hdr.dst_port = UINT16_MAX;
+	} else if (src) {
+		f->udp.hdr.src_port = be;
+		f->udp_mask.hdr.src_port = UINT16_MAX;
+	} else {
+		f->udp.hdr.dst_port = be;
+		f->udp_mask.hdr.dst_port = UINT16_MAX;
+	}
+	return 0;
+}
+
 /* "src is A" / "dst is B" of an item, until "/". Returns words used or -1. */
 static int
 parse_fields(char **w, int n, struct flow_spec *f, bool ip, const char **why)
@@ -47,42 +105,15 @@ parse_fields(char **w, int n, struct flow_spec *f, bool ip, const char **why)
 
 	while (i < n && strcmp(w[i], "/") != 0) {
 		bool src = strcmp(w[i], "src") == 0;
-		char *end;
-		unsigned long port;
 
-		if ((!src && strcmp(w[i], "dst") != 0) || i + 2 >= n + 0 ||
+		if ((!src && strcmp(w[i], "dst") != 0) || i + 2 >= n ||
 				strcmp(w[i + 1], "is") != 0) {
 			*why = "expected 'src is VALUE' or 'dst is VALUE'";
 			return -1;
 		}
-		if (ip) {
-			struct in_addr a;
-
-			if (inet_pton(AF_INET, w[i + 2], &a) != 1) {
-				*why = "bad IPv4 address";
-				return -1;
-			}
-			if (src) {
-				f->ip.hdr.src_addr = a.s_addr;
-				f->ip_mask.hdr.src_addr = UINT32_MAX;
-			} else {
-				f->ip.hdr.dst_addr = a.s_addr;
-				f->ip_mask.hdr.dst_addr = UINT32_MAX;
-			}
-		} else {
-			port = strtoul(w[i + 2], &end, 10);
-			if (*end != '\0' || port > 65535) {
-				*why = "bad TCP port";
-				return -1;
-			}
-			if (src) {
-				f->tcp.hdr.src_port = htons(port);
-				f->tcp_mask.hdr.src_port = UINT16_MAX;
-			} else {
-				f->tcp.hdr.dst_port = htons(port);
-				f->tcp_mask.hdr.dst_port = UINT16_MAX;
-			}
-		}
+		if ((ip ? parse_ip_field(w[i + 2], src, f, why) :
+				parse_port_field(w[i + 2], src, f, why)) != 0)
+			return -1;
 		i += 3;
 	}
 	return i;
@@ -97,16 +128,64 @@ expect_word(char **w, int n, int *i, const char *word)
 	return 0;
 }
 
+static int
+parse_u16(const char *v, uint16_t *out)
+{
+	unsigned long x;
+	char *end;
+
+	x = strtoul(v, &end, 10);
+	if (*end != '\0' || end == v || x > UINT16_MAX)
+		return -1;
+	*out = (uint16_t)x;
+	return 0;
+}
+
+/* "queue index N / end" or "rss [queues Q... end] / end". */
+static int
+parse_actions(char **w, int n, int i, struct flow_spec *f, const char **why)
+{
+	if (i < n && strcmp(w[i], "rss") == 0) {
+		f->rss = true;
+		i++;
+		if (i < n && strcmp(w[i], "queues") == 0) {
+			for (i++; i < n && strcmp(w[i], "end") != 0; i++) {
+				if (f->nb_rss_queues == FLOW_MAX_RSS_QUEUES ||
+						parse_u16(w[i], &f->rss_queues[f->nb_rss_queues]) != 0) {
+					*why = "bad rss queue list (numbers, at most 16, then 'end')";
+					return -1;
+				}
+				f->nb_rss_queues++;
+			}
+			if (expect_word(w, n, &i, "end") || f->nb_rss_queues == 0) {
+				*why = "rss queues: expected queue numbers then 'end'";
+				return -1;
+			}
+		}
+	} else {
+		if (expect_word(w, n, &i, "queue") || expect_word(w, n, &i, "index") ||
+				i >= n)
+			return -1;
+		if (parse_u16(w[i++], &f->queue) != 0) {
+			*why = "bad queue index";
+			return -1;
+		}
+	}
+	if (expect_word(w, n, &i, "/") || expect_word(w, n, &i, "end") || i != n)
+		return -1;
+	return 0;
+}
+
 /* Parse from "ingress" to the final "end". */
 static int
 parse_rule(char **w, int n, struct flow_spec *f, const char **why)
 {
+	const char *usage = "expected 'ingress pattern eth / ipv4 ... / "
+		"[tcp|udp ... /] end actions queue index N | rss [queues Q... end] / end'";
 	int i = 0, k;
-	char *end;
 
 	memset(f, 0, sizeof(*f));
-	*why = "expected 'ingress pattern eth / ipv4 ... / tcp ... / end "
-		"actions queue index N / end'";
+	*why = usage;
 	if (expect_word(w, n, &i, "ingress") || expect_word(w, n, &i, "pattern") ||
 			expect_word(w, n, &i, "eth") || expect_word(w, n, &i, "/") ||
 			expect_word(w, n, &i, "ipv4"))
@@ -117,9 +196,9 @@ parse_rule(char **w, int n, struct flow_spec *f, const char **why)
 	i += k;
 	if (expect_word(w, n, &i, "/"))
 		return -1;
-	if (i < n && strcmp(w[i], "tcp") == 0) {
+	if (i < n && (strcmp(w[i], "tcp") == 0 || strcmp(w[i], "udp") == 0)) {
+		f->l4 = strcmp(w[i], "tcp") == 0 ? FLOW_L4_TCP : FLOW_L4_UDP;
 		i++;
-		f->has_tcp = true;
 		k = parse_fields(w + i, n - i, f, false, why);
 		if (k < 0)
 			return -1;
@@ -127,37 +206,64 @@ parse_rule(char **w, int n, struct flow_spec *f, const char **why)
 		if (expect_word(w, n, &i, "/"))
 			return -1;
 	}
-	if (expect_word(w, n, &i, "end") || expect_word(w, n, &i, "actions") ||
-			expect_word(w, n, &i, "queue") || expect_word(w, n, &i, "index") ||
-			i >= n)
+	if (expect_word(w, n, &i, "end") || expect_word(w, n, &i, "actions"))
 		return -1;
-	f->queue = strtoul(w[i++], &end, 10);
-	if (*end != '\0') {
-		*why = "bad queue index";
+	if (parse_actions(w, n, i, f, why) != 0) {
+		if (*why == NULL)
+			*why = usage;
 		return -1;
 	}
-	if (expect_word(w, n, &i, "/") || expect_word(w, n, &i, "end") || i != n)
-		return -1;
 	return 0;
 }
 
+/* Validate (@p validate) or create the rule of @p f on @p port. */
 static struct rte_flow *
-create(uint16_t port, const struct flow_spec *f, struct rte_flow_error *err)
+flow_apply(uint16_t port, const struct flow_spec *f, bool validate,
+	struct rte_flow_error *err, int *rc)
 {
+	static const enum rte_flow_item_type l4_type[] = {
+		[FLOW_L4_NONE] = RTE_FLOW_ITEM_TYPE_END,
+		[FLOW_L4_TCP] = RTE_FLOW_ITEM_TYPE_TCP,
+		[FLOW_L4_UDP] = RTE_FLOW_ITEM_TYPE_UDP,
+	};
 	struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_item pat[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &f->ip, .mask = &f->ip_mask },
-		{ .type = f->has_tcp ? RTE_FLOW_ITEM_TYPE_TCP : RTE_FLOW_ITEM_TYPE_END,
-			.spec = &f->tcp, .mask = &f->tcp_mask },
+		{ .type = l4_type[f->l4],
+			.spec = f->l4 == FLOW_L4_UDP ? (const void *)&f->udp :
+				(const void *)&f->tcp,
+			.mask = f->l4 == FLOW_L4_UDP ? (const void *)&f->udp_mask :
+				(const void *)&f->tcp_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	struct rte_flow_action_queue q = { .index = f->queue };
+	struct rte_flow_action_rss rss = {
+		.types = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP,
+		.queue_num = f->nb_rss_queues,
+		.queue = f->rss_queues,
+	};
+	uint16_t all[FLOW_MAX_RSS_QUEUES];
+	struct rte_eth_dev_info info;
 	struct rte_flow_action act[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = f->rss ? RTE_FLOW_ACTION_TYPE_RSS : RTE_FLOW_ACTION_TYPE_QUEUE,
+			.conf = f->rss ? (const void *)&rss : (const void *)&q },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
+	uint16_t i;
 
+	/* "rss" without a queue list spreads over every RX queue. */
+	if (f->rss && f->nb_rss_queues == 0 &&
+			rte_eth_dev_info_get(port, &info) == 0) {
+		for (i = 0; i < info.nb_rx_queues && i < FLOW_MAX_RSS_QUEUES; i++)
+			all[i] = i;
+		rss.queue_num = i;
+		rss.queue = all;
+	}
+	if (validate) {
+		*rc = rte_flow_validate(port, &attr, pat, act, err);
+		return NULL;
+	}
 	return rte_flow_create(port, &attr, pat, act, err);
 }
 
@@ -177,19 +283,28 @@ flow_create_cb(void *res, struct cmdline *cl, void *data)
 	struct flow_spec f;
 	const char *why;
 	unsigned int i;
-	int n;
+	int n, rc = 0;
 
 	if (!cli_port_ok(cl, r->port_id))
 		return;
 	snprintf(buf, sizeof(buf), "%s", r->rest);
 	n = split_words(buf, w, FLOW_MAX_WORDS);
 	if (parse_rule(w, n, &f, &why) != 0)
-		return cli_fail(cl, "flow create: %s", why);
+		return cli_fail(cl, "flow %s: %s", r->create, why);
+	if (strcmp(r->create, "validate") == 0) {
+		flow_apply(r->port_id, &f, true, &err, &rc);
+		if (rc != 0)
+			return cli_fail(cl, "flow validate: port %u would refuse the "
+				"rule: %s", r->port_id, err.message ? err.message :
+				rte_strerror(-rc));
+		cmdline_printf(cl, "Flow rule validated\n");
+		return;
+	}
 	for (i = 0; i < CLI_MAX_FLOWS && ctx->flows[i].used; i++)
 		;
 	if (i == CLI_MAX_FLOWS)
 		return cli_fail(cl, "flow create: %d rules at most", CLI_MAX_FLOWS);
-	ctx->flows[i].flow = create(r->port_id, &f, &err);
+	ctx->flows[i].flow = flow_apply(r->port_id, &f, false, &err, &rc);
 	if (ctx->flows[i].flow == NULL)
 		return cli_fail(cl, "flow create: port %u refused the rule: %s",
 			r->port_id, err.message ? err.message : rte_strerror(rte_errno));
@@ -203,7 +318,7 @@ flow_create_cb(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_token_string_t fc_flow =
 	TOKEN_STRING_INITIALIZER(struct flow_create_res, flow, "flow");
 static cmdline_parse_token_string_t fc_create =
-	TOKEN_STRING_INITIALIZER(struct flow_create_res, create, "create");
+	TOKEN_STRING_INITIALIZER(struct flow_create_res, create, "create#validate");
 static cmdline_parse_token_num_t fc_id =
 	TOKEN_NUM_INITIALIZER(struct flow_create_res, port_id, RTE_UINT16);
 static cmdline_parse_token_string_t fc_rest =
@@ -211,8 +326,9 @@ static cmdline_parse_token_string_t fc_rest =
 
 cmdline_parse_inst_t cli_cmd_flow_create = {
 	.f = flow_create_cb,
-	.help_str = "flow create <port_id> ingress pattern eth / ipv4 [src is A] "
-		"[dst is B] / tcp [src is X] [dst is Y] / end actions queue index N / end",
+	.help_str = "flow create|validate <port_id> ingress pattern eth / ipv4 "
+		"[src is A] [dst is B] / [tcp|udp [src is X] [dst is Y] /] end actions "
+		"queue index N | rss [queues Q... end] / end",
 	.tokens = { (void *)&fc_flow, (void *)&fc_create, (void *)&fc_id,
 		(void *)&fc_rest, NULL },
 };
@@ -302,6 +418,54 @@ cmdline_parse_inst_t cli_cmd_flow_destroy = {
 	.help_str = "flow destroy <port_id> rule <rule_id>",
 	.tokens = { (void *)&fd_flow, (void *)&fd_destroy, (void *)&fd_id,
 		(void *)&fd_rule, (void *)&fd_rid, NULL },
+};
+
+struct flow_flush_res {
+	cmdline_fixed_string_t flow, flush;
+	uint16_t port_id;
+};
+
+/*
+ * Destroy the console's rules on a port. Not rte_flow_flush(): the TCP
+ * stacks' own steering rules (listeners, active opens) must stay.
+ */
+static void
+flow_flush_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct flow_flush_res *r = res;
+	struct cli_ctx *ctx = cli_ctx();
+	struct rte_flow_error err = { .message = NULL };
+	unsigned int i, n = 0;
+
+	if (!cli_port_ok(cl, r->port_id))
+		return;
+	for (i = 0; i < CLI_MAX_FLOWS; i++) {
+		struct cli_flow *f = &ctx->flows[i];
+
+		if (!f->used || f->port != r->port_id)
+			continue;
+		if (rte_flow_destroy(f->port, f->flow, &err) != 0)
+			return cli_fail(cl, "flow flush: rule #%u: %s", f->id,
+				err.message ? err.message : rte_strerror(rte_errno));
+		f->used = false;
+		n++;
+	}
+	cmdline_printf(cl, "port %u: %u rule%s destroyed (the TCP stacks' "
+		"steering rules stay)\n", r->port_id, n, n == 1 ? "" : "s");
+}
+
+static cmdline_parse_token_string_t ff_flow =
+	TOKEN_STRING_INITIALIZER(struct flow_flush_res, flow, "flow");
+static cmdline_parse_token_string_t ff_flush =
+	TOKEN_STRING_INITIALIZER(struct flow_flush_res, flush, "flush");
+static cmdline_parse_token_num_t ff_id =
+	TOKEN_NUM_INITIALIZER(struct flow_flush_res, port_id, RTE_UINT16);
+
+cmdline_parse_inst_t cli_cmd_flow_flush = {
+	.f = flow_flush_cb,
+	.help_str = "flow flush <port_id>: destroy every rule created here on "
+		"the port",
+	.tokens = { (void *)&ff_flow, (void *)&ff_flush, (void *)&ff_id, NULL },
 };
 
 void

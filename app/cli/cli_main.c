@@ -180,6 +180,7 @@ cmdline_parse_ctx_t cli_main_ctx[] = {
 	&cli_cmd_flow_create,
 	&cli_cmd_flow_list,
 	&cli_cmd_flow_destroy,
+	&cli_cmd_flow_flush,
 	&cli_cmd_show_devmem,
 	&cli_cmd_show_gpu,
 	&cli_cmd_set_ip,

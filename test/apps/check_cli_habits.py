@@ -119,5 +119,34 @@ except subprocess.TimeoutExpired:
 check("port 0: stopped" in out and "port 1: stopped" in out,
       "script: SIGTERM during 'sleep' stops the ports")
 
+# rte_flow: validate, UDP items, the RSS action, flush.
+FLOWS = [
+    "port start all",
+    "flow validate 0 ingress pattern eth / ipv4 dst is 10.0.0.1 / udp dst is 53 / end actions queue index 0 / end",
+    "flow create 0 ingress pattern eth / ipv4 dst is 10.0.0.1 / udp dst is 53 / end actions queue index 0 / end",
+    "flow create 0 ingress pattern eth / ipv4 / tcp dst is 80 / end actions rss queues 0 end / end",
+    "flow create 0 ingress pattern eth / ipv4 / tcp dst is 81 / end actions rss / end",
+    "flow list 0",
+    "flow flush 0",
+    "flow list 0",
+]
+args = [cli] + EAL + vdevs("fl") + ["--"]
+for c in FLOWS:
+    args += ["-e", c]
+p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                   text=True, timeout=60)
+out = p.stdout
+check(p.returncode == 0, "flow script exits 0 (rc %d)" % p.returncode)
+check("Flow rule validated" in out, "flow validate accepts a UDP rule")
+check(out.count("Flow rule #") == 3, "UDP, RSS-with-queues and RSS rules created")
+check("(3 rules on port 0)" in out and "(0 rules on port 0)" in out
+      and "3 rules destroyed" in out, "flow flush destroys the console's rules")
+p = subprocess.run([cli] + EAL + vdevs("fb") + [
+    "--", "-e", "port start all", "-e",
+    "flow validate 0 ingress pattern eth / ipv4 / end actions queue index 9 / end"],
+    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+check(p.returncode == 1 and "would refuse the rule" in p.stdout,
+      "flow validate of a bad queue fails with the NIC's reason")
+
 print("%d failed" % len(failed))
 sys.exit(1 if failed else 0)
