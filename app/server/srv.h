@@ -135,6 +135,7 @@ int srv_args_parse(int argc, char **argv, struct srv_opts *o);
 int srv_setup(struct srv_ctx *ctx);
 void srv_teardown(struct srv_ctx *ctx);
 int srv_assign_lcores(struct srv_ctx *ctx);
+int srv_check_devices(struct srv_ctx *ctx);
 
 /* srv_placement.c */
 void srv_placement_report(const struct srv_ctx *ctx);

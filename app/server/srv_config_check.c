@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "srv_config_priv.h"
 
@@ -96,6 +98,9 @@ check_client(const struct srv_parse_state *ps, char *err, size_t errlen)
 	rc = check_addresses(ps, &c->client, SEC_CLIENT, "client", err, errlen);
 	if (rc != 0)
 		return rc;
+	if (c->client_file[0] != '\0' && access(c->client_file, R_OK) != 0)
+		return fail(ps, err, errlen, "client", "file", "%s: %s",
+			c->client_file, strerror(errno));
 	if (c->client_rport == 0)
 		return missing(ps, err, errlen, SEC_CLIENT, "client", "connect",
 			"IP:PORT of the server to push to");

@@ -63,6 +63,36 @@ print_summary(const struct srv_ctx *ctx)
 		c->buffer_size, c->gpu, srv_split_name(c->port[c->stack.port].split));
 }
 
+/*
+ * --check: the file alone, and with the run's EAL arguments also the
+ * devices and lcores it names (EAL starts, nothing else does).
+ */
+static int
+check_only(struct srv_ctx *ctx, int eal_argc, char **argv)
+{
+	int rc;
+
+	if (eal_argc <= 1) {
+		print_summary(ctx);
+		printf("  (ports, GPU and lcores not checked: give --check the EAL "
+			"arguments of the run to check them too)\n");
+		return 0;
+	}
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "%s: EAL init failed: %s\n", SRV_PROG,
+			dt_app_eal_strerror(rte_errno));
+		return 1;
+	}
+	rc = srv_check_devices(ctx);
+	if (rc == 0) {
+		print_summary(ctx);
+		printf("  ports, GPU and lcores found\n");
+	}
+	rte_eal_cleanup();
+	return rc == 0 ? 0 : 1;
+}
+
 /* Read own options and the configuration, before EAL. */
 static int
 prepare(int argc, char **argv, struct srv_ctx *ctx, int *eal_argc)
@@ -152,10 +182,8 @@ main(int argc, char **argv)
 	dt_app_eal_help(argc, argv, srv_usage_hook);
 	if (prepare(argc, argv, &ctx, &eal_argc) != 0)
 		return 1;
-	if (ctx.opts.check_only) {
-		print_summary(&ctx);
-		return 0;
-	}
+	if (ctx.opts.check_only)
+		return check_only(&ctx, eal_argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = rte_eal_init(eal_argc, argv);

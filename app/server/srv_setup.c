@@ -346,3 +346,28 @@ srv_assign_lcores(struct srv_ctx *ctx)
 	}
 	return 0;
 }
+
+/*
+ * --check with the run's EAL arguments: the ports, the GPU and the lcores
+ * the file names must exist, as they will be looked up at start.
+ */
+int
+srv_check_devices(struct srv_ctx *ctx)
+{
+	const struct srv_config *c = &ctx->cfg;
+	bool server = c->stack.nb_listen != 0 && !ctx->opts.send_role;
+	int rc = 0;
+
+	ctx->nb_stacks = c->nb_stacks ? c->nb_stacks : 1;
+	if (server && resolve_port(c, c->stack.port, &ctx->port_id) != 0)
+		rc = -ENODEV;
+	if (c->has_client &&
+			resolve_port(c, c->client.port, &ctx->client_port_id) != 0)
+		rc = -ENODEV;
+	ctx->gpu_id = RTE_GPU_ID_NONE;
+	if ((server || ctx->opts.send_device) && resolve_gpu(ctx) != 0)
+		rc = -ENODEV;
+	if (rc == 0)
+		rc = srv_assign_lcores(ctx);
+	return rc;
+}

@@ -162,6 +162,22 @@ def case_loopback():
     os.unlink(ini)
 
 
+def case_sample_loopback():
+    """config/loopback.ini as shipped: server and sender in one process."""
+    p = subprocess.run([server, "-l", "0-1", "--in-memory", "--no-pci",
+                        "--log-level=lib.eal:warning",
+                        "--vdev=net_hsplit0,wire=lo", "--vdev=net_hsplit1,wire=lo",
+                        "--vdev=gpu_sim0,size=256M", "--", "--config",
+                        os.path.join(config_dir, "loopback.ini"), "--duration", "15"],
+                       capture_output=True, text=True, timeout=90)
+    text = p.stdout + p.stderr
+    print(text[-3000:])
+    check(p.returncode == 0, "config/loopback.ini: exit status 0 (got %d)"
+          % p.returncode)
+    n = len(re.findall(r"closed: 16777216 bytes, pattern ok", text))
+    check(n == 4, "config/loopback.ini: 4 x 16 MiB verified (%d)" % n)
+
+
 def case_send():
     ini = write_ini(ports_ini("sd") + "[client]\nport = 1\nipv4 = 10.0.0.2\n"
                     "connect = 10.0.0.1:5001\nbytes = 1M\n")
@@ -446,7 +462,7 @@ def case_device():
     os.unlink(path)
 
 
-{"sigterm": case_sigterm, "loopback": case_loopback, "send": case_send,
+{"sigterm": case_sigterm, "loopback": case_loopback, "sample_loopback": case_sample_loopback, "send": case_send,
  "bad": case_bad, "nosplit": case_nosplit, "ring": case_ring,
  "file": case_file, "conns": case_conns, "device": case_device}[case]()
 sys.exit(1 if failed else 0)

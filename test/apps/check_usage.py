@@ -49,5 +49,39 @@ for prog in map(os.path.abspath, sys.argv[2:]):
         check(rc != 0 and "go after '--'" in out,
               "%s without '--' says where its options go (rc %d)" % (name, rc))
 
+# --check: the file alone, and with the run's EAL arguments the devices too.
+server = next((os.path.abspath(a) for a in sys.argv[2:]
+               if os.path.basename(a) == "devtcp-server"), None)
+if server is not None:
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="dtcheck")
+    p7 = os.path.join(tmp, "p7.ini")
+    with open(p7, "w") as f:
+        f.write("[port.0]\nname = net_hsplit_ck0\n[stack]\nport = 7\n"
+                "ipv4 = 10.0.0.1\nnetmask = 255.255.255.0\nlisten = 5001\n"
+                "[devmem]\ngpu = 0\n")
+    rc, out = run([server, "--", "--config", p7, "--check"])
+    check(rc == 0 and "not checked" in out,
+          "--check without EAL arguments checks the file and says what it did not")
+    eal = ["--in-memory", "--no-pci", "--log-level=lib.eal:warning",
+           "--vdev=net_hsplit_ck0,wire=ck%d" % os.getpid(),
+           "--vdev=gpu_sim_ck0,size=16M"]
+    rc, out = run([server] + eal + ["--", "--config", p7, "--check"])
+    check(rc == 1 and "[port.7]: no such port" in out,
+          "--check with EAL arguments refuses [stack] port = 7 (rc %d)" % rc)
+    ok = os.path.join(tmp, "ok.ini")
+    with open(ok, "w") as f:
+        f.write(open(p7).read().replace("port = 7", "port = 0"))
+    rc, out = run([server] + eal + ["--", "--config", ok, "--check"])
+    check(rc == 0 and "ports, GPU and lcores found" in out,
+          "--check with EAL arguments passes a config whose devices exist (rc %d)" % rc)
+    nofile = os.path.join(tmp, "nofile.ini")
+    with open(nofile, "w") as f:
+        f.write("[client]\nport = 0\nipv4 = 10.0.0.2\nnetmask = 255.255.255.0\n"
+                "connect = 10.0.0.1:5001\nfile = /nonexistent/payload.bin\n")
+    rc, out = run([server, "--", "--config", nofile, "--check"])
+    check(rc != 0 and "[client] file: /nonexistent/payload.bin: No such file" in out,
+          "--check refuses a missing [client] file (rc %d)" % rc)
+
 print("%d failed" % len(failed))
 sys.exit(1 if failed else 0)
