@@ -51,6 +51,8 @@ struct srv_stream {
 	uint64_t slots_iova;
 	uint32_t nslots, next_slot;
 	bool fin_sent;
+	bool connected;          /**< sender: CONNECTED seen */
+	int err;                 /**< sender: errno of an ERROR event */
 };
 
 /** Consumer counters (one set per stack; copied into the snapshot). */

@@ -24,6 +24,7 @@
 
 #include <rte_malloc.h>
 
+#include "dt_app_value.h"
 #include "dt_devmem.h"
 #include "dt_pattern.h"
 #include "srv.h"
@@ -235,12 +236,41 @@ push(struct srv_stack *s, struct srv_stream *ss)
 	}
 }
 
+/*
+ * Why a stream that never connected failed, from the stack's counters:
+ * the ARP request went unanswered, or the SYN did (nobody listening, or a
+ * server on another wire: a loopback wire lives inside one process).
+ */
+static void
+explain_no_connect(struct srv_stack *s, const struct srv_stream *ss)
+{
+	const struct srv_config *c = &s->app->cfg;
+	struct dt_dp_stats st;
+	char a[32];
+
+	dt_dp_stats_get(s->st, &st);
+	dt_app_ipv4_str(c->client_raddr, a, sizeof(a));
+	if (st.arp_timeouts != 0 || (st.arp_requests != 0 && st.rx_arp == 0))
+		SRV_LOG(ERR, "sender: no ARP reply from %s after %" PRIu64
+			" request(s): nothing on the wire answers for it (a server "
+			"on a loopback wire must run in this process: see "
+			"config/loopback.ini)", a, st.arp_requests);
+	else if (ss->err == ECONNREFUSED)
+		SRV_LOG(ERR, "sender: %s:%u refused the connection (RST): nothing "
+			"listens on that port", a, c->client_rport);
+	else
+		SRV_LOG(ERR, "sender: no SYN-ACK from %s:%u (%s)", a,
+			c->client_rport, ss->err ? strerror(ss->err) : "no answer");
+}
+
 static void
 finish(struct srv_stack *s, struct srv_stream *ss, bool ok)
 {
 	uint8_t d[DT_APP_SHA256_LEN];
 	char hex[65];
 
+	if (!ok && !ss->connected)
+		explain_no_connect(s, ss);
 	dt_app_sha256_final(&ss->sha, d);
 	dt_app_sha256_hex(d, hex);
 	SRV_LOG(INFO, "sender: stream %" PRIx64 " %s: %" PRIu64 " of %" PRIu64
@@ -264,6 +294,7 @@ srv_client_event(struct srv_stack *s, const struct dt_dp_event *ev)
 		return;
 	switch (ev->type) {
 	case DT_DP_EV_CONNECTED:
+		ss->connected = true;
 		push(s, ss);
 		break;
 	case DT_DP_EV_SENT:
@@ -280,6 +311,8 @@ srv_client_event(struct srv_stack *s, const struct dt_dp_event *ev)
 		SRV_LOG(ERR, "sender: stream %" PRIx64 " %s", ss->conn,
 			ev->type == DT_DP_EV_RESET ? "reset by the server" :
 			strerror(ev->err));
+		if (ev->type == DT_DP_EV_ERROR)
+			ss->err = ev->err;
 		ss->to_send = 0;
 		break;
 	case DT_DP_EV_PEER_CLOSED:

@@ -178,6 +178,33 @@ def case_sample_loopback():
     check(n == 4, "config/loopback.ini: 4 x 16 MiB verified (%d)" % n)
 
 
+def case_send_why():
+    """devtcp-send says why nothing was sent: no ARP reply, or refused."""
+    p = subprocess.run([send, "-l", "0-1", "--in-memory", "--no-pci",
+                        "--log-level=lib.eal:warning", "--vdev=net_hsplit_nw0,wire=nw",
+                        "--vdev=net_hsplit_nw1,wire=nw", "--", "--config",
+                        write_ini("[port]\nsplit = none\n[port.1]\nname = net_hsplit_nw1\n"
+                                  "[client]\nport = 1\nipv4 = 10.0.0.2\n"
+                                  "netmask = 255.255.255.0\nconnect = 10.0.0.1:5001\n"
+                                  "bytes = 1M\n"), "--duration", "8"],
+                       capture_output=True, text=True, timeout=90)
+    text = p.stdout + p.stderr
+    print(text[-2000:])
+    check(p.returncode != 0 and "no ARP reply from 10.0.0.1" in text,
+          "devtcp-send with nobody on the wire: 'no ARP reply from 10.0.0.1'")
+    ini = write_ini(ports_ini("rf") + "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
+                    "[consumer]\nmode = discard\n"
+                    "[client]\nport = 1\nipv4 = 10.0.0.2\n"
+                    "connect = 10.0.0.1:5999\nbytes = 1M\n")
+    p = subprocess.run([server] + EAL + ["--in-memory"] + vdevs("rf") +
+                       ["--", "--config", ini, "--duration", "4"],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout + p.stderr
+    print(text[-2000:])
+    check("10.0.0.1:5999 refused the connection" in text,
+          "a sender to a port nobody listens on says it was refused")
+
+
 def case_send():
     ini = write_ini(ports_ini("sd") + "[client]\nport = 1\nipv4 = 10.0.0.2\n"
                     "connect = 10.0.0.1:5001\nbytes = 1M\n")
@@ -462,7 +489,7 @@ def case_device():
     os.unlink(path)
 
 
-{"sigterm": case_sigterm, "loopback": case_loopback, "sample_loopback": case_sample_loopback, "send": case_send,
+{"sigterm": case_sigterm, "loopback": case_loopback, "sample_loopback": case_sample_loopback, "send_why": case_send_why, "send": case_send,
  "bad": case_bad, "nosplit": case_nosplit, "ring": case_ring,
  "file": case_file, "conns": case_conns, "device": case_device}[case]()
 sys.exit(1 if failed else 0)
