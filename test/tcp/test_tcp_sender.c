@@ -3,7 +3,9 @@
  * Sender-side engine tests that need more than a script can say: a send
  * queue holding more than 2^32 bytes (payload by reference, nothing is
  * allocated) sent and acknowledged in full with the virtual clock, across
- * two wraps of the sequence space, then the FIN.
+ * two wraps of the sequence space, then the FIN; and cwnd bounds that
+ * need a window state a script cannot reach briefly (CUBIC congestion
+ * avoidance, a flood of duplicate ACKs in NewReno recovery).
  */
 #include <string.h>
 
@@ -174,9 +176,91 @@ test_txq_beyond_2g(void)
 	DT_CHECK(r.c.cwnd <= (1u << 30));
 }
 
+/* A connection without SACK, established with 10 x 1000 bytes queued. */
+static void
+small_setup(struct dt_tcp_conn *c, struct dt_tcp_cfg *cfg,
+	const struct dt_tcp_cc_ops *cc)
+{
+	struct dt_tcp_bufs b = { txq, 8, ooo, 4 };
+	struct dt_tcp_tuple tu = { 1, 2, 3, 4 };
+	struct dt_tcp_extent e = { &refs[0], 0, 10000 };
+	struct dt_tcp_seg s;
+
+	dt_tcp_cfg_default(cfg);
+	cfg->ts_ok = false;
+	cfg->sack_ok = false;
+	cfg->wscale_ok = false;
+	cfg->mss = 1000;
+	cfg->nagle = false;
+	cfg->cc = cc;
+	dt_tcp_conn_init(c, cfg, &b);
+	dt_tcp_connect(c, &tu, 100, 0, &out);
+	big_seg_in(&s, 101, 5000, DT_NET_TCP_SYN | DT_NET_TCP_ACK);
+	s.th.opts.present = DT_NET_TCPOPT_F_MSS;
+	s.th.opts.mss = 1000;
+	dt_tcp_input(c, &s, 10000, &out);
+	dt_tcp_send(c, &e, 20000, &out);
+}
+
+/*
+ * CUBIC in congestion avoidance: an old ACK (below snd_una, within a
+ * window) changes nothing; it used to count as ~2^32 bytes acked and the
+ * Reno-friendly estimate took cwnd to hundreds of megabytes.
+ */
+static void
+test_old_ack_cubic(void)
+{
+	struct dt_tcp_cfg cfg;
+	struct dt_tcp_conn c;
+	struct dt_tcp_seg s;
+	uint32_t cwnd;
+
+	small_setup(&c, &cfg, &dt_tcp_cc_cubic);
+	DT_REQUIRE(c.state == DT_TCP_ESTABLISHED);
+	DT_CHECK_EQ(c.snd_max, 101 + 4000);
+	c.ssthresh = c.cwnd;	/* congestion avoidance from here */
+	big_seg_in(&s, 2101, 5001, DT_NET_TCP_ACK);
+	dt_tcp_input(&c, &s, 30000, &out);
+	cwnd = c.cwnd;
+	DT_CHECK(cwnd >= 4000 && cwnd <= 6000);
+	big_seg_in(&s, 1101, 5001, DT_NET_TCP_ACK);
+	dt_tcp_input(&c, &s, 31000, &out);
+	DT_CHECK_EQ(c.cwnd, cwnd);
+	DT_CHECK_EQ(c.snd_una, 2101);
+	DT_CHECK_EQ(out.n_segs, 0);
+}
+
+/*
+ * NewReno recovery: each further duplicate ACK inflates cwnd by an SMSS
+ * (RFC 5681 3.2 step 4), but no more of them can be genuine than segments
+ * in flight: 1000 duplicates of a 4-segment flight leave cwnd at most
+ * ssthresh + flight + 3 SMSS.
+ */
+static void
+test_dupack_flood_newreno(void)
+{
+	struct dt_tcp_cfg cfg;
+	struct dt_tcp_conn c;
+	struct dt_tcp_seg s;
+	unsigned int i;
+
+	small_setup(&c, &cfg, &dt_tcp_cc_newreno);
+	DT_REQUIRE(c.state == DT_TCP_ESTABLISHED);
+	DT_REQUIRE(c.snd_max == 101 + 4000);
+	for (i = 0; i < 1003; i++) {
+		big_seg_in(&s, 101, 5001, DT_NET_TCP_ACK);
+		dt_tcp_input(&c, &s, 30000 + i, &out);
+	}
+	DT_CHECK(c.ssthresh == 2000);
+	DT_CHECK(c.cwnd <= c.ssthresh + (c.snd_max - c.snd_una) + 3000);
+	DT_CHECK(c.snd_max - c.snd_una <= 10000);
+}
+
 int
 main(void)
 {
 	DT_RUN(test_txq_beyond_2g);
+	DT_RUN(test_old_ack_cubic);
+	DT_RUN(test_dupack_flood_newreno);
 	return dt_test_summary();
 }
