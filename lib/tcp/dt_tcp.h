@@ -395,7 +395,12 @@ struct dt_tcp_conn {
 	 */
 	uint64_t acks_limited;
 	uint16_t chack_count;
-	uint16_t smss;		/**< payload bytes per segment we send */
+	/**
+	 * Payload bytes per segment we send: the peer's MSS (raised to 48,
+	 * Linux's tcp_min_snd_mss, when it announces less) capped by ours,
+	 * less the timestamp option.
+	 */
+	uint16_t smss;
 	uint16_t flags;		/**< DT_TCP_F_* (private) */
 	uint8_t state;		/**< enum dt_tcp_state */
 	uint8_t snd_ws;
