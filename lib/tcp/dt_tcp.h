@@ -128,7 +128,8 @@ enum dt_tcp_ev_type {
 enum dt_tcp_err {
 	DT_TCP_ERR_NONE,
 	DT_TCP_ERR_REFUSED,	/**< RST answered our SYN */
-	DT_TCP_ERR_TIMEOUT,	/**< retransmissions or keepalives exhausted */
+	/** Retransmissions, keepalives or zero-window probes unanswered */
+	DT_TCP_ERR_TIMEOUT,
 	/** New data arrived after dt_tcp_close_full(): RST sent (RFC 9293 3.6.1) */
 	DT_TCP_ERR_DATA_LOST,
 };
