@@ -30,6 +30,7 @@ conn_stats(const struct dt_dp_conn *c, struct dt_dp_conn_stats *s)
 	s->rx_host_bytes = c->rx_host_bytes;
 	s->retransmits = t->rtx_segs;
 	s->retransmit_bytes = t->rtx_bytes;
+	s->acks_limited = t->acks_limited;
 	s->held_bytes = c->held_bytes;
 	s->rcv_wnd = dt_tcp_seq_gt(t->rcv_adv, t->rcv_nxt) ?
 		t->rcv_adv - t->rcv_nxt : 0;

@@ -128,7 +128,8 @@ enum dt_tcp_ev_type {
 enum dt_tcp_err {
 	DT_TCP_ERR_NONE,
 	DT_TCP_ERR_REFUSED,	/**< RST answered our SYN */
-	DT_TCP_ERR_TIMEOUT,	/**< retransmissions or keepalives exhausted */
+	/** Retransmissions, keepalives or zero-window probes unanswered */
+	DT_TCP_ERR_TIMEOUT,
 	/** New data arrived after dt_tcp_close_full(): RST sent (RFC 9293 3.6.1) */
 	DT_TCP_ERR_DATA_LOST,
 };
@@ -237,9 +238,18 @@ struct dt_tcp_cfg {
 	bool delack;		/**< delayed ACKs */
 	bool keepalive;		/**< keepalive on new connections */
 	uint8_t syn_retries;	/**< SYN / SYN-ACK retransmissions */
-	uint8_t max_retries;	/**< data retransmissions before timeout */
+	/**
+	 * Data retransmissions before timeout, and unanswered zero-window
+	 * probes before timeout (like Linux's tcp_retries2).
+	 */
+	uint8_t max_retries;
 	uint8_t keepalive_probes;
-	uint16_t challenge_ack_limit;	/**< challenge ACKs per second */
+	/**
+	 * ACKs per second and connection in reply to segments failing a
+	 * check (RFC 5961 7): challenge ACKs, ACKs of unsent data, ACKs to
+	 * out-of-window or PAWS-failed segments without new data.
+	 */
+	uint16_t challenge_ack_limit;
 	uint32_t rcv_space;	/**< initial free receive capacity, bytes */
 	uint64_t rto_init_us;	/**< RFC 6298: 1 s */
 	uint64_t rto_min_us;
@@ -379,15 +389,31 @@ struct dt_tcp_conn {
 	uint64_t ts_recent_at;
 	uint64_t last_rx;
 	uint64_t chack_start;	/**< challenge ACK rate window start */
+	/**
+	 * Replies not sent because cfg challenge_ack_limit per second was
+	 * reached (RFC 5961 7): challenge ACKs, ACKs of unsent data, ACKs
+	 * to out-of-window or PAWS-failed segments.
+	 */
+	uint64_t acks_limited;
 	uint16_t chack_count;
-	uint16_t smss;		/**< payload bytes per segment we send */
+	/**
+	 * Payload bytes per segment we send: the peer's MSS (raised to 48,
+	 * Linux's tcp_min_snd_mss, when it announces less) capped by ours,
+	 * less the timestamp option.
+	 */
+	uint16_t smss;
 	uint16_t flags;		/**< DT_TCP_F_* (private) */
 	uint8_t state;		/**< enum dt_tcp_state */
 	uint8_t snd_ws;
 	uint8_t rcv_ws;
 	uint8_t dupacks;
 	uint8_t backoff;	/**< RTO doublings in a row */
-	uint8_t probes;		/**< zero-window probes in a row */
+	uint8_t probes;		/**< zero-window probes in a row (backoff) */
+	/**
+	 * Zero-window probes the peer left unanswered: no acceptable ACK
+	 * since; at cfg max_retries the connection times out.
+	 */
+	uint8_t probes_out;
 	uint8_t ka_probes;	/**< keepalive probes unanswered */
 	uint8_t delack_segs;
 	/* Send queue: ring of caller extents, from snd_una onwards. */
@@ -397,7 +423,12 @@ struct dt_tcp_conn {
 	uint16_t txq_n;
 	uint32_t txq_head_off;	/**< acked bytes of the head extent */
 	uint32_t txq_seq;	/**< sequence of the first unacked byte */
-	uint32_t txq_bytes;	/**< queued bytes from txq_seq */
+	/**
+	 * Queued bytes from txq_seq: 64 bits, a queue may exceed the
+	 * sequence space; only the first DT_TCP_TXQ_SPAN bytes (2^30) take
+	 * part in sequence arithmetic at any time.
+	 */
+	uint64_t txq_bytes;
 	/* Out-of-order queue. */
 	struct dt_tcp_ooo *ooo;
 	uint16_t ooo_cap;

@@ -9,19 +9,27 @@
 
 #define DT_TCP_CHACK_WINDOW_US 1000000
 
-void
+/*
+ * RFC 5961 7: every ACK sent in reply to a segment that failed a check
+ * (challenge ACKs, ACKs of unsent data, out-of-window and PAWS replies)
+ * draws on one budget per connection and second, so that a flood of such
+ * segments cannot turn the connection into a reflector or an ACK loop.
+ */
+bool
 tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now)
 {
-	/* RFC 5961 7: rate-limited so it cannot be used for amplification. */
 	if (now - c->chack_start >= DT_TCP_CHACK_WINDOW_US ||
 			c->chack_start == 0) {
 		c->chack_start = now ? now : 1;
 		c->chack_count = 0;
 	}
-	if (c->chack_count >= c->cfg->challenge_ack_limit)
-		return;
+	if (c->chack_count >= c->cfg->challenge_ack_limit) {
+		c->acks_limited++;
+		return false;
+	}
 	c->chack_count++;
 	c->flags |= DT_TCP_F_ACK_NOW;
+	return true;
 }
 
 /* Drop @p bytes of acknowledged data from the send queue; sends done. */
@@ -66,8 +74,16 @@ static void
 tcp_dupack(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	if (tcp_flag(c, DT_TCP_F_RECOVERY)) {
-		/* Each further duplicate means a segment left the network. */
-		c->cwnd += c->smss;
+		/*
+		 * Each further duplicate means a segment left the network,
+		 * so there cannot be more of them than segments in flight:
+		 * inflation stops at ssthresh plus the flight (a peer
+		 * repeating its ACK must not open the window without end).
+		 */
+		if ((uint64_t)c->cwnd + c->smss <= (uint64_t)c->ssthresh +
+				(c->snd_max - c->snd_una) +
+				DT_TCP_DUPACK_THRESH * c->smss)
+			c->cwnd += c->smss;
 		return;
 	}
 	if (++c->dupacks != DT_TCP_DUPACK_THRESH)
@@ -86,7 +102,7 @@ tcp_newreno_ack(struct dt_tcp_conn *c, uint32_t ack, uint32_t acked,
 
 	if (!tcp_flag(c, DT_TCP_F_RECOVERY)) {
 		c->dupacks = 0;
-		c->cc->cong_avoid(c, acked, now);
+		tcp_cc_cong_avoid(c, acked, now);
 		return;
 	}
 	if (dt_tcp_seq_ge(ack, c->recover)) {
@@ -113,7 +129,7 @@ static void
 tcp_new_ack(struct dt_tcp_conn *c, uint32_t ack, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t data_end = tcp_data_end(c);
 	uint32_t upto = dt_tcp_seq_min(ack, data_end);
 	struct dt_tcp_event *ev;
 	uint32_t bytes;
@@ -168,43 +184,54 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t ack = th->ack;
 	struct tcp_ack_info ai;
 	uint32_t wnd;
-	bool dup;
+	bool dup, old, same_wnd;
 
 	if (c->state == DT_TCP_SYN_RECEIVED &&
 			!tcp_ack_syn_received(c, th, now, out))
 		return false;
 	if (dt_tcp_seq_gt(ack, c->snd_max)) {
-		/* Acks something not yet sent: ACK and drop. */
-		c->flags |= DT_TCP_F_ACK_NOW;
+		/* Acks something not yet sent: ACK (rate-limited) and drop
+		 * (RFC 5961 5.2, RFC 9293 3.10.7.4). */
+		tcp_challenge_ack(c, now);
 		return false;
 	}
 	if (dt_tcp_seq_lt(ack, c->snd_una - c->max_snd_wnd)) {
 		tcp_challenge_ack(c, now);
 		return false;
 	}
+	/*
+	 * SND.UNA - MAX.SND.WND <= SEG.ACK < SND.UNA: an old ACK (reordered
+	 * or duplicated); its text is processed, its ACK field ignored
+	 * (RFC 9293 3.10.7.4): no window, dupack or cwnd change.
+	 */
+	old = dt_tcp_seq_lt(ack, c->snd_una);
+	if (!old)
+		c->probes_out = 0;	/* the peer is alive (persist) */
 	wnd = (uint32_t)th->win << c->snd_ws;
 	dup = ack == c->snd_una && plen == 0 &&
 		!(th->flags & (DT_NET_TCP_SYN | DT_NET_TCP_FIN)) &&
 		c->snd_max != c->snd_una;
+	same_wnd = wnd == c->snd_wnd;
 	tcp_sack_input(c, th, &ai);
 	if (dt_tcp_seq_gt(ack, c->snd_una))
 		tcp_new_ack(c, ack, now, out);
-	if (tcp_sack_on(c) && tcp_synchronized(c)) {
-		/* RFC 6675: SACK news, not the window, makes a dupack. */
-		tcp_sack_ack(c, &ai, dup, now, out);
-	} else if (ack != ai.old_una) {
-		if (tcp_synchronized(c))
-			tcp_newreno_ack(c, ack, ack - ai.old_una, now, out);
-	} else if (dup && wnd == c->snd_wnd) {
-		tcp_dupack(c, now, out);
-	}
-	if (dt_tcp_seq_lt(c->snd_wl1, th->seq) || (c->snd_wl1 == th->seq &&
-			dt_tcp_seq_le(c->snd_wl2, ack))) {
+	/* The window first: what recovery resends must fit in it. */
+	if (!old && (dt_tcp_seq_lt(c->snd_wl1, th->seq) ||
+			(c->snd_wl1 == th->seq && dt_tcp_seq_le(c->snd_wl2, ack)))) {
 		c->snd_wnd = wnd;
 		c->snd_wl1 = th->seq;
 		c->snd_wl2 = ack;
 		if (wnd > c->max_snd_wnd)
 			c->max_snd_wnd = wnd;
+	}
+	if (tcp_sack_on(c) && tcp_synchronized(c)) {
+		/* RFC 6675: SACK news, not the window, makes a dupack. */
+		tcp_sack_ack(c, &ai, dup, now, out);
+	} else if (dt_tcp_seq_gt(ack, ai.old_una)) {
+		if (tcp_synchronized(c))
+			tcp_newreno_ack(c, ack, ack - ai.old_una, now, out);
+	} else if (dup && same_wnd) {
+		tcp_dupack(c, now, out);
 	}
 	switch (c->state) {
 	case DT_TCP_FIN_WAIT_1:

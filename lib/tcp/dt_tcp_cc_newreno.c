@@ -20,6 +20,27 @@ tcp_cc_init_window(struct dt_tcp_conn *c)
 	c->ssthresh = UINT32_MAX;
 }
 
+/*
+ * Window growth for @p acked newly acknowledged bytes, through the module.
+ * Whatever the module computes, one ACK never grows cwnd by more than it
+ * acknowledged (RFC 3465's byte-counting bound) and cwnd stays at most
+ * DT_TCP_CWND_MAX, the largest window a peer can offer (RFC 7323 2.3):
+ * a window beyond that can never be used, only overflow.
+ */
+void
+tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now)
+{
+	uint32_t before = c->cwnd;
+
+	if (acked == 0)
+		return;
+	c->cc->cong_avoid(c, acked, now);
+	if (c->cwnd > before && c->cwnd - before > acked)
+		c->cwnd = before + acked;
+	if (c->cwnd > DT_TCP_CWND_MAX)
+		c->cwnd = DT_TCP_CWND_MAX;
+}
+
 static uint32_t
 newreno_ssthresh(const struct dt_tcp_conn *c)
 {

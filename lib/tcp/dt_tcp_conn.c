@@ -146,6 +146,8 @@ tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
 	}
 	peer_mss = (o->present & DT_NET_TCPOPT_F_MSS) && o->mss ? o->mss :
 		DT_TCP_MSS_DEFAULT;
+	if (peer_mss < DT_TCP_MSS_MIN)
+		peer_mss = DT_TCP_MSS_MIN;
 	c->smss = peer_mss < cfg->mss ? peer_mss : cfg->mss;
 	/* The MSS excludes options (RFC 6691): leave room for timestamps. */
 	if (tcp_flag(c, DT_TCP_F_TS) && c->smss > 2 * DT_TCP_TS_OPT_LEN)

@@ -136,6 +136,23 @@ tcp_reset_by_peer(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 	tcp_enter_closed(c, out);
 }
 
+/*
+ * The ACK owed to an unacceptable segment (RFC 9293 3.10.7.4, RFC 7323
+ * 5.3 R1). A repeat of data received before (@p dup_data bytes) is always
+ * answered: its ACK, with a D-SACK, is what stops the peer's
+ * retransmissions. Any other reply is rate-limited with the challenge
+ * ACKs (RFC 5961 7), so that a flood of forged or looping segments draws
+ * a bounded number of ACKs (Linux exempts data segments the same way).
+ */
+static void
+tcp_oow_reply(struct dt_tcp_conn *c, uint32_t dup_data, uint64_t now)
+{
+	if (dup_data)
+		c->flags |= DT_TCP_F_ACK_NOW;
+	else
+		tcp_challenge_ack(c, now);
+}
+
 /* RFC 7323 5.3 R1: false when the segment fails PAWS. */
 static bool
 tcp_paws_ok(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
@@ -205,7 +222,7 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 			!(flags & DT_NET_TCP_RST))
 		goto drop;
 	if (!tcp_paws_ok(c, th, now)) {
-		c->flags |= DT_TCP_F_ACK_NOW;
+		tcp_oow_reply(c, plen, now);
 		goto drop;
 	}
 	/* TIME_WAIT: a retransmitted FIN is acked and restarts 2 MSL. */
@@ -235,11 +252,14 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 			c->flags |= DT_TCP_F_ACK_NOW;
 		} else {
 			if (!(flags & DT_NET_TCP_RST)) {
-				c->flags |= DT_TCP_F_ACK_NOW;
 				/* Data received before: RFC 2883 D-SACK. */
 				if (plen && dt_tcp_seq_le(seq + plen, c->rcv_nxt) &&
-						tcp_synchronized(c))
+						tcp_synchronized(c)) {
 					tcp_dsack_note(c, seq, seq + plen);
+					tcp_oow_reply(c, plen, now);
+				} else {
+					tcp_oow_reply(c, 0, now);
+				}
 			}
 			goto drop;
 		}

@@ -63,7 +63,8 @@ static uint32_t
 tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
 	struct dt_tcp_tx_seg *seg)
 {
-	uint32_t pos = c->txq_head_off + off, got = 0, take;
+	uint64_t pos = (uint64_t)c->txq_head_off + off;
+	uint32_t got = 0, take;
 	const struct dt_tcp_extent *e;
 	uint16_t i = 0;
 
@@ -74,9 +75,10 @@ tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
 	}
 	while (got < len && i < c->txq_n && seg->n_ext < DT_TCP_TX_MAX_EXT) {
 		e = &c->txq[(c->txq_head + i) % c->txq_cap];
-		take = e->len - pos < len - got ? e->len - pos : len - got;
+		take = e->len - pos < len - got ? (uint32_t)(e->len - pos) :
+			len - got;
 		seg->ext[seg->n_ext].ref = e->ref;
-		seg->ext[seg->n_ext].off = e->off + pos;
+		seg->ext[seg->n_ext].off = e->off + (uint32_t)pos;
 		seg->ext[seg->n_ext].len = take;
 		seg->n_ext++;
 		got += take;
@@ -86,21 +88,46 @@ tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
 	return got;
 }
 
+/*
+ * Payload bytes at @p seq the peer's window admits, out of @p len: a
+ * retransmission (RTO, fast retransmit, SACK hole, loss probe) is cut at
+ * the window's right edge like new data (RFC 9293 3.8.6.1, RFC 5681 3.2:
+ * the window may have shrunk since the first transmission). A closed
+ * window still lets one byte at snd_una through: that retransmission is
+ * the zero-window probe.
+ */
+static uint32_t
+tcp_window_clip(const struct dt_tcp_conn *c, uint32_t seq, uint32_t len)
+{
+	uint32_t right = c->snd_una + c->snd_wnd;
+	uint32_t room = dt_tcp_seq_lt(seq, right) ? right - seq : 0;
+
+	if (room == 0 && seq == c->snd_una)
+		room = 1;
+	return len < room ? len : room;
+}
+
 /* One segment at @p seq with up to @p len bytes; returns sequence used. */
 static uint32_t
 tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 	uint64_t now, struct dt_tcp_out *out)
 {
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	uint32_t data_end = tcp_data_end(c);
+	struct dt_tcp_tx_seg *seg;
 	uint8_t flags = DT_NET_TCP_ACK;
 	bool fin;
 
+	if (len) {
+		len = tcp_window_clip(c, seq, len);
+		if (len == 0)
+			return 0;
+	}
+	seg = tcp_seg_new(out);
 	if (seg == NULL)
 		return 0;
 	if (len)
 		len = tcp_slice(c, seq - c->txq_seq, len, seg);
-	fin = tcp_flag(c, DT_TCP_F_FIN_QUEUED) && seq + len == data_end;
+	fin = tcp_fin_pending(c) && seq + len == data_end;
 	if (fin)
 		flags |= DT_NET_TCP_FIN;
 	if (len && seq + len == data_end)
@@ -121,7 +148,7 @@ uint32_t
 tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t data_end = tcp_data_end(c);
 	uint32_t avail = dt_tcp_seq_lt(seq, data_end) ? data_end - seq : 0;
 
 	if (seq == c->iss && (c->state == DT_TCP_SYN_SENT ||
@@ -140,7 +167,7 @@ uint32_t
 tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t data_end = tcp_data_end(c);
 	uint32_t avail = dt_tcp_seq_lt(seq, data_end) ? data_end - seq : 0;
 
 	if (dt_tcp_seq_lt(seq, c->txq_seq))
@@ -253,7 +280,7 @@ tcp_may_send_data(const struct dt_tcp_conn *c)
 static uint32_t
 tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
 {
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t data_end = tcp_data_end(c);
 	uint32_t avail = dt_tcp_seq_lt(c->snd_nxt, data_end) ?
 		data_end - c->snd_nxt : 0;
 	uint32_t wnd = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
@@ -275,7 +302,7 @@ tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
 
 	if (len > c->smss)
 		len = c->smss;
-	*fin = tcp_flag(c, DT_TCP_F_FIN_QUEUED) && c->snd_nxt + len == data_end;
+	*fin = tcp_fin_pending(c) && c->snd_nxt + len == data_end;
 	if (len == 0 || len == c->smss)
 		return len;
 	/* Sender SWS avoidance: a small piece of a larger queue waits for

@@ -42,6 +42,21 @@
 #define DT_TCP_PAWS_IDLE_US (24ull * 24 * 3600 * 1000000)
 #define DT_TCP_RTO_G_US 1000		/* clock granularity term */
 #define DT_TCP_RTO_SYN_LOST_US 3000000	/* RFC 6298 5.7 */
+/* Largest window a peer can offer (65535 << 14, RFC 7323 2.3): cwnd cap. */
+#define DT_TCP_CWND_MAX (1u << 30)
+/*
+ * Smallest peer MSS taken (Linux's tcp_min_snd_mss): a smaller one is
+ * raised to it, so that a peer cannot make us cut a send into 1-byte
+ * segments (each costing headers, a descriptor and a timer's worth of
+ * state).
+ */
+#define DT_TCP_MSS_MIN 48
+/*
+ * Sequence space of the send queue the engine looks at: data further than
+ * this from snd_una cannot be in any window (at most 2^30) and is left
+ * out of sequence arithmetic, which is only defined within 2^31.
+ */
+#define DT_TCP_TXQ_SPAN (1u << 30)
 
 static inline bool
 tcp_flag(const struct dt_tcp_conn *c, uint16_t f)
@@ -76,18 +91,44 @@ tcp_now32(uint64_t now)
 	return (uint32_t)now;
 }
 
-/* Sequence of our FIN (valid with DT_TCP_F_FIN_QUEUED). */
+/*
+ * End of the queued data the engine may address: txq_seq plus the queued
+ * bytes, at most DT_TCP_TXQ_SPAN of them (the queue itself may hold more
+ * than 2^32 bytes; the rest comes into view as the ACKs advance).
+ */
+static inline uint32_t
+tcp_data_end(const struct dt_tcp_conn *c)
+{
+	return c->txq_seq + (c->txq_bytes < DT_TCP_TXQ_SPAN ?
+		(uint32_t)c->txq_bytes : DT_TCP_TXQ_SPAN);
+}
+
+/* The whole queue is in view: the FIN may follow tcp_data_end(). */
+static inline bool
+tcp_txq_all_in_view(const struct dt_tcp_conn *c)
+{
+	return c->txq_bytes <= DT_TCP_TXQ_SPAN;
+}
+
+/* Our FIN is due after the data, which is all in view. */
+static inline bool
+tcp_fin_pending(const struct dt_tcp_conn *c)
+{
+	return tcp_flag(c, DT_TCP_F_FIN_QUEUED) && tcp_txq_all_in_view(c);
+}
+
+/* Sequence of our FIN (valid with tcp_fin_pending()). */
 static inline uint32_t
 tcp_fin_seq(const struct dt_tcp_conn *c)
 {
-	return c->txq_seq + c->txq_bytes;
+	return tcp_data_end(c);
 }
 
 /* True when our FIN has been sent and acknowledged. */
 static inline bool
 tcp_fin_acked(const struct dt_tcp_conn *c)
 {
-	return tcp_flag(c, DT_TCP_F_FIN_QUEUED) &&
+	return tcp_fin_pending(c) &&
 		dt_tcp_seq_gt(c->snd_una, tcp_fin_seq(c));
 }
 
@@ -119,7 +160,7 @@ uint32_t tcp_seg_payload_len(const struct dt_tcp_seg *seg);
 /* dt_tcp_ack.c */
 bool tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t plen, uint64_t now, struct dt_tcp_out *out);
-void tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
+bool tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
 
 /* dt_tcp_sack.c: what one ACK said (filled by tcp_sack_input). */
 struct tcp_ack_info {
@@ -164,6 +205,7 @@ void tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now);
 
 /* dt_tcp_cc_newreno.c */
 void tcp_cc_init_window(struct dt_tcp_conn *c);
+void tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now);
 
 /* dt_tcp_rx.c */
 void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,

@@ -360,7 +360,7 @@ static void
 tcp_on_tlp(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	struct dt_tcp_lr *lr = &c->lr;
-	uint32_t data_end = c->txq_seq + c->txq_bytes;
+	uint32_t data_end = tcp_data_end(c);
 	uint32_t right = c->snd_una + c->snd_wnd, s, len, used, dend;
 	bool rtx = false;
 
@@ -376,7 +376,7 @@ tcp_on_tlp(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		c->snd_nxt += used;
 	} else {
 		dend = c->snd_max;
-		if (tcp_flag(c, DT_TCP_F_FIN_QUEUED) && c->snd_max == data_end + 1)
+		if (tcp_fin_pending(c) && c->snd_max == data_end + 1)
 			dend = data_end;
 		len = dend - c->snd_una < c->smss ? dend - c->snd_una : c->smss;
 		s = dend - len;

@@ -187,7 +187,7 @@ tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
 	while (tcp_sack_next_hole(c, &seq, &len)) {
 		if (lr->pipe + len > c->cwnd)
 			break;
-		data_end = c->txq_seq + c->txq_bytes;
+		data_end = tcp_data_end(c);
 		if (dt_tcp_seq_ge(seq, data_end))
 			len = 0;	/* only the FIN is missing */
 		else if (dt_tcp_seq_gt(seq + len, data_end))
@@ -297,9 +297,47 @@ tcp_sack_may_recover(const struct dt_tcp_conn *c)
 }
 
 /*
+ * Sequence-space checks of SACK blocks (RFC 2018 3, RFC 6675 5, RFC 2883
+ * 4) on unsigned offsets from a base, never with dt_tcp_seq_*() alone: a
+ * block whose left edge lies beyond snd_max and whose right edge lies
+ * below snd_una is "left < right" and passes clamps made by sequence
+ * comparison, yet describes ~2^31 bytes never sent.
+ */
+
+/*
+ * A SACK block reports data in flight: its right edge is in
+ * (snd_una, snd_max] and its left edge below the right one, at most a
+ * window below snd_una (the part at or below the ACK is trimmed later).
+ */
+static bool
+tcp_sack_blk_valid(const struct dt_tcp_conn *c, uint32_t l, uint32_t r)
+{
+	uint32_t ro = r - c->snd_una;
+
+	return ro != 0 && ro <= c->snd_max - c->snd_una && r - l != 0 &&
+		r - l <= ro + c->max_snd_wnd;
+}
+
+/*
+ * A D-SACK block reports data received twice: data we sent, so inside
+ * [lo, snd_max] where lo is at most a window below snd_una and never
+ * below our first data byte.
+ */
+static bool
+tcp_dsack_blk_valid(const struct dt_tcp_conn *c, uint32_t l, uint32_t r)
+{
+	uint32_t below = c->snd_una - (c->iss + 1);
+	uint32_t lo = c->snd_una - (below < c->max_snd_wnd ? below :
+		c->max_snd_wnd);
+
+	return l - lo < r - lo && r - lo <= c->snd_max - lo;
+}
+
+/*
  * Apply the SACK blocks of an ACK whose ack field passed the checks. A
  * first block at or below the ACK, or inside the second block, is a
  * D-SACK (RFC 2883 4): it reports a duplicate and is not SACK news.
+ * Blocks that fail the checks above are ignored.
  */
 void
 tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
@@ -323,15 +361,18 @@ tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
 		if (i == 0 && (dt_tcp_seq_le(r, th->ack) || (o->n_sack > 1 &&
 				dt_tcp_seq_ge(l, o->sack[1].left) &&
 				dt_tcp_seq_le(r, o->sack[1].right)))) {
+			if (!tcp_dsack_blk_valid(c, l, r))
+				continue;
 			ai->dsack = true;
 			ai->dsack_r.start = l;
 			ai->dsack_r.end = r;
 			c->lr.n_dsack++;
 			continue;
 		}
+		if (!tcp_sack_blk_valid(c, l, r))
+			continue;
 		/* Only data in flight above the ACK can be SACKed. */
 		l = dt_tcp_seq_max(l, floor);
-		r = dt_tcp_seq_min(r, c->snd_max);
 		if (!dt_tcp_seq_lt(l, r))
 			continue;
 		if (tcp_sb_add(&c->lr, l, r) > 0) {
@@ -372,7 +413,7 @@ tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	if (acked > 0) {
 		c->dupacks = 0;
 		if (!reduced)
-			c->cc->cong_avoid(c, acked, now);
+			tcp_cc_cong_avoid(c, acked, now);
 	} else if (dupack && ai->new_any && c->dupacks < UINT8_MAX) {
 		/* RFC 6675 2: a duplicate ACK carries new SACK information. */
 		c->dupacks++;

@@ -80,7 +80,7 @@ tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t r)
 static bool
 tcp_unsent_data(const struct dt_tcp_conn *c)
 {
-	return dt_tcp_seq_lt(c->snd_nxt, c->txq_seq + c->txq_bytes);
+	return dt_tcp_seq_lt(c->snd_nxt, tcp_data_end(c));
 }
 
 void
@@ -96,6 +96,7 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 	if (!persist) {
 		c->timers[DT_TCP_T_PERSIST] = 0;
 		c->probes = 0;
+		c->probes_out = 0;
 	} else if (c->timers[DT_TCP_T_PERSIST] == 0) {
 		c->timers[DT_TCP_T_PERSIST] = now +
 			tcp_rto_backed_off(c, c->probes);
@@ -178,10 +179,20 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 static void
 tcp_on_persist(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
-	/* Probe with an old sequence number: the peer must answer with an
+	/*
+	 * Probe with an old sequence number: the peer must answer with an
 	 * ACK carrying its current window. Probes never time out while
-	 * they are answered (RFC 9293 3.8.6.1). */
+	 * they are answered (RFC 9293 3.8.6.1), but a peer that answers
+	 * none of max_retries of them is gone (RFC 9293 3.8.3's R2, like
+	 * Linux's tcp_retries2 for probes): without this limit a silent
+	 * zero-window peer would hold the connection for ever.
+	 */
+	if (c->probes_out >= c->cfg->max_retries) {
+		tcp_timeout_error(c, out);
+		return;
+	}
 	tcp_send_ack(c, c->snd_una - 1, now, out);
+	c->probes_out++;
 	if (c->probes < 16)
 		c->probes++;
 	c->timers[DT_TCP_T_PERSIST] = now + tcp_rto_backed_off(c, c->probes);

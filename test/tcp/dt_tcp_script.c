@@ -869,8 +869,10 @@ cmd_expect(struct interp *in, char **tok, int n)
 		return;
 	}
 	if (n == 2 && (!strcmp(tok[0], "rtx_segs") ||
-			!strcmp(tok[0], "rtx_bytes")) && parse_u32(tok[1], &v)) {
-		t = tok[0][4] == 's' ? c->rtx_segs : c->rtx_bytes;
+			!strcmp(tok[0], "rtx_bytes") ||
+			!strcmp(tok[0], "acks_limited")) && parse_u32(tok[1], &v)) {
+		t = tok[0][0] == 'a' ? c->acks_limited :
+			tok[0][4] == 's' ? c->rtx_segs : c->rtx_bytes;
 		if (t != v)
 			fail(in, "%s is %llu, expected %u", tok[0],
 				(unsigned long long)t, v);
@@ -1042,6 +1044,31 @@ cmd_app(struct interp *in, char **tok, int n)
 	collect_all(in);
 }
 
+/*
+ * "repeat N < SEGMENT": the same inbound segment N times at this time
+ * (floods); what they draw is matched by the lines that follow.
+ */
+static void
+cmd_repeat(struct interp *in, char *rest)
+{
+	char *lt = strchr(rest, '<'), copy[1024];
+	uint32_t n, i;
+
+	if (lt == NULL) {
+		fail(in, "repeat needs an inbound segment");
+		return;
+	}
+	*lt = 0;
+	if (!parse_u32(strtok(rest, " \t"), &n) || n == 0) {
+		fail(in, "bad repeat count");
+		return;
+	}
+	for (i = 0; i < n && in->failures == 0; i++) {
+		snprintf(copy, sizeof(copy), "%s", lt + 1);
+		cmd_inbound(in, copy);
+	}
+}
+
 static void
 run_line(struct interp *in, char *line)
 {
@@ -1089,6 +1116,10 @@ run_line(struct interp *in, char *line)
 	require_quiet(in);
 	if (*rest == '<') {
 		cmd_inbound(in, rest + 1);
+		return;
+	}
+	if (!strncmp(rest, "repeat", 6) && isspace((unsigned char)rest[6])) {
+		cmd_repeat(in, rest + 7);
 		return;
 	}
 	n = tokenize(rest, tok, MAX_TOK);
