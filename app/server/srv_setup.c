@@ -47,7 +47,8 @@ resolve_port(const struct srv_config *cfg, uint16_t idx, uint16_t *port_id)
 				"%s%u=%s", names[0] ? ", " : "", pid, n);
 	}
 	fprintf(stderr, "%s: [port.%u]%s%s: no such port (ports: %s; add one "
-		"with --vdev=net_hsplit0,wire=lo)\n", cfg->path, idx,
+		"with --vdev=net_hsplit0,wire=lo; a --vdev whose probe failed, "
+		"see the errors above, is no port)\n", cfg->path, idx,
 		name[0] ? " name " : "", name, names[0] ? names : "none");
 	return -ENODEV;
 }
@@ -99,8 +100,12 @@ create_pools(struct srv_ctx *ctx)
 	ctx->shell_pool = rte_pktmbuf_pool_create("srv_shell", c->header_buffers,
 		RTE_MIN(c->cache, RTE_MEMPOOL_CACHE_MAX_SIZE), 0, 0, socket);
 	if (ctx->hdr_pool == NULL || ctx->shell_pool == NULL) {
-		fprintf(stderr, "cannot create host mbuf pools (%u buffers): %s\n",
-			c->header_buffers, rte_strerror(rte_errno));
+		fprintf(stderr, "cannot create host mbuf pools (2 x %u buffers, "
+			"about %u MiB of DPDK memory): %s; reserve more hugepages or "
+			"raise EAL's -m, or lower [devmem] header_buffers\n",
+			c->header_buffers, (unsigned int)(((uint64_t)c->header_buffers *
+			(room + 2 * sizeof(struct rte_mbuf) + 128)) >> 20),
+			rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	if (c->has_client) {

@@ -75,6 +75,11 @@ if server is not None:
     rc, out = run([server] + eal + ["--", "--config", ok, "--check"])
     check(rc == 0 and "ports, GPU and lcores found" in out,
           "--check with EAL arguments passes a config whose devices exist (rc %d)" % rc)
+    rc, out = run([server, "--no-huge", "--no-pci", "--log-level=lib.eal:warning",
+                   "--vdev=net_hsplit_ck0,wire=nh", "--vdev=net_hsplit_nh1,wire=nh",
+                   "--vdev=gpu_sim_nh0,size=16M", "--", "--config", ok])
+    check(rc != 0 and "raise EAL's -m" in out and "MiB of DPDK memory" in out,
+          "--no-huge: the memory error says how much and what to raise (rc %d)" % rc)
     nofile = os.path.join(tmp, "nofile.ini")
     with open(nofile, "w") as f:
         f.write("[client]\nport = 0\nipv4 = 10.0.0.2\nnetmask = 255.255.255.0\n"

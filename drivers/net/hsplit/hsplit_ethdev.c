@@ -503,9 +503,14 @@ hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 		sizeof(struct hsplit_wbuf), cache, 0, NULL, NULL, NULL, NULL,
 		socket, 0);
 	if (p->wire_pool == NULL) {
-		HSPLIT_LOG(ERR, "port %u: cannot create wire buffer pool %s (%u x %zu bytes): %s",
-			p->port_id, name, p->da.wire_bufs, sizeof(struct hsplit_wbuf),
-			rte_strerror(rte_errno));
+		HSPLIT_LOG(ERR, "port %u: cannot create wire buffer pool %s (%u x %zu "
+			"bytes = %zu MiB of DPDK memory on socket %d): %s; reserve more "
+			"hugepages (/proc/sys/vm/nr_hugepages) or raise EAL's -m "
+			"(--no-huge gives 64 MiB by default), or lower the wire_bufs= "
+			"devarg", p->port_id, name, p->da.wire_bufs,
+			sizeof(struct hsplit_wbuf),
+			((size_t)p->da.wire_bufs * sizeof(struct hsplit_wbuf)) >> 20,
+			socket, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	return 0;
