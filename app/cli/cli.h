@@ -67,6 +67,11 @@ struct cli_port {
 	uint8_t *tx_alias;           /* its CPU alias: the pattern is written there */
 	uint16_t free_slot[CLI_SLOTS];
 	uint16_t nb_free;
+	/*
+	 * Send buffers one connection may hold (0: CLI_CONN_INFLIGHT); a bench
+	 * shares the port's slots out so that every connection sends at once.
+	 */
+	uint16_t inflight_cap;
 };
 
 /* One "tcp send": bytes of the stream pattern from host or device memory. */
@@ -167,7 +172,8 @@ extern cmdline_parse_inst_t cli_cmd_show_port, cli_cmd_clear_stats,
 	cli_cmd_show_config, cli_cmd_flow_create, cli_cmd_flow_list,
 	cli_cmd_flow_destroy, cli_cmd_show_devmem, cli_cmd_show_gpu,
 	cli_cmd_show_port_all, cli_cmd_clear_stats_all,
-	cli_cmd_port_start_stop_all, cli_cmd_help_all, cli_cmd_flow_flush;
+	cli_cmd_port_start_stop_all, cli_cmd_help_all, cli_cmd_flow_flush,
+	cli_cmd_show_tcp_all;
 /* cli_tcp.c, cli_bench.c */
 extern cmdline_parse_inst_t cli_cmd_set_ip, cli_cmd_set_tcp_verify,
 	cli_cmd_tcp_listen, cli_cmd_tcp_listen_port, cli_cmd_tcp_connect,

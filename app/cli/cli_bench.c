@@ -85,8 +85,10 @@ cli_bench_conn_event(struct cli_ctx *ctx, struct cli_conn *c)
 		c->bench_counted = true;
 		b->nb_failed++;
 	}
-	if (b->nb_done + b->nb_failed == b->nb_conns)
+	if (b->nb_done + b->nb_failed == b->nb_conns) {
+		ctx->port[b->src].inflight_cap = 0;
 		bench_end(ctx, b->nb_failed ? "finished with failures" : "done");
+	}
 }
 
 void
@@ -171,6 +173,8 @@ bench_start_cb(void *res, struct cmdline *cl, void *data)
 	b->dst = dst;
 	b->nb_conns = r->conns;
 	b->bytes = bytes;
+	ctx->port[src].inflight_cap = (uint16_t)RTE_MAX(1u,
+		RTE_MIN((unsigned int)CLI_CONN_INFLIGHT, CLI_SLOTS / r->conns));
 	b->verify = ctx->verify;
 	b->running = true;
 	b->ran = true;

@@ -193,6 +193,7 @@ cmdline_parse_ctx_t cli_main_ctx[] = {
 	&cli_cmd_tcp_send_kind,
 	&cli_cmd_tcp_close,
 	&cli_cmd_show_tcp,
+	&cli_cmd_show_tcp_all,
 	&cli_cmd_bench_start,
 	&cli_cmd_bench_start_ports,
 	&cli_cmd_bench_stop_show,

@@ -207,7 +207,8 @@ cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c)
 		uint16_t slot;
 		uint8_t *cpu;
 
-		if (c->nb_fl == CLI_CONN_INFLIGHT || cp->nb_free == 0)
+		if (c->nb_fl >= (cp->inflight_cap ? cp->inflight_cap :
+				CLI_CONN_INFLIGHT) || cp->nb_free == 0)
 			return; /* SENT events give buffers back */
 		slot = cp->free_slot[cp->nb_free - 1];
 		if (r->device) {
@@ -1118,13 +1119,14 @@ cmdline_parse_inst_t cli_cmd_tcp_close = {
 
 /* --- show tcp conns|stats --- */
 struct show_tcp_res {
-	cmdline_fixed_string_t show, tcp, what;
+	cmdline_fixed_string_t show, tcp, what, all;
 };
 
+/* Open connections; closed ones too with @p all (kept until the table fills). */
 static void
-show_conns(struct cmdline *cl, struct cli_ctx *ctx)
+show_conns(struct cmdline *cl, struct cli_ctx *ctx, bool all)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, hidden = 0;
 	char l[32], r[32], lp[48], rp[48], v[32];
 
 	for (i = 0; i < CLI_MAX_CONNS; i++) {
@@ -1132,6 +1134,10 @@ show_conns(struct cmdline *cl, struct cli_ctx *ctx)
 
 		if (!c->used)
 			continue;
+		if (c->closed && !all) {
+			hidden++;
+			continue;
+		}
 		if (n++ == 0)
 			cmdline_printf(cl, "%5s %4s %-21s %-21s %-11s %12s %12s %8s "
 				"%8s %8s %8s %7s %s\n", "id", "port", "local", "remote",
@@ -1157,7 +1163,10 @@ show_conns(struct cmdline *cl, struct cli_ctx *ctx)
 			c->why ? c->why : "");
 	}
 	if (n == 0)
-		cmdline_printf(cl, "no TCP connection\n");
+		cmdline_printf(cl, "no %sTCP connection\n", all ? "" : "open ");
+	if (hidden != 0)
+		cmdline_printf(cl, "(%u closed connection%s not shown: show tcp conns "
+			"all)\n", hidden, hidden == 1 ? "" : "s");
 }
 
 #define STAT(f) { #f, offsetof(struct dt_dp_stats, f) }
@@ -1210,7 +1219,7 @@ show_tcp_cb(void *res, struct cmdline *cl, void *data)
 
 	RTE_SET_USED(data);
 	if (strcmp(r->what, "conns") == 0)
-		show_conns(cl, cli_ctx());
+		show_conns(cl, cli_ctx(), data != NULL);
 	else
 		show_stats(cl, cli_ctx());
 }
@@ -1227,6 +1236,19 @@ cmdline_parse_inst_t cli_cmd_show_tcp = {
 	.help_str = "show tcp conns|stats: connections (tuple, state, bytes, "
 		"windows, cwnd, srtt, retransmits, verify) or stack counters",
 	.tokens = { (void *)&st_show, (void *)&st_tcp, (void *)&st_what, NULL },
+};
+
+static cmdline_parse_token_string_t st_conns =
+	TOKEN_STRING_INITIALIZER(struct show_tcp_res, what, "conns");
+static cmdline_parse_token_string_t st_all =
+	TOKEN_STRING_INITIALIZER(struct show_tcp_res, all, "all");
+
+cmdline_parse_inst_t cli_cmd_show_tcp_all = {
+	.f = show_tcp_cb,
+	.data = (void *)1,
+	.help_str = "show tcp conns all: closed connections too (the last ones)",
+	.tokens = { (void *)&st_show, (void *)&st_tcp, (void *)&st_conns,
+		(void *)&st_all, NULL },
 };
 
 /* --- sleep <ms>, wait [<ms>] --- */

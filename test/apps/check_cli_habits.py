@@ -148,5 +148,28 @@ p = subprocess.run([cli] + EAL + vdevs("fb") + [
 check(p.returncode == 1 and "would refuse the rule" in p.stdout,
       "flow validate of a bad queue fails with the NIC's reason")
 
+# A bench's connections all send at once; closed connections leave the list.
+p = subprocess.run([cli] + EAL + vdevs("bn") + [
+    "--", "-e", "port start all", "-e", "set ip 0 10.0.0.1/24", "-e",
+    "set ip 1 10.0.0.2/24", "-e", "bench start 4 256M", "-e", "sleep 500",
+    "-e", "show tcp conns", "-e", "wait 120000", "-e", "show tcp conns",
+    "-e", "show tcp conns all"],
+    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+out = p.stdout
+parts = out.split("devtcp> show tcp conns")
+senders = []
+if len(parts) >= 2:
+    for line in parts[1].splitlines():
+        f = line.split()
+        if len(f) > 5 and f[0].isdigit() and f[1] == "0" and f[-1] == "bench":
+            senders.append(int(f[5]))
+check(len(senders) == 4 and all(a > 0 for a in senders),
+      "bench start 4: every connection has sent after 500 ms (acked %s)" % senders)
+check(len(parts) >= 4 and "no open TCP connection" in parts[2]
+      and "8 closed connections not shown" in parts[2],
+      "show tcp conns leaves closed connections out")
+check(len(parts) >= 4 and parts[3].count("CLOSED") == 8,
+      "show tcp conns all lists the closed ones")
+
 print("%d failed" % len(failed))
 sys.exit(1 if failed else 0)

@@ -68,7 +68,7 @@ print(p.stderr)
 check(p.returncode == 0, "script of good commands: exit status 0 (got %d)" %
       p.returncode)
 cmds = by_command(out)
-shows = [o for c, o in cmds if c == "show tcp conns"]
+shows = [o for c, o in cmds if c in ("show tcp conns", "show tcp conns all")]
 check(len(shows) == 3, "three 'show tcp conns' outputs")
 if len(shows) == 3:
     a, b, c = conns(shows[0]), conns(shows[1]), conns(shows[2])

@@ -18,7 +18,7 @@ show tcp conns
 show tcp stats
 tcp close 1
 wait
-show tcp conns
+show tcp conns all
 bench start 2 8M
 wait
 bench show
