@@ -75,6 +75,8 @@ struct interp {
 	struct { uint16_t port; uint32_t iss; } ports[MAX_PORTS];
 	int n_ports;
 	uint16_t synq_cap;
+	int synack_retries;	/* -1: the listener's default */
+	bool no_cookies;
 	uint32_t iss;
 	uint32_t peer_isn;
 	struct q_seg outq[MAX_Q];
@@ -777,6 +779,8 @@ cmd_cfg(struct interp *in, char **tok, int n)
 		else if (!strcmp(k, "peer_isn") && num) in->peer_isn = v;
 		else if (!strcmp(k, "iss") && num) { in->iss = v; in->iss_fixed = true; }
 		else if (!strcmp(k, "synq") && num && v && v <= 16) in->synq_cap = (uint16_t)v;
+		else if (!strcmp(k, "synack_retries") && num) in->synack_retries = (int)v;
+		else if (!strcmp(k, "cookies")) in->no_cookies = !cfg_bool(tok[i + 1]);
 		else if (!strcmp(k, "tol_us") && num) in->tol = v;
 		else if (!strcmp(k, "rack")) c->rack = cfg_bool(tok[i + 1]);
 		else if (!strcmp(k, "ackdefer")) c->ack_defer = cfg_bool(tok[i + 1]);
@@ -966,6 +970,10 @@ cmd_app(struct interp *in, char **tok, int n)
 				in->synq_cap,
 				(uint16_t)b))
 			fail(in, "listen failed");
+		if (in->synack_retries >= 0 && dt_tcp_listen_set_synack_retries(
+				&in->lst, (uint8_t)in->synack_retries))
+			fail(in, "bad synack_retries");
+		dt_tcp_listen_set_cookies(&in->lst, !in->no_cookies, NULL);
 		in->listening = true;
 		ensure_conn(in);
 		return;
@@ -1143,6 +1151,7 @@ interp_init(struct interp *in, const char *path)
 	in->tol = 1000;
 	in->txq_cap = TXQ_CAP;
 	in->synq_cap = 16;
+	in->synack_retries = -1;
 	in->ooo_cap = DT_TCP_OOO_MAX;
 	dt_tcp_cfg_default(&in->cfg);
 	for (i = 0; i < sizeof(in->key.k); i++)
