@@ -39,6 +39,11 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(drop_unsupported_proto); ADD(drop_tx_no_mbuf); ADD(drop_tx_ring_full);
 	ADD(drop_no_neighbour); ADD(arp_requests); ADD(arp_timeouts);
 	ADD(host_chunks); ADD(device_chunks); ADD(events_overflow);
+	/* SYN queue and SYN cookies (the SYN flood defence). */
+	ADD(drop_synq_full); ADD(synq_overflows); ADD(synq_evicted);
+	ADD(synq_expired); ADD(synq_rst_freed); ADD(synq_challenge_acks);
+	ADD(synacks_sent); ADD(synacks_rtx); ADD(syncookies_sent);
+	ADD(syncookies_ok); ADD(syncookies_bad);
 }
 
 static void

@@ -274,6 +274,17 @@ struct dt_dp_stats {
 	uint64_t neigh_shared;           /**< neighbours learned from the port's host-queue stack */
 	uint64_t rx_host_queue;          /**< frames taken from queue 0 */
 	uint64_t rst_data_after_close;   /**< new data after close(): RST, connection aborted */
+	/* Listeners (dt_tcp_lst_stats, summed over the stack's listeners). */
+	uint64_t synq_overflows;         /**< SYNs that found a SYN queue full */
+	uint64_t synq_evicted;           /**< half-open entries dropped for a new SYN (cookies off) */
+	uint64_t synq_expired;           /**< half-open entries dropped after their last SYN-ACK */
+	uint64_t synq_rst_freed;         /**< half-open entries freed by a RST at rcv_nxt */
+	uint64_t synq_challenge_acks;    /**< challenge ACKs to in-window RSTs (RFC 5961) */
+	uint64_t synacks_sent;           /**< SYN-ACKs, first and again, cookies included */
+	uint64_t synacks_rtx;            /**< SYN-ACKs sent again */
+	uint64_t syncookies_sent;
+	uint64_t syncookies_ok;          /**< final ACKs validated as SYN cookies */
+	uint64_t syncookies_bad;         /**< ACKs that failed cookie validation (RST) */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

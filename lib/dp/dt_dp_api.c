@@ -47,6 +47,7 @@ dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev, uint16_t n)
 int
 dt_dp_listen(struct dt_dp_stack *st, uint16_t port)
 {
+	struct dt_tcp_lst_stats keep;
 	struct dt_dp_lst *l;
 	int r;
 
@@ -63,10 +64,13 @@ dt_dp_listen(struct dt_dp_stack *st, uint16_t port)
 		if (l->synq == NULL)
 			return -ENOMEM;
 	}
+	keep = l->l.st;
 	r = dt_tcp_listen(&l->l, &st->tcp_cfg, &st->isn_key, l->synq,
 		st->synq_cap, st->conf.backlog);
 	if (r != 0)
 		return r;
+	/* Counters stay monotonic when a slot is reused. */
+	l->l.st = keep;
 	/* Steer the port's SYNs to this queue before anything can come. */
 	r = dt_dp_steer_ref(st, port);
 	if (r != 0) {

@@ -10,7 +10,24 @@
 void
 dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s)
 {
+	const struct dt_tcp_lst_stats *l;
+	unsigned int i;
+
 	*s = st->st;
+	/* The engine counts on its listeners; a slot keeps its counts. */
+	for (i = 0; i < DT_DP_MAX_LISTENERS; i++) {
+		l = &st->lst[i].l.st;
+		s->synq_overflows += l->synq_overflows;
+		s->synq_evicted += l->synq_evicted;
+		s->synq_expired += l->synq_expired;
+		s->synq_rst_freed += l->synq_rst;
+		s->synq_challenge_acks += l->challenge_acks;
+		s->synacks_sent += l->synacks_sent;
+		s->synacks_rtx += l->synacks_rtx;
+		s->syncookies_sent += l->cookies_sent;
+		s->syncookies_ok += l->cookies_ok;
+		s->syncookies_bad += l->cookies_bad;
+	}
 }
 
 static void

@@ -346,6 +346,13 @@ def case_ring():
               st.get("sender_streams_ok") == 1,
               "telemetry: the sender's counters apart (acked %s)" %
               st.get("sender_bytes_acked"))
+        check(st.get("synacks_sent") == 1 and st.get("synacks_rtx") == 0 and
+              st.get("syncookies_sent") == 0 and st.get("synq_overflows") == 0,
+              "telemetry: SYN queue counters (synacks_sent %s, rtx %s, "
+              "cookies %s, overflows %s)" % (st.get("synacks_sent"),
+                                             st.get("synacks_rtx"),
+                                             st.get("syncookies_sent"),
+                                             st.get("synq_overflows")))
         check(st.get("chunks", 0) > 0 and st.get("ring_done", 0) > 0 and
               st.get("ring_done", 0) + st.get("ring_full", 0) ==
               st.get("chunks"),
