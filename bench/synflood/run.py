@@ -4,14 +4,20 @@ a flooder in a network namespace.
 
 usage: run.py SERVER FLOODER NETNS_SH [--rates 0,10000,100000]
               [--seconds 12] [--conns 50] [--mib 32] [--json FILE]
+              [--control 0|1]
 
-For each flood rate (0 = no flood) it runs, while the flood goes on:
+After a warm-up transfer, for each flood rate (0 = no flood) it runs a
+control phase (the same flood aimed at an address inside the namespace:
+the flooder's own CPU cost on a small machine, devtcp sees nothing) and the
+flood phase, each measuring while the flood goes on:
   - CONNS legitimate connections from the namespace (socat, 1000 bytes
     each, ten at a time); one succeeds when devtcp-server logs its stream
     closed with all 1000 bytes (the server's view, not socat's);
   - one transfer of MIB MiB (socat), its goodput (wall clock);
   - the server's /devtcp/stats (SYN queue and cookie counters), its RSS
-    and the DPDK heap's allocated bytes (telemetry /eal/heap_info,0).
+    (host RSS: without the simulated GPU's memfd, which fills as payload
+    buffers are first used) and the DPDK heap's allocated bytes (telemetry
+    /eal/heap_info,0).
 The flooder (dt-synflood) sends SYNs with Linux's options from 16
 addresses of the namespace whose incoming traffic nftables drops, so
 nobody answers the SYN-ACKs (as with spoofed sources) but ARP works.
@@ -70,7 +76,7 @@ def log(msg):
 
 def args():
     a = {"rates": [0, 10000, 100000], "seconds": 12.0, "conns": 50,
-         "mib": 32, "json": None}
+         "mib": 32, "json": None, "control": 1}
     av = sys.argv[4:]
     i = 0
     while i < len(av):
@@ -186,6 +192,22 @@ def rss_kib(p):
         return None
 
 
+def rss_top(p, n=4):
+    """The mappings holding most of the RSS: (name, KiB), largest first."""
+    maps, cur = {}, None
+    try:
+        with open("/proc/%d/smaps" % p.pid) as f:
+            for line in f:
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                    parts = line.split()
+                    cur = parts[5] if len(parts) > 5 else "[anon %s]" % parts[0]
+                elif line.startswith("Rss:") and cur is not None:
+                    maps[cur] = maps.get(cur, 0) + int(line.split()[1])
+    except OSError:
+        return None
+    return sorted(maps.items(), key=lambda kv: -kv[1])[:n]
+
+
 def snapshot(srv):
     st = telemetry("/devtcp/stats")
     heap = telemetry("/eal/heap_info,0")
@@ -193,7 +215,13 @@ def snapshot(srv):
             "synacks_rtx", "syncookies_sent", "syncookies_ok",
             "syncookies_bad", "drop_synq_full", "conns_accepted", "conns_open",
             "rx_frames", "drop_no_neighbour", "drop_tx_ring_full")
-    return {"rss_kib": rss_kib(srv),
+    top = rss_top(srv, 64) or []
+    rss = rss_kib(srv)
+    # The simulated GPU's memory (a memfd) fills as payload buffers are
+    # first used: device memory, bounded by the region, not host state.
+    dev = sum(k for name, k in top if "gpu_sim" in name)
+    return {"rss_kib": rss, "rss_top": top[:4],
+            "rss_host_kib": rss - dev if rss is not None else None,
             "heap_alloc_bytes": heap.get("Alloc_size") if heap else None,
             "stats": {k: st.get(k) for k in keys} if st else None}
 
@@ -246,11 +274,15 @@ def transfer(srv, big, nbytes):
             "mbps": round(nbytes * 8 / secs / 1e6, 1) if ok and secs else 0}
 
 
-def run_rate(srv, flooder, rate, a, small, big):
-    r = {"rate_target": rate}
+def run_rate(srv, flooder, rate, a, small, big, control=False):
+    """One phase; @p control: the same flood aimed at an address of the
+    namespace itself (dropped there), so devtcp sees none of it: what the
+    flooder's own CPU use costs the other measurements on this machine."""
+    r = {"rate_target": rate, "control": control}
     fl = None
     if rate:
-        fl = spawn([flooder, "--dst", DEV_IP, "--dport", "5001", "--src",
+        fl = spawn([flooder, "--dst", FLOOD_SRC if control else DEV_IP,
+                    "--dport", "5001", "--src",
                     FLOOD_SRC, "--src-count", str(FLOOD_N), "--rate", str(rate),
                     "--seconds", str(a["seconds"]), "--seed", str(PID)],
                    ns=True, out=os.path.join(TMP, "flood%d.json" % rate))
@@ -284,22 +316,25 @@ def run_rate(srv, flooder, rate, a, small, big):
 def table(res):
     base = next((r for r in res if r["rate_target"] == 0), None)
     base_mbps = base["transfer"]["mbps"] if base else None
-    log("%-9s %-9s %-8s %-9s %-11s %-9s %-10s %-10s %-12s" % (
+    log("%-9s %-9s %-8s %-9s %-11s %-9s %-10s %-10s %-14s %s" % (
         "target/s", "sent/s", "legit", "Mb/s", "vs no flood", "cookies",
-        "cookie_ok", "overflows", "RSS KiB"))
+        "cookie_ok", "overflows", "host RSS KiB", "DPDK heap B"))
+    log("(control: the same flood aimed inside the namespace, not at devtcp)")
     for r in res:
         fl = r.get("flood", {})
         d = r["after"]["stats"]
         b = r["before"]["stats"]
         mbps = r["transfer"]["mbps"]
-        log("%-9d %-9s %-8s %-9s %-11s %-9s %-10s %-10s %s->%s" % (
-            r["rate_target"], fl.get("rate", "-"),
+        log("%-9s %-9s %-8s %-9s %-11s %-9s %-10s %-10s %-14s %s->%s" % (
+            "%d%s" % (r["rate_target"], "c" if r["control"] else ""),
+            fl.get("rate", "-"),
             "%d/%d" % (r["legit"]["server_streams_ok"], r["legit"]["tried"]),
             mbps, ("%.0f %%" % (100.0 * mbps / base_mbps)) if base_mbps else "-",
             (d["syncookies_sent"] or 0) - (b["syncookies_sent"] or 0),
             (d["syncookies_ok"] or 0) - (b["syncookies_ok"] or 0),
             (d["synq_overflows"] or 0) - (b["synq_overflows"] or 0),
-            r["before"]["rss_kib"], r["after"]["rss_kib"]))
+            "%s->%s" % (r["before"]["rss_host_kib"], r["after"]["rss_host_kib"]),
+            r["before"]["heap_alloc_bytes"], r["after"]["heap_alloc_bytes"]))
 
 
 def main():
@@ -325,8 +360,14 @@ def main():
     try:
         setup_ns()
         srv = start_server(server)
-        res = [run_rate(srv, flooder, rate, a, small, big)
-               for rate in a["rates"]]
+        # Warm-up: the payload region's pages are touched once, so that
+        # RSS before and after a flood compares like with like.
+        transfer(srv, big, a["mib"] << 20)
+        res = []
+        for rate in a["rates"]:
+            if rate and a["control"]:
+                res.append(run_rate(srv, flooder, rate, a, small, big, True))
+            res.append(run_rate(srv, flooder, rate, a, small, big))
         out = {"server": server, "conns": a["conns"], "mib": a["mib"],
                "results": res}
         table(res)
