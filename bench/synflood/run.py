@@ -214,7 +214,9 @@ def snapshot(srv):
     keys = ("synq_overflows", "synq_evicted", "synq_expired", "synacks_sent",
             "synacks_rtx", "syncookies_sent", "syncookies_ok",
             "syncookies_bad", "drop_synq_full", "conns_accepted", "conns_open",
-            "rx_frames", "drop_no_neighbour", "drop_tx_ring_full")
+            "rx_frames", "drop_no_neighbour", "drop_tx_ring_full",
+            "rx_cycles", "uptime_ms")
+    xs = telemetry("/ethdev/xstats,0")
     top = rss_top(srv, 64) or []
     rss = rss_kib(srv)
     # The simulated GPU's memory (a memfd) fills as payload buffers are
@@ -223,6 +225,7 @@ def snapshot(srv):
     return {"rss_kib": rss, "rss_top": top[:4],
             "rss_host_kib": rss - dev if rss is not None else None,
             "heap_alloc_bytes": heap.get("Alloc_size") if heap else None,
+            "iface_rx_kernel_drops": xs.get("iface_rx_kernel_drops") if xs else None,
             "stats": {k: st.get(k) for k in keys} if st else None}
 
 
@@ -310,26 +313,50 @@ def run_rate(srv, flooder, rate, a, small, big, control=False):
     for k in ("before", "during", "after"):
         if r[k]["stats"] is None:
             raise RuntimeError("telemetry /devtcp/stats did not answer")
+    # The stack's own processing (rx_cycles: parsing, TCP, the listener;
+    # not the software NIC's copies) as a share of its lcore, by the TSC.
+    b, d = r["before"]["stats"], r["during"]["stats"]
+    hz = tsc_hz()
+    if hz and b.get("rx_cycles") is not None and d["uptime_ms"] > b["uptime_ms"]:
+        r["stack_busy_pct"] = round(100.0 * (d["rx_cycles"] - b["rx_cycles"]) /
+                                    (hz * (d["uptime_ms"] - b["uptime_ms"]) / 1e3), 1)
     return r
+
+
+def tsc_hz():
+    """The TSC rate (constant_tsc: the nominal clock), None if unknown."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            t = f.read()
+    except OSError:
+        return None
+    if "constant_tsc" not in t:
+        return None
+    m = re.search(r"model name.*@ ([0-9.]+)GHz", t) or None
+    if m:
+        return float(m.group(1)) * 1e9
+    m = re.search(r"cpu MHz\s*: ([0-9.]+)", t)
+    return float(m.group(1)) * 1e6 if m else None
 
 
 def table(res):
     base = next((r for r in res if r["rate_target"] == 0), None)
     base_mbps = base["transfer"]["mbps"] if base else None
-    log("%-9s %-9s %-8s %-9s %-11s %-9s %-10s %-10s %-14s %s" % (
-        "target/s", "sent/s", "legit", "Mb/s", "vs no flood", "cookies",
-        "cookie_ok", "overflows", "host RSS KiB", "DPDK heap B"))
+    log("%-9s %-9s %-8s %-9s %-11s %-6s %-9s %-10s %-10s %-14s %s" % (
+        "target/s", "sent/s", "legit", "Mb/s", "vs no flood", "busy",
+        "cookies", "cookie_ok", "overflows", "host RSS KiB", "DPDK heap B"))
     log("(control: the same flood aimed inside the namespace, not at devtcp)")
     for r in res:
         fl = r.get("flood", {})
         d = r["after"]["stats"]
         b = r["before"]["stats"]
         mbps = r["transfer"]["mbps"]
-        log("%-9s %-9s %-8s %-9s %-11s %-9s %-10s %-10s %-14s %s->%s" % (
+        log("%-9s %-9s %-8s %-9s %-11s %-6s %-9s %-10s %-10s %-14s %s->%s" % (
             "%d%s" % (r["rate_target"], "c" if r["control"] else ""),
             fl.get("rate", "-"),
             "%d/%d" % (r["legit"]["server_streams_ok"], r["legit"]["tried"]),
             mbps, ("%.0f %%" % (100.0 * mbps / base_mbps)) if base_mbps else "-",
+            ("%.0f%%" % r["stack_busy_pct"]) if "stack_busy_pct" in r else "-",
             (d["syncookies_sent"] or 0) - (b["syncookies_sent"] or 0),
             (d["syncookies_ok"] or 0) - (b["syncookies_ok"] or 0),
             (d["synq_overflows"] or 0) - (b["synq_overflows"] or 0),

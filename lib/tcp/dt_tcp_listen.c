@@ -428,10 +428,24 @@ listen_ack(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 {
 	const struct dt_net_tcp_hdr *th = &seg->th;
 	struct dt_tcp_syn_entry *e = synq_find(l, t), tmp;
+	uint64_t bad = l->st.cookies_bad;
 
 	if (e == NULL && !(th->flags & DT_NET_TCP_SYN) &&
 			cookie_ack(l, t, th, now, &tmp))
 		return listen_child(l, &tmp, true, seg, spare, now, out);
+	/*
+	 * A cookie's peer whose ACK and first segments were lost sends
+	 * later data (seq beyond its ISN + 1) that cannot validate: drop it
+	 * unanswered and the peer's retransmission from ISN + 1 gets in
+	 * (a RST would kill a legitimate connection under flood). A pure
+	 * ACK that fails is answered with RST as usual.
+	 */
+	if (e == NULL && l->st.cookies_bad != bad &&
+			(tcp_seg_payload_len(seg) > 0 ||
+			(th->flags & DT_NET_TCP_FIN))) {
+		tcp_free_payload(seg, out);
+		return DT_TCP_LST_IGNORED;
+	}
 	if (e == NULL || (th->flags & DT_NET_TCP_SYN) || th->ack != e->iss + 1) {
 		tcp_free_payload(seg, out);
 		tcp_send_rst(out, th->ack, 0, false);

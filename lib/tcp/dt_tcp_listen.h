@@ -113,7 +113,12 @@ struct dt_tcp_listener {
 
 /** What the listener did with a segment (one counter each). */
 enum dt_tcp_lst_verdict {
-	DT_TCP_LST_IGNORED,	/**< RST or flagless segment: dropped */
+	/**
+	 * Dropped: a RST for nothing pending or out of window, a flagless
+	 * segment, or data/FIN that failed cookie validation (its peer's
+	 * retransmission from ISN + 1 may still validate)
+	 */
+	DT_TCP_LST_IGNORED,
 	DT_TCP_LST_SYN_QUEUED,	/**< new SYN, SYN-ACK sent */
 	DT_TCP_LST_SYN_RETRANS,	/**< duplicate SYN, SYN-ACK sent again */
 	/**

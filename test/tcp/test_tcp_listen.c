@@ -255,6 +255,59 @@ test_cookie_refused(void)
 	DT_CHECK_EQ(f.l.st.cookies_ok, 1);
 }
 
+/*
+ * Under flood a cookie's final ACK and first data may be lost: later data
+ * cannot validate (its seq is not ISN + 1) and is dropped unanswered, not
+ * reset, so that the retransmission from ISN + 1 establishes.
+ */
+static void
+test_cookie_lost_ack(void)
+{
+	static struct fx f;
+	struct dt_tcp_tx_seg sa;
+	struct dt_tcp_tuple t = tup(5);
+	struct dt_tcp_extent x = { &f, 0, 1000 };
+	struct dt_tcp_seg s;
+
+	fx_init(&f, 1);
+	DT_CHECK_EQ(syn(&f, 0, 1, 1460, true, 0), DT_TCP_LST_SYN_QUEUED);
+	DT_CHECK_EQ(syn(&f, 5, 70000, 1460, true, 0), DT_TCP_LST_SYN_COOKIE);
+	DT_REQUIRE(out.n_segs == 1);
+	sa = out.segs[0];
+	memset(&s, 0, sizeof(s));
+	s.th.flags = DT_NET_TCP_ACK | DT_NET_TCP_PSH;
+	s.th.ack = sa.th.seq + 1;
+	s.th.win = 502;
+	s.th.opts.present = DT_NET_TCPOPT_F_TS;
+	s.th.opts.ts_val = 777020;
+	s.th.opts.ts_ecr = sa.th.opts.ts_val;
+	s.ext = &x;
+	s.n_ext = 1;
+	/* The second 1000 bytes, the first ones lost. */
+	s.th.seq = 70001 + 1000;
+	spare_init(&f);
+	DT_CHECK_EQ(dt_tcp_listen_input(&f.l, &t, &s, &f.child, 1000, &out),
+		DT_TCP_LST_IGNORED);
+	DT_CHECK_EQ(out.n_segs, 0);
+	DT_REQUIRE(out.n_events == 1);
+	DT_CHECK_EQ(out.events[0].type, DT_TCP_EV_FREE);
+	DT_CHECK_EQ(f.l.st.cookies_bad, 1);
+	/* A FIN beyond: the same. */
+	s.n_ext = 0;
+	s.th.flags = DT_NET_TCP_ACK | DT_NET_TCP_FIN;
+	DT_CHECK_EQ(dt_tcp_listen_input(&f.l, &t, &s, &f.child, 1000, &out),
+		DT_TCP_LST_IGNORED);
+	DT_CHECK_EQ(out.n_segs, 0);
+	/* The retransmission of the first bytes validates and is delivered. */
+	s.th.flags = DT_NET_TCP_ACK | DT_NET_TCP_PSH;
+	s.th.seq = 70001;
+	s.n_ext = 1;
+	DT_CHECK_EQ(dt_tcp_listen_input(&f.l, &t, &s, &f.child, 2000, &out),
+		DT_TCP_LST_ESTABLISHED);
+	DT_CHECK_EQ(f.child.rcv_nxt, 70001 + 1000);
+	DT_CHECK_EQ(f.l.st.cookies_ok, 1);
+}
+
 /* A separate cookie secret: cookies of one key fail under another. */
 static void
 test_cookie_key(void)
@@ -507,6 +560,7 @@ main(void)
 	DT_RUN(test_cookie_full_options);
 	DT_RUN(test_cookie_mss_table);
 	DT_RUN(test_cookie_refused);
+	DT_RUN(test_cookie_lost_ack);
 	DT_RUN(test_cookie_key);
 	DT_RUN(test_evict_oldest);
 	DT_RUN(test_lifetime);
