@@ -44,6 +44,8 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(synq_expired); ADD(synq_rst_freed); ADD(synq_challenge_acks);
 	ADD(synacks_sent); ADD(synacks_rtx); ADD(syncookies_sent);
 	ADD(syncookies_ok); ADD(syncookies_bad);
+	/* The stack's own processing: RX bursts with frames, TSC cycles. */
+	ADD(rx_bursts); ADD(rx_cycles); ADD(rx_throttled);
 }
 
 static void
