@@ -28,6 +28,9 @@ for p in $progs /usr/bin/dpdk-test-gpudev /usr/bin/dpdk-testpmd; do
 	cp "$p" "$dest/bin/"
 done
 cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
+# The benchmark scripts (server-vs-bounce.sh, plot_stacks.py): they find the
+# programs next to them.
+cp bench/*.sh bench/*.py "$dest/bin/"
 # Our plugins, for stock tools only (our programs link the drivers in).
 find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
 # DPDK's own drivers that EAL needs at run time (no PCI on that machine's
