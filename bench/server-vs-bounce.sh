@@ -31,6 +31,9 @@ prog=$(basename "$0")
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "$prog: error: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
+# python3 with the system's libraries, not a bundle's (LD_LIBRARY_PATH is
+# for the DPDK programs and ip): torch needs its own.
+py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 
 size=4G mtus=1500,9000 json="" lcores=0-1 gpu=auto
 while [ $# -gt 0 ]; do
@@ -61,6 +64,8 @@ for m in ${mtus//,/ }; do
 		die "bad MTU '$m' in --mtus (1280..9000)"
 done
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces, AF_PACKET, hugepages)"
+# A bundle carries ip and ethtool for machines without them.
+[ -x "$here/ip" ] && PATH=$here:$PATH
 for c in ip ethtool python3; do
 	command -v $c >/dev/null || die "$c not found"
 done
@@ -98,7 +103,7 @@ esac
 
 # (b) needs torch with a CUDA device; say once why it is skipped.
 bounce_ok=1 bounce_why=""
-if ! bounce_why=$(python3 "$peer" probe 2>&1); then
+if ! bounce_why=$(py "$peer" probe 2>&1); then
 	bounce_ok=0
 fi
 
@@ -170,7 +175,7 @@ wait_for() {
 # Run the sender; echo its JSON line, or nothing when it failed.
 send() {
 	local out=$tmp/send.out limit=$((nbytes / 10000000 + 120))
-	if ! timeout "$limit" ip netns exec "$ns" python3 "$peer" send 10.81.0.1 5001 \
+	if ! timeout "$limit" ip netns exec "$ns" env -u LD_LIBRARY_PATH python3 "$peer" send 10.81.0.1 5001 \
 			"$nbytes" > "$out" 2> "$tmp/send.err"; then
 		say "sender failed: $(tail -3 "$tmp/send.err" | tr '\n' ' ')"
 		return 0
@@ -227,7 +232,7 @@ run_devtcp() {
 	grep -q "is not registered with rte_gpu_mem_register" "$log" && unreg=true
 	cp "$log" "$tmp/last-devtcp.log"
 	[ -n "$r" ] || { tail -20 "$log" >&2; return 0; }
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["receiver_bytes"]=int(sys.argv[2]); d["unregistered_copies_logged"]=sys.argv[3]=="true"; print(json.dumps(d))' \
+	py -c 'import json,sys; d=json.loads(sys.argv[1]); d["receiver_bytes"]=int(sys.argv[2]); d["unregistered_copies_logged"]=sys.argv[3]=="true"; print(json.dumps(d))' \
 		"$r" "$recv" "$unreg" > "$res"
 }
 
@@ -237,7 +242,7 @@ run_kernel() {
 	local cuda=$1 res=$2 r log=$tmp/krecv.log rc
 	: > "$res"
 	root_kernel
-	python3 "$peer" recv 10.81.0.1 5001 $cuda > "$log" 2>&1 &
+	py "$peer" recv 10.81.0.1 5001 $cuda > "$log" 2>&1 &
 	rc=$!
 	pids+=("$rc")
 	if ! wait_for "$log" "listening" "$rc" 30; then
@@ -247,7 +252,7 @@ run_kernel() {
 	r=$(send)
 	wait "$rc" 2>/dev/null || true
 	[ -n "$r" ] || return 0
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); k=json.loads(sys.argv[2]); d["receiver_bytes"]=k["bytes"]; d["copies"]=k["copies"]; d["device"]=k["device"]; print(json.dumps(d))' \
+	py -c 'import json,sys; d=json.loads(sys.argv[1]); k=json.loads(sys.argv[2]); d["receiver_bytes"]=k["bytes"]; d["copies"]=k["copies"]; d["device"]=k["device"]; print(json.dumps(d))' \
 		"$r" "$(tail -n 1 "$log")" > "$res" 2>/dev/null ||
 		say "kernel receiver: $(tail -3 "$log" | tr '\n' ' ')"
 }
@@ -272,7 +277,7 @@ for mtu in ${mtus//,/ }; do
 		"${b:-null}" "${c:-null}" >> "$results"
 done
 
-python3 - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" <<'PY'
+py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" <<'PY'
 import json, os, sys
 path, nbytes, gpu, bounce_ok, why, out = sys.argv[1:7]
 nbytes = int(nbytes)
