@@ -2,7 +2,7 @@
 /*
  * devtcp-bench's placement: the node its hugepage pools are created on
  * (the receiving port's, else the GPU's, else the main lcore's: see
- * dt_app_place_pool_node()) and the start-up report of where the ports,
+ * dt_app_place_pool_node(); only nodes EAL has memory on) and the start-up report of where the ports,
  * the GPU, the lcores and the pools are, with a warning for each misplaced
  * one (app/common/dt_app_numa.c).
  */
@@ -17,12 +17,24 @@
 #include "dt_app_numa.h"
 #include "rte_pmd_hsplit.h"
 
+/* @p node when EAL has memory there (one of its sockets), else unknown. */
+static int
+eal_node(int node)
+{
+	unsigned int i;
+
+	for (i = 0; node >= 0 && i < rte_socket_count(); i++)
+		if (rte_socket_id_by_idx(i) == node)
+			return node;
+	return DT_APP_NODE_ANY;
+}
+
 int
 bench_place_pool_socket(uint16_t port, int16_t gpu_id)
 {
-	int node = dt_app_place_pool_node(rte_eth_dev_socket_id(port),
-		dt_app_numa_gpu_node(gpu_id),
-		dt_app_numa_lcore_node(rte_get_main_lcore()));
+	int node = dt_app_place_pool_node(eal_node(rte_eth_dev_socket_id(port)),
+		eal_node(dt_app_numa_gpu_node(gpu_id)),
+		eal_node(dt_app_numa_lcore_node(rte_get_main_lcore())));
 
 	return node >= 0 ? node : SOCKET_ID_ANY;
 }
