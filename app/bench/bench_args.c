@@ -39,15 +39,17 @@ struct bench_key {
 static const struct bench_key bench_keys[] = {
 	BK_LIST("stacks", stacks, nb_stacks, 1, BENCH_MAX_STACKS,
 		BENCH_STACK_COUNTS, "N1,N2,..",
-		"run the TCP modes (default split,copy) once per server-stack\n"
-		"count (e.g. 1,2,4,8 or 1-4): each server stack on its own lcore\n"
-		"with its own queue pair, client stacks on the lcores left (as\n"
-		"many as server stacks, at least one); needs N+1 lcores for the\n"
-		"largest N (EAL -l/--lcores). Without --conns, 2 connections per\n"
-		"server stack. Prints a table per stack count"),
+		"run the TCP modes (default split,copy) once per\n"
+		"server-stack count (e.g. 1,2,4,8 or 1-4): each server\n"
+		"stack on its own lcore with its own queue pair, client\n"
+		"stacks on the lcores left (as many as server stacks, at\n"
+		"least one); the largest N needs N+1 lcores (EAL -l or\n"
+		"--lcores). Without --conns, 2 connections per server\n"
+		"stack. Adds a scale table and per-stack JSON"),
 	BK_PATH("plot", plot_path, "FILE.png",
-		"with --stacks: plot goodput against server stacks into FILE.png\n"
-		"(bench/plot_stacks.py over the JSON: matplotlib, else gnuplot)"),
+		"with --stacks: plot goodput against server stacks\n"
+		"(bench/plot_stacks.py over the JSON: matplotlib, else\n"
+		"gnuplot)"),
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL },
 };
 
