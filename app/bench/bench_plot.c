@@ -49,11 +49,33 @@ find_script(char *path, size_t len)
 	return access(path, R_OK) == 0 ? 0 : -ENOENT;
 }
 
+/*
+ * The environment without LD_LIBRARY_PATH: a device bundle points it at its
+ * own libraries, which are for the DPDK programs, not for python3's
+ * modules. NULL when out of memory.
+ */
+static char **
+child_env(void)
+{
+	size_t n = 0, i, k = 0;
+	char **e;
+
+	while (environ[n] != NULL)
+		n++;
+	e = calloc(n + 1, sizeof(*e));
+	if (e == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_LIBRARY_PATH=", 16) != 0)
+			e[k++] = environ[i];
+	return e;
+}
+
 int
 bench_plot(const char *json_path, const char *png_path)
 {
 	char script[PATH_MAX];
-	char *argv[5];
+	char *argv[5], **env;
 	pid_t pid;
 	int st, rc;
 
@@ -67,7 +89,10 @@ bench_plot(const char *json_path, const char *png_path)
 	argv[3] = (char *)png_path;
 	argv[4] = NULL;
 	fflush(stdout);
-	rc = posix_spawnp(&pid, "python3", NULL, NULL, argv, environ);
+	env = child_env();
+	rc = env == NULL ? ENOMEM :
+		posix_spawnp(&pid, "python3", NULL, NULL, argv, env);
+	free(env);
 	if (rc != 0) {
 		fprintf(stderr, "devtcp-bench: --plot: cannot run python3: %s\n",
 			strerror(rc));
