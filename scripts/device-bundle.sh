@@ -27,7 +27,16 @@ progs=$(find "$build/app" "$build/test" -maxdepth 3 -type f -executable \
 for p in $progs /usr/bin/dpdk-test-gpudev /usr/bin/dpdk-testpmd; do
 	cp "$p" "$dest/bin/"
 done
+# iproute2 and ethtool for the scripts that build veth test hosts
+# (bench/server-vs-bounce.sh): the GPU machine's image has neither.
+for p in ip ethtool; do
+	q=$(command -v "$p" || true)
+	[ -z "$q" ] || cp -L "$q" "$dest/bin/"
+done
 cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
+# The benchmark scripts (server-vs-bounce.sh, plot_stacks.py): they find the
+# programs next to them.
+cp bench/*.sh bench/*.py "$dest/bin/"
 # Our plugins, for stock tools only (our programs link the drivers in).
 find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
 # DPDK's own drivers that EAL needs at run time (no PCI on that machine's

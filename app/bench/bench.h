@@ -22,6 +22,7 @@
 #define BENCH_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@
 #define BENCH_VERIFY_FRAMES 1024 /* frames held per device verification batch */
 #define BENCH_VERIFY_SEGS (BENCH_VERIFY_FRAMES * 8) /* segments per batch */
 #define BENCH_CEIL_BATCH 32    /* copies per submit in ceiling mode */
+
+/* Most server stacks of a TCP run, and most counts one --stacks list gives. */
+#define BENCH_MAX_STACKS 16
+#define BENCH_STACK_COUNTS 8
 
 enum bench_mode {
 	BENCH_MODE_SPLIT,      /* TCP, server RX split into device memory */
@@ -72,6 +77,21 @@ struct bench_opts {
 	bool quiet;              /* no live progress line */
 	const char *json_path;
 	uint16_t tx_port, rx_port;
+	bool conns_set;          /* --conns given (else 2 per server stack with --stacks) */
+	/* --stacks: the TCP modes run once per server-stack count, in order. */
+	uint16_t stacks[BENCH_STACK_COUNTS];
+	uint16_t nb_stacks;      /* 0: no --stacks (stacks from the lcores) */
+	const char *plot_path;   /* --plot: PNG of goodput against stacks */
+};
+
+/* One server stack's share of a TCP run. */
+struct bench_stack_result {
+	unsigned int lcore;
+	uint32_t conns;             /* connections it accepted */
+	uint64_t rx_frames, payload_bytes;
+	uint64_t rx_cycles;         /* its lcore's poll work (bench_result.rx_cycles) */
+	uint64_t stack_cycles;      /* lib/dp's own */
+	uint64_t drops;             /* every drop counter of the stack */
 };
 
 /* What one run measured. */
@@ -101,6 +121,9 @@ struct bench_result {
 	uint64_t events_overflow;   /* must be 0 */
 	double line_rate_gbps;      /* reference of pct_line_rate (0: none) */
 	const char *line_rate_src;  /* "configured", "raw" or "none" */
+	/* TCP modes: the stacks of the run and each server stack's figures. */
+	uint16_t server_stacks, client_stacks;
+	struct bench_stack_result stack[BENCH_MAX_STACKS];
 };
 
 struct bench_verifier;
@@ -244,8 +267,16 @@ struct bench_tcp_env {
 };
 /* Bytes of the send pattern; stream byte o of a connection is pattern byte (start + o) % it. */
 #define BENCH_TCP_PAT_LEN ((4u << 20) + 4093)
+/*
+ * One TCP run with @p server_stacks server stacks (0: from the lcores, as
+ * many as half of them) and as many client stacks as the other lcores take,
+ * at most as many as server stacks.
+ */
 int bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
-	struct bench_result *res);
+	uint16_t server_stacks, struct bench_result *res);
+/* Why @p server_stacks cannot run on @p nb_lcores lcores (NULL: it can). */
+const char *bench_tcp_stacks_check(uint16_t server_stacks,
+	unsigned int nb_lcores, char *buf, size_t len);
 /* One progress line: @p bytes and @p frames received in the last @p dt seconds. */
 void bench_tcp_progress(enum bench_mode mode, double elapsed, double dt,
 	uint64_t bytes, uint64_t frames, uint64_t rtx, uint32_t done,
@@ -267,6 +298,33 @@ struct bench_setup {
 };
 int bench_write_json(const char *path, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n);
+/* --stacks: goodput, Mpps, cycles per packet per stack, retransmissions, drops. */
+void bench_print_scale(const struct bench_result *res, int n);
+
+/* bench_args.c: the options of the key table (--stacks, --plot) */
+struct option;
+/* Append the table's options to @p lo (room for @p cap), val = @p base + index. */
+int bench_args_options(struct option *lo, int n, int cap, int base);
+/* Parse the value of table option @p idx; 0, or -EINVAL (message printed). */
+int bench_args_parse(int idx, const char *arg, struct bench_opts *o);
+/* Help lines of the table's options. */
+void bench_args_usage(FILE *f);
+
+/* bench_plot.c: run bench/plot_stacks.py over the JSON. */
+int bench_plot(const char *json_path, const char *png_path);
+
+/* bench_place.c: the placement report (libnuma) and the pools' node. */
+struct bench_place_in {
+	uint16_t tx_port, rx_port;
+	int16_t gpu_id;             /* RTE_GPU_ID_NONE: host payload */
+	const unsigned int *lcores; /* main first */
+	unsigned int nb_lcores;
+	struct rte_mempool *const *pools; /* NULL entries skipped */
+	unsigned int nb_pools;
+};
+void bench_place_report(const struct bench_place_in *in);
+/* The node hugepage pools serving @p port go on (SOCKET_ID_ANY: anywhere). */
+int bench_place_pool_socket(uint16_t port, int16_t gpu_id);
 /* Fill line_rate_gbps/line_rate_src of every result (configured rate, else raw's). */
 void bench_set_line_rate(const struct bench_opts *o, struct bench_result *res,
 	int n);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_dev.h>
@@ -115,17 +116,23 @@ usage(const char *prog)
 		"                    (gpu_sim) or by a kernel on the GPU (gpu_cuda), in batches\n"
 		"                    of %u chunks; host bytes once copied; slows the receiver\n"
 		"  --quiet           no live progress line\n"
-		"  --json FILE       write the results as JSON\n"
-		"  --help            this text\n\n"
+		"  --json FILE       write the results as JSON\n",
+		prog, TCP_DEFAULT_CONNS, TCP_BYTES_LIMIT_S, TCP_DEFAULT_MSG,
+		BENCH_VERIFY_FRAMES);
+	bench_args_usage(stdout);
+	printf("  --help            this text\n\n"
 		"example (software NIC, simulated GPU):\n"
 		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
 		"     --vdev=net_hsplit1,wire=w --vdev=gpu_sim0,size=256M -- --compare\n"
 		"example (software NIC, CUDA GPU, raw-frame baselines):\n"
 		"  %s -l 0-1 --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
 		"     --vdev=net_hsplit1,wire=w --vdev=gpu_cuda0 -- \\\n"
-		"     --modes raw-split,raw,bounce,ceiling --verify\n",
-		prog, TCP_DEFAULT_CONNS, TCP_BYTES_LIMIT_S, TCP_DEFAULT_MSG,
-		BENCH_VERIFY_FRAMES, prog, prog);
+		"     --modes raw-split,raw,bounce,ceiling --verify\n"
+		"example (scale: 1, 2 and 4 server stacks, 2 connections each):\n"
+		"  %s --lcores '0-7' --in-memory --no-pci --vdev=net_hsplit0,wire=w \\\n"
+		"     --vdev=net_hsplit1,wire=w --vdev=gpu_sim0,size=256M -- \\\n"
+		"     --stacks 1,2,4 --duration 3 --json scale.json --plot scale.png\n",
+		prog, prog, prog);
 }
 
 static int
@@ -196,6 +203,32 @@ parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/*
+ * --stacks runs the TCP modes only (split and copy unless --mode(s) says
+ * otherwise); --plot draws what --stacks measured.
+ */
+static int
+parse_scale(struct bench_opts *o, bool modes_set)
+{
+	unsigned int i;
+
+	if (o->plot_path != NULL && o->nb_stacks == 0)
+		return fprintf(stderr, "--plot draws goodput against --stacks: give --stacks too\n"),
+			-EINVAL;
+	if (o->nb_stacks == 0)
+		return 0;
+	if (!modes_set) {
+		o->modes[0] = BENCH_MODE_SPLIT;
+		o->modes[1] = BENCH_MODE_COPY;
+		o->nb_modes = 2;
+	}
+	for (i = 0; i < o->nb_modes; i++)
+		if (!bench_mode_is_tcp(o->modes[i]))
+			return fprintf(stderr, "--stacks runs the TCP modes (split, copy); '%s' has no stacks\n",
+				bench_mode_name(o->modes[i])), -EINVAL;
+	return 0;
+}
+
 static bool
 has_tcp_mode(const struct bench_opts *o)
 {
@@ -207,10 +240,13 @@ has_tcp_mode(const struct bench_opts *o)
 	return false;
 }
 
+/* getopt_long values of the key table's options (bench_args.c). */
+#define BENCH_KEY_OPT_BASE 1000
+
 static int
 parse_args(int argc, char **argv, struct bench_opts *o)
 {
-	static const struct option lo[] = {
+	static const struct option base_lo[] = {
 		{"mode", required_argument, NULL, 'm'},
 		{"modes", required_argument, NULL, 'L'},
 		{"compare", no_argument, NULL, 'c'},
@@ -228,13 +264,25 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"json", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
 	};
+	struct option lo[RTE_DIM(base_lo) + 8];
+	bool modes_set = false;
 	uint64_t u;
 	char *end;
 	int c;
 
+	memcpy(lo, base_lo, sizeof(base_lo));
+	if (bench_args_options(lo, RTE_DIM(base_lo), RTE_DIM(lo),
+			BENCH_KEY_OPT_BASE) < 0)
+		return -ENOSPC;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c >= BENCH_KEY_OPT_BASE) {
+			if (bench_args_parse(c - BENCH_KEY_OPT_BASE, optarg, o) != 0)
+				return -EINVAL;
+			continue;
+		}
+		if (c == 'm' || c == 'L' || c == 'c')
+			modes_set = true;
 		switch (c) {
 		case 'm':
 			o->nb_modes = 1;
@@ -258,6 +306,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			if (*end != '\0' || o->conns < 1 || o->conns > 4096)
 				return fprintf(stderr, "bad --conns '%s' (1..4096)\n", optarg),
 					-EINVAL;
+			o->conns_set = true;
 			break;
 		case 'B':
 			if (parse_size(optarg, &o->bytes) != 0 || o->bytes == 0)
@@ -335,6 +384,8 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind != argc)
 		return fprintf(stderr, "unexpected argument '%s'\n", argv[optind]), -EINVAL;
+	if (parse_scale(o, modes_set) != 0)
+		return -EINVAL;
 	/* Raw frames of the TCP frames' size: full-sized segments at the MTU. */
 	if (o->mtu == 0)
 		o->mtu = o->frame_len != 0 ?
@@ -498,7 +549,8 @@ create_ceiling_source(struct bench_ctx *ctx)
 		RTE_CACHE_LINE_SIZE;
 	ctx->ceil_src = rte_malloc_socket("bench_ceil_src",
 		ctx->ceil_stride * CEIL_CHUNKS, 4096,
-		rte_eth_dev_socket_id(o->rx_port));
+		bench_place_pool_socket(o->rx_port,
+			o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id));
 	if (ctx->ceil_src == NULL) {
 		BLOG(ERR, "cannot allocate %zu bytes of hugepage memory for the ceiling's source",
 			ctx->ceil_stride * CEIL_CHUNKS);
@@ -552,7 +604,8 @@ create_pools(struct bench_ctx *ctx)
 	uint16_t whole_room = RTE_MIN(o->mtu + RTE_ETHER_HDR_LEN, RTE_MBUF_DEFAULT_DATAROOM) +
 		RTE_PKTMBUF_HEADROOM;
 	uint16_t tx_room = o->frame_len + RTE_PKTMBUF_HEADROOM;
-	int socket = rte_eth_dev_socket_id(o->rx_port);
+	int socket = bench_place_pool_socket(o->rx_port,
+		o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id);
 	struct dt_devmem_region_conf rc = {
 		.name = "bench_payload",
 		.gpu_id = o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id,
@@ -799,7 +852,8 @@ create_tcp(struct bench_ctx *ctx)
 {
 	const struct bench_opts *o = &ctx->opts;
 	struct bench_tcp_env *env = &ctx->tcp;
-	int socket = rte_eth_dev_socket_id(o->rx_port);
+	int socket = bench_place_pool_socket(o->rx_port,
+		o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id);
 	struct dt_devmem_region_conf rc = {
 		.name = "bench_land",
 		.gpu_id = o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id,
@@ -987,6 +1041,76 @@ result_ok(const struct bench_opts *o, const struct bench_result *r)
 	return ok;
 }
 
+/* --stacks needs its lcores before anything is set up. */
+static int
+check_lcores(const struct bench_opts *o)
+{
+	char why[320];
+	unsigned int i;
+
+	for (i = 0; i < o->nb_stacks; i++)
+		if (bench_tcp_stacks_check(o->stacks[i], rte_lcore_count(), why,
+				sizeof(why)) != NULL) {
+			fprintf(stderr, "devtcp-bench: --stacks: %s\n", why);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static void
+place_report(const struct bench_ctx *ctx)
+{
+	const struct bench_opts *o = &ctx->opts;
+	struct rte_mempool *const pools[] = { ctx->tx_pool, ctx->hdr_pool,
+		ctx->whole_pool, ctx->c_pool, ctx->c_shell, ctx->s_shell,
+		ctx->region != NULL ? dt_devmem_region_pool(ctx->region) : NULL };
+	unsigned int lcores[RTE_MAX_LCORE], nb = 0, lc;
+	struct bench_place_in in = {
+		.tx_port = o->tx_port, .rx_port = o->rx_port,
+		.gpu_id = o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id,
+		.lcores = lcores, .pools = pools, .nb_pools = RTE_DIM(pools),
+	};
+
+	lcores[nb++] = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(lc)
+		lcores[nb++] = lc;
+	in.nb_lcores = nb;
+	bench_place_report(&in);
+}
+
+/* The JSON (a temporary file when only --plot asks for it) and the plot. */
+static int
+write_outputs(const struct bench_ctx *ctx, const struct bench_result *res,
+	int n)
+{
+	const struct bench_opts *o = &ctx->opts;
+	char tmp[] = "/tmp/devtcp-bench-XXXXXX.json";
+	const char *path = o->json_path;
+	int rc = 0, fd;
+
+	if (path == NULL && o->plot_path != NULL) {
+		fd = mkstemps(tmp, 5);
+		if (fd < 0) {
+			fprintf(stderr, "devtcp-bench: --plot: cannot create %s: %s\n",
+				tmp, strerror(errno));
+			return -errno;
+		}
+		close(fd);
+		path = tmp;
+	}
+	if (path == NULL)
+		return 0;
+	if (bench_write_json(path, o, &ctx->setup, res, n) != 0) {
+		fprintf(stderr, "devtcp-bench: cannot write %s\n", path);
+		rc = -EIO;
+	}
+	if (rc == 0 && o->plot_path != NULL)
+		rc = bench_plot(path, o->plot_path);
+	if (path == tmp)
+		unlink(tmp);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -995,11 +1119,11 @@ main(int argc, char **argv)
 			.duration = 3, .conns = TCP_DEFAULT_CONNS,
 			.msg_size = TCP_DEFAULT_MSG },
 	};
-	struct bench_result res[BENCH_MODE_MAX];
+	struct bench_result *res = NULL;
 	struct bench_run run = { .opts = &ctx.opts };
 	char **rate_argv;
 	int n = 0, rc, i, rate_argc = 0;
-	unsigned int k;
+	unsigned int k, si;
 
 	/* --rate paces the software NIC: it must reach the vdevs' devargs. */
 	rate_argv = rate_to_devargs(argc, argv, &rate_argc);
@@ -1022,11 +1146,22 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	rc = parse_args(argc, argv, &ctx.opts);
 	if (rc == 0)
+		rc = check_lcores(&ctx.opts);
+	if (rc == 0) {
+		/* A run per mode, and per stack count for the TCP modes. */
+		res = calloc((size_t)ctx.opts.nb_modes *
+			RTE_MAX(ctx.opts.nb_stacks, 1), sizeof(*res));
+		if (res == NULL)
+			rc = -ENOMEM;
+	}
+	if (rc == 0)
 		rc = find_ports_and_gpu(&ctx);
 	if (rc == 0)
 		rc = create_pools(&ctx);
 	if (rc == 0 && has_tcp_mode(&ctx.opts))
 		rc = create_tcp(&ctx);
+	if (rc == 0)
+		place_report(&ctx);
 	if (rc == 0) {
 		run.tx_pool = ctx.tx_pool;
 		run.region_base = (uintptr_t)dt_devmem_region_base(ctx.region);
@@ -1040,36 +1175,37 @@ main(int argc, char **argv)
 		run.ceil_chunks = CEIL_CHUNKS;
 		rc = bench_build_frames(&run);
 	}
-	for (k = 0; rc == 0 && k < ctx.opts.nb_modes && !bench_quit; k++) {
-		enum bench_mode m = ctx.opts.modes[k];
+	/* --stacks: every mode at each stack count, smallest count first. */
+	for (si = 0; rc == 0 && si < RTE_MAX(ctx.opts.nb_stacks, 1); si++)
+		for (k = 0; rc == 0 && k < ctx.opts.nb_modes && !bench_quit; k++) {
+			enum bench_mode m = ctx.opts.modes[k];
 
-		if (bench_mode_is_tcp(m)) {
-			memset(&res[n], 0, sizeof(res[n]));
-			res[n].mode = m;
-			res[n].tsc_hz = rte_get_tsc_hz();
-			rc = bench_tcp_run(&ctx.tcp, m, &res[n]);
+			if (bench_mode_is_tcp(m)) {
+				memset(&res[n], 0, sizeof(res[n]));
+				res[n].mode = m;
+				res[n].tsc_hz = rte_get_tsc_hz();
+				rc = bench_tcp_run(&ctx.tcp, m, ctx.opts.nb_stacks ?
+					ctx.opts.stacks[si] : 0, &res[n]);
+				if (rc == 0)
+					n++;
+				continue;
+			}
+			rc = run_mode(&ctx, &run, m);
 			if (rc == 0)
-				n++;
-			continue;
+				res[n++] = run.res;
 		}
-		rc = run_mode(&ctx, &run, m);
-		if (rc == 0)
-			res[n++] = run.res;
-	}
 	if (n > 0) {
 		bench_set_line_rate(&ctx.opts, res, n);
 		bench_print_table(res, n);
-		if (ctx.opts.json_path != NULL &&
-				bench_write_json(ctx.opts.json_path, &ctx.opts,
-					&ctx.setup, res, n) != 0) {
-			fprintf(stderr, "devtcp-bench: cannot write %s\n",
-				ctx.opts.json_path);
+		if (ctx.opts.nb_stacks != 0)
+			bench_print_scale(res, n);
+		if (write_outputs(&ctx, res, n) != 0)
 			rc = -EIO;
-		}
 		for (i = 0; i < n; i++)
 			if (!result_ok(&ctx.opts, &res[i]))
 				rc = -EIO;
 	}
+	free(res);
 	bench_free_frames(&run);
 	cleanup(&ctx);
 	rte_eal_cleanup();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Live progress, the final table and JSON output of devtcp-bench. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "bench.h"
@@ -197,6 +198,98 @@ bench_print_table(const struct bench_result *res, int n)
 	print_ratios(res, n);
 }
 
+/* A TCP run's stacks and each server stack's figures (empty otherwise). */
+static void
+write_json_stacks(FILE *f, const struct bench_result *r)
+{
+	unsigned int i;
+
+	fprintf(f, "\"server_stacks\": %u, \"client_stacks\": %u, "
+		"\"mpps\": %.6f, \"drops\": %" PRIu64 ", \"per_stack\": [",
+		r->server_stacks, r->client_stacks,
+		per_sec(r->rx_frames, r->seconds) / 1e6,
+		r->stack_drops + r->missed);
+	for (i = 0; i < r->server_stacks && i < BENCH_MAX_STACKS; i++) {
+		const struct bench_stack_result *st = &r->stack[i];
+
+		fprintf(f, "%s{\"stack\": %u, \"lcore\": %u, \"conns\": %u, "
+			"\"rx_frames\": %" PRIu64 ", \"payload_bytes\": %" PRIu64 ", "
+			"\"goodput_gbps\": %.4f, \"rx_cycles_per_frame\": %.1f, "
+			"\"stack_cycles_per_frame\": %.1f, \"drops\": %" PRIu64 "}",
+			i ? ", " : "", i, st->lcore, st->conns, st->rx_frames,
+			st->payload_bytes, gbps(st->payload_bytes, r->seconds),
+			ratio(st->rx_cycles, st->rx_frames),
+			ratio(st->stack_cycles, st->rx_frames), st->drops);
+	}
+	fprintf(f, "]");
+}
+
+/* "a/b/c" of one per-stack figure, cycles per frame. */
+static void
+per_stack_str(const struct bench_result *r, bool stack_only, char *buf,
+	size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->server_stacks && i < BENCH_MAX_STACKS && off < len; i++) {
+		const struct bench_stack_result *st = &r->stack[i];
+
+		off += snprintf(buf + off, len - off, "%s%.0f", i ? "/" : "",
+			ratio(stack_only ? st->stack_cycles : st->rx_cycles,
+				st->rx_frames));
+	}
+}
+
+void
+bench_print_scale(const struct bench_result *res, int n)
+{
+	char rx[160], stk[160];
+	const struct bench_result *one;
+	int i;
+
+	printf("\n%6s %-6s %5s %9s %8s %-24s %-24s %8s %8s\n", "stacks",
+		"mode", "conns", "goodput", "Mpkt/s", "rx cyc/pkt per stack",
+		"stk cyc/pkt per stack", "retrans", "drops");
+	printf("%6s %-6s %5s %9s\n", "srv/cli", "", "", "Gb/s");
+	for (i = 0; i < n; i++) {
+		const struct bench_result *r = &res[i];
+		char sc[16];
+
+		if (!bench_mode_is_tcp(r->mode))
+			continue;
+		per_stack_str(r, false, rx, sizeof(rx));
+		per_stack_str(r, true, stk, sizeof(stk));
+		snprintf(sc, sizeof(sc), "%u/%u", r->server_stacks,
+			r->client_stacks);
+		printf("%6s %-6s %5u %9.2f %8.3f %-24s %-24s %8" PRIu64 " %8" PRIu64
+			"\n", sc, bench_mode_name(r->mode), r->conns, goodput(r),
+			per_sec(r->rx_frames, r->seconds) / 1e6, rx, stk,
+			r->retransmits, r->stack_drops + r->missed);
+	}
+	printf("rx cyc/pkt: the server stack's lcore poll work per received frame (NIC\n"
+		"receive included); stk cyc/pkt: lib/dp's own; drops: every stack drop\n"
+		"counter and the port's missed frames\n");
+	/* Scaling against the first (smallest) stack count of the same mode. */
+	for (i = 0; i < n; i++) {
+		const struct bench_result *r = &res[i];
+		int j;
+
+		one = NULL;
+		for (j = 0; j < i; j++)
+			if (res[j].mode == r->mode) {
+				one = &res[j];
+				break;
+			}
+		if (one == NULL || goodput(one) <= 0 || !bench_mode_is_tcp(r->mode))
+			continue;
+		printf("%-5s goodput(%u stacks) / goodput(%u): %.2f\n",
+			bench_mode_name(r->mode), r->server_stacks,
+			one->server_stacks, goodput(r) / goodput(one));
+	}
+}
+
 int
 bench_write_json(const char *path, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n)
@@ -212,7 +305,7 @@ bench_write_json(const char *path, const struct bench_opts *o,
 		"  \"host_memory_registered\": %s,\n  \"verify\": \"%s\",\n"
 		"  \"conns\": %u,\n  \"bytes_per_conn\": %" PRIu64 ",\n"
 		"  \"duration\": %.3f,\n  \"msg_size\": %u,\n  \"tx_memory\": \"%s\",\n"
-		"  \"configured_rate_gbps\": %.3f,\n  \"modes\": [",
+		"  \"configured_rate_gbps\": %.3f,\n  \"lcores\": %u,\n  \"stacks\": [",
 		o->frame_len, o->mtu,
 		o->payload_host ? "host" : "gpu", bench_payload_len(o),
 		su->gpu_name != NULL ? su->gpu_name : "",
@@ -220,7 +313,10 @@ bench_write_json(const char *path, const struct bench_opts *o,
 		su->host_registered ? "true" : "false",
 		su->verify_on != NULL ? su->verify_on : "off",
 		o->conns, o->bytes, o->duration, o->msg_size,
-		o->tx_device ? "device" : "host", o->rate_gbps);
+		o->tx_device ? "device" : "host", o->rate_gbps, rte_lcore_count());
+	for (k = 0; k < o->nb_stacks; k++)
+		fprintf(f, "%s%u", k ? ", " : "", o->stacks[k]);
+	fprintf(f, "],\n  \"modes\": [");
 	for (k = 0; k < o->nb_modes; k++)
 		fprintf(f, "%s\"%s\"", k ? ", " : "", bench_mode_name(o->modes[k]));
 	fprintf(f, "],\n  \"runs\": [\n");
@@ -251,7 +347,7 @@ bench_write_json(const char *path, const struct bench_opts *o,
 			"\"tcp_errors\": %" PRIu64 ", \"events_overflow\": %" PRIu64 ", "
 			"\"verified_bytes\": %" PRIu64 ", "
 			"\"verify_errors\": %" PRIu64 ", \"verify_batches\": %" PRIu64 ", "
-			"\"copy_errors\": %" PRIu64 "}%s\n",
+			"\"copy_errors\": %" PRIu64 ", ",
 			bench_mode_name(r->mode),
 			bench_mode_is_tcp(r->mode) ? "true" : "false", r->seconds,
 			r->conns, r->conns_done, r->tx_frames,
@@ -268,8 +364,9 @@ bench_write_json(const char *path, const struct bench_opts *o,
 			ratio(r->stack_cycles, r->rx_frames),
 			r->retransmits, r->missed, r->cksum_bad, r->stack_drops,
 			r->tcp_errors, r->events_overflow, r->verified_bytes,
-			r->verify_errors, r->verify_batches, r->copy_errors,
-			i + 1 < n ? "," : "");
+			r->verify_errors, r->verify_batches, r->copy_errors);
+		write_json_stacks(f, r);
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -errno;

@@ -15,10 +15,11 @@
  * the same way: the receiver lands every payload byte in device memory, and
  * what it had to copy is counted.
  *
- * Lcores: with one, every stack is polled in turn on it; with 2k, k server
+ * Lcores: with one, every stack is polled in turn on it; otherwise S server
  * stacks (one queue pair of port 1 each, RSS across them) run on the first
- * k lcores, main first, and k client stacks on the next k. The main lcore
- * also prints progress and keeps the clock.
+ * S lcores, main first, and C client stacks on the next C: by default
+ * S = C = half the lcores; with --stacks, S as asked and C = min(S, lcores
+ * left). The main lcore also prints progress and keeps the clock.
  *
  * Streams: byte o of a connection is byte (start + o) % BENCH_TCP_PAT_LEN
  * of a pattern buffer whose byte i is dt_pattern_byte(i); start depends on
@@ -46,7 +47,7 @@
 #define BT_SRV_PORT 5001
 #define BT_EV_BATCH 64
 #define BT_COPY_BATCH 128        /* HOST chunks copied per engine batch */
-#define BT_MAX_STACKS 16         /* per side */
+#define BT_MAX_STACKS BENCH_MAX_STACKS /* per side */
 #define BT_NB_DESC 2048          /* RX/TX descriptors per queue */
 #define BT_VERIFY_HOLD (BT_NB_DESC / 8) /* held chunks that trigger a check */
 #define BT_DRAIN_S 10            /* after --duration: most seconds to finish */
@@ -96,6 +97,7 @@ struct bt_run {
 	const struct bench_tcp_env *env;
 	enum bench_mode mode;
 	uint32_t conns;
+	uint16_t nsrv, ncli;     /* server and client stacks */
 	uint64_t hz, t0, t_stop, t_eof, t_next_print, last_bytes, last_frames;
 	double last_t;
 	uint8_t *tx_base;        /* the send pattern: host or device address */
@@ -106,6 +108,7 @@ struct bt_run {
 	volatile bool stop_sending, abort;
 	uint32_t cli_closed, srv_accepted, srv_closed, srv_eof; /* __atomic */
 	struct bt_side sides[2 * BT_MAX_STACKS];
+	unsigned int lcore_of[2 * BT_MAX_STACKS]; /* the lcore polling each side */
 	unsigned int nb_sides;
 };
 
@@ -595,16 +598,17 @@ lcore_loop(void *arg)
 
 static int
 tcp_ports_start(const struct bench_tcp_env *env, enum bench_mode mode,
-	uint16_t k)
+	uint16_t ns, uint16_t nc)
 {
 	const struct bench_opts *o = env->opts;
 	struct dt_dp_port_conf pc;
 	char err[256];
 	int r;
 
+	/* A queue pair per stack: RSS must not spread onto unpolled queues. */
 	memset(&pc, 0, sizeof(pc));
-	pc.nb_rxq = k;
-	pc.nb_txq = k;
+	pc.nb_rxq = nc;
+	pc.nb_txq = nc;
 	pc.nb_rxd = BT_NB_DESC;
 	pc.nb_txd = BT_NB_DESC;
 	pc.mtu = o->mtu;
@@ -616,6 +620,8 @@ tcp_ports_start(const struct bench_tcp_env *env, enum bench_mode mode,
 		fprintf(stderr, "devtcp-bench: client port %u: %s\n", env->cport, err);
 		return r;
 	}
+	pc.nb_rxq = ns;
+	pc.nb_txq = ns;
 	if (mode == BENCH_MODE_SPLIT) {
 		pc.split = DT_DP_SPLIT_PROTO;
 		pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
@@ -638,18 +644,19 @@ tcp_ports_start(const struct bench_tcp_env *env, enum bench_mode mode,
  * and drop: TCP recovers, but the figure is then that of recovery.
  */
 static uint32_t
-tcp_window(const struct bench_tcp_env *env, enum bench_mode mode)
+tcp_window(const struct bench_tcp_env *env, enum bench_mode mode,
+	uint32_t conns)
 {
 	const struct rte_mempool *mp = mode == BENCH_MODE_SPLIT ?
 		dt_devmem_region_pool(env->rx_region) : env->s_whole;
 	uint64_t bufs = mp->size > 2 * BT_NB_DESC ? mp->size - BT_NB_DESC : mp->size / 2;
-	uint64_t w = bufs / 2 * 1024 / env->opts->conns;
+	uint64_t w = bufs / 2 * 1024 / conns;
 	/*
 	 * And what the server's RX ring holds: frames beyond it are missed
 	 * before the stack sees them. Half the ring, in MSS-sized frames.
 	 */
 	uint64_t ring = (uint64_t)BT_NB_DESC / 2 * (env->opts->mtu - 40) /
-		env->opts->conns;
+		conns;
 
 	w = RTE_MIN(w, ring);
 
@@ -658,7 +665,7 @@ tcp_window(const struct bench_tcp_env *env, enum bench_mode mode)
 
 static struct dt_dp_stack *
 tcp_stack_new(const struct bench_tcp_env *env, enum bench_mode mode,
-	bool server, uint16_t q)
+	bool server, uint16_t q, uint32_t conns)
 {
 	struct dt_dp_stack_conf sc;
 	struct dt_dp_stack *st;
@@ -669,9 +676,9 @@ tcp_stack_new(const struct bench_tcp_env *env, enum bench_mode mode,
 	sc.txq = q;
 	sc.ipv4 = rte_cpu_to_be_32(server ? BT_SRV_IP : BT_CLI_IP);
 	/* Any server stack may get every connection (RSS decides). */
-	sc.max_conns = env->opts->conns + 8;
-	sc.backlog = (uint16_t)RTE_MIN(env->opts->conns + 8, UINT16_MAX);
-	sc.window = tcp_window(env, mode);
+	sc.max_conns = conns + 8;
+	sc.backlog = (uint16_t)RTE_MIN(conns + 8, UINT16_MAX);
+	sc.window = tcp_window(env, mode, conns);
 	sc.hdr_pool = server ? env->s_hdr : env->c_pool;
 	sc.shell_pool = server ? env->s_shell : env->c_shell;
 	sc.region = server && mode == BENCH_MODE_SPLIT ? env->rx_region : NULL;
@@ -759,14 +766,15 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 	uint32_t k;
 
 	res->conns = run->conns;
+	res->server_stacks = run->nsrv;
+	res->client_stacks = run->ncli;
 	res->seconds = (double)((run->t_eof != 0 ? run->t_eof : rte_rdtsc()) -
 		run->t0) / run->hz;
 	for (i = 0; i < run->nb_sides; i++) {
 		struct bt_side *s = &run->sides[i];
 
 		dt_dp_stats_get(s->st, &ds);
-		report_drops(run->mode, s, s->server ? i : i - run->nb_sides / 2,
-			&ds);
+		report_drops(run->mode, s, s->server ? i : i - run->nsrv, &ds);
 		res->stack_drops += stack_drops(&ds);
 		res->events_overflow += ds.events_overflow;
 		res->tcp_errors += s->errors;
@@ -777,6 +785,11 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 				res->sent_bytes += s->conns[k].acked;
 			continue;
 		}
+		res->stack[i] = (struct bench_stack_result){
+			.lcore = run->lcore_of[i], .conns = s->nb,
+			.rx_frames = ds.rx_frames, .payload_bytes = s->rx_bytes,
+			.rx_cycles = s->cycles, .stack_cycles = ds.rx_cycles,
+			.drops = stack_drops(&ds) };
 		res->rx_frames += ds.rx_frames;
 		res->device_chunks += ds.device_chunks;
 		res->host_chunks += ds.host_chunks;
@@ -812,28 +825,28 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 
 static int
 tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
-	enum bench_mode mode, uint16_t k)
+	enum bench_mode mode)
 {
 	const struct bench_opts *o = env->opts;
-	uint16_t i;
+	uint16_t i, k = run->ncli;
 
-	for (i = 0; i < 2 * k; i++) {
+	for (i = 0; i < run->nsrv + run->ncli; i++) {
 		struct bt_side *s = &run->sides[i];
-		bool server = i < k;
-		uint16_t q = server ? i : i - k;
+		bool server = i < run->nsrv;
+		uint16_t q = server ? i : i - run->nsrv;
 
 		s->run = run;
 		s->server = server;
-		s->st = tcp_stack_new(env, mode, server, q);
+		s->st = tcp_stack_new(env, mode, server, q, run->conns);
 		if (s->st == NULL)
 			return -rte_errno;
 		run->nb_sides++;
 		if (server) {
-			s->cap = o->conns;
+			s->cap = run->conns;
 			if (dt_dp_listen(s->st, BT_SRV_PORT) != 0)
 				return -EADDRINUSE;
 		} else {
-			s->cap = o->conns / k + (q < o->conns % k);
+			s->cap = run->conns / k + (q < run->conns % k);
 			s->to_open = s->cap;
 		}
 		s->conns = calloc(RTE_MAX(s->cap, 1u), sizeof(s->conns[0]));
@@ -893,20 +906,51 @@ lcore_entry(void *arg)
 	return lcore_loop(l);
 }
 
+const char *
+bench_tcp_stacks_check(uint16_t server_stacks, unsigned int nb_lcores,
+	char *buf, size_t len)
+{
+	if (server_stacks < 1 || server_stacks > BT_MAX_STACKS) {
+		snprintf(buf, len, "%u server stacks: 1..%u are supported",
+			server_stacks, BT_MAX_STACKS);
+		return buf;
+	}
+	/* One lcore polls one server and one client stack in turn. */
+	if (server_stacks == 1 || nb_lcores > server_stacks)
+		return NULL;
+	snprintf(buf, len, "%u server stacks need %u lcores (one each, and at least one for the client stacks); EAL has %u: give more with -l or --lcores (e.g. --lcores '0-%u' or, on fewer CPUs, '0@0,1@1,...')",
+		server_stacks, server_stacks + 1u, nb_lcores, server_stacks);
+	return buf;
+}
+
 int
 bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
-	struct bench_result *res)
+	uint16_t server_stacks, struct bench_result *res)
 {
 	const struct bench_opts *o = env->opts;
-	uint16_t k = (uint16_t)(env->nb_lcores >= 2 ?
-		RTE_MIN(env->nb_lcores / 2, (unsigned int)BT_MAX_STACKS) : 1);
 	struct bt_lcore *lc = NULL;
 	struct bt_run *run;
 	unsigned int i, nlc;
+	uint16_t ns, nc;
+	char why[256];
 	int r;
 
+	if (server_stacks == 0) {
+		ns = (uint16_t)(env->nb_lcores >= 2 ?
+			RTE_MIN(env->nb_lcores / 2, (unsigned int)BT_MAX_STACKS) : 1);
+		nc = ns;
+	} else {
+		if (bench_tcp_stacks_check(server_stacks, env->nb_lcores, why,
+				sizeof(why)) != NULL) {
+			fprintf(stderr, "devtcp-bench: %s\n", why);
+			return -EINVAL;
+		}
+		ns = server_stacks;
+		nc = env->nb_lcores >= 2 ? (uint16_t)RTE_MIN(
+			(unsigned int)ns, env->nb_lcores - ns) : 1;
+	}
 	run = calloc(1, sizeof(*run));
-	nlc = env->nb_lcores >= 2 ? 2u * k : 1u;
+	nlc = env->nb_lcores >= 2 ? (unsigned int)ns + nc : 1u;
 	lc = calloc(nlc, sizeof(*lc));
 	if (run == NULL || lc == NULL) {
 		free(run);
@@ -915,7 +959,10 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 	}
 	run->env = env;
 	run->mode = mode;
-	run->conns = o->conns;
+	run->nsrv = ns;
+	run->ncli = nc;
+	/* --stacks without --conns: two connections per server stack. */
+	run->conns = server_stacks != 0 && !o->conns_set ? 2u * ns : o->conns;
 	run->hz = rte_get_tsc_hz();
 	run->land_base = (uintptr_t)dt_devmem_region_base(env->land_region);
 	run->land_len = dt_devmem_region_len(env->land_region);
@@ -927,12 +974,12 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		run->tx_base = (uint8_t *)(uintptr_t)env->tx_host;
 		run->tx_iova = env->tx_host_iova;
 	}
-	r = tcp_ports_start(env, mode, k);
+	r = tcp_ports_start(env, mode, ns, nc);
 	if (r != 0)
 		goto out;
 	rte_eth_stats_reset(env->sport);
 	rte_eth_xstats_reset(env->sport);
-	r = tcp_sides_create(env, run, mode, k);
+	r = tcp_sides_create(env, run, mode);
 	if (r != 0)
 		goto stop;
 
@@ -945,6 +992,7 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		struct bt_lcore *l = &lc[nlc == 1 ? 0 : i];
 
 		l->sides[l->nb++] = &run->sides[i];
+		run->lcore_of[i] = env->lcores[nlc == 1 ? 0 : i];
 	}
 	run->t0 = rte_rdtsc();
 	run->t_next_print = run->t0 + run->hz;

@@ -65,6 +65,9 @@ struct srv_consumer_stats {
 struct srv_ctx;
 struct srv_iperf3;
 
+/** Host memory ranges registered with the GPU, at most. */
+#define SRV_GPU_REGS 64
+
 /** Connections copied per stack into the telemetry snapshot, at most. */
 #define SRV_SNAP_CONNS 64
 
@@ -125,6 +128,15 @@ struct srv_ctx {
 	 */
 	struct dt_devmem_region *send_region;
 	uint8_t *send_alias;
+	/**
+	 * Host memory the GPU's copy engine reads or writes (the software
+	 * NIC's wire pools), registered with rte_gpu_mem_register() in
+	 * hugepage-aligned ranges; nb_gpu_regs of them are registered.
+	 */
+	struct srv_gpu_reg { void *addr; size_t len; } gpu_regs[SRV_GPU_REGS];
+	unsigned int nb_gpu_regs;
+	uint64_t gpu_reg_bytes;
+	unsigned int gpu_reg_failed; /**< ranges the GPU refused */
 };
 
 /* srv_args.c */

@@ -11,15 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <rte_gpudev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 
 #include "dt_devmem.h"
 #include "dt_dp_port.h"
+#include "rte_pmd_hsplit.h"
 #include "srv.h"
 
 #define SRV_HDR_ROOM 256
@@ -243,6 +246,115 @@ create_flows(struct srv_ctx *ctx)
 	return 0;
 }
 
+/* A mempool's memory chunks, rounded out to their pages, into ctx->gpu_regs. */
+static void
+reg_chunk(struct rte_mempool *mp, void *opaque, struct rte_mempool_memhdr *h,
+	unsigned int idx)
+{
+	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(h->addr);
+	size_t pg = msl != NULL ? msl->page_sz : (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = RTE_ALIGN_FLOOR((uintptr_t)h->addr, pg);
+	uintptr_t hi = RTE_ALIGN_CEIL((uintptr_t)h->addr + h->len, pg);
+	struct srv_ctx *ctx = opaque;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if (ctx->nb_gpu_regs == SRV_GPU_REGS) {
+		ctx->gpu_reg_failed++;
+		return;
+	}
+	ctx->gpu_regs[ctx->nb_gpu_regs++] = (struct srv_gpu_reg){
+		.addr = (void *)lo, .len = hi - lo };
+}
+
+static int
+reg_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct srv_gpu_reg *)a)->addr;
+	uintptr_t y = (uintptr_t)((const struct srv_gpu_reg *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Pools share hugepages, and a byte is registered at most once (as with
+ * cuMemHostRegister): sort the page ranges and merge those that overlap or
+ * touch.
+ */
+static void
+reg_merge(struct srv_ctx *ctx)
+{
+	struct srv_gpu_reg *r = ctx->gpu_regs;
+	unsigned int i, n = 0;
+
+	qsort(r, ctx->nb_gpu_regs, sizeof(r[0]), reg_cmp);
+	for (i = 0; i < ctx->nb_gpu_regs; i++) {
+		uintptr_t end = (uintptr_t)r[i].addr + r[i].len;
+
+		if (n > 0 && (uintptr_t)r[i].addr <=
+				(uintptr_t)r[n - 1].addr + r[n - 1].len) {
+			uintptr_t prev = (uintptr_t)r[n - 1].addr + r[n - 1].len;
+
+			if (end > prev)
+				r[n - 1].len = end - (uintptr_t)r[n - 1].addr;
+			continue;
+		}
+		r[n++] = r[i];
+	}
+	ctx->nb_gpu_regs = n;
+}
+
+/*
+ * The software NIC's wire pools are what its copy engine reads (payload of
+ * received frames) and writes (device payload sent): registered with the
+ * GPU, copies from them are asynchronous; unregistered, CUDA copies them
+ * synchronously through a bounce buffer (gpu_cuda says so once per
+ * channel). A refusal is not fatal: the figures are then those of the slow
+ * path, and the placement report says so.
+ */
+static void
+srv_gpu_register(struct srv_ctx *ctx)
+{
+	unsigned int i, n = 0;
+	uint16_t pid;
+	int rc;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct rte_mempool *mp = rte_pmd_hsplit_wire_pool(pid);
+
+		if (mp != NULL)
+			rte_mempool_mem_iter(mp, reg_chunk, ctx);
+	}
+	reg_merge(ctx);
+	for (i = 0; i < ctx->nb_gpu_regs; i++) {
+		struct srv_gpu_reg *r = &ctx->gpu_regs[i];
+
+		rc = rte_gpu_mem_register(ctx->gpu_id, r->len, r->addr);
+		if (rc != 0) {
+			SRV_LOG(WARNING, "cannot register host memory %p (+%zu) with gpu %d: %s; the copy engine copies it the slow way",
+				r->addr, r->len, ctx->gpu_id, rte_strerror(rte_errno));
+			ctx->gpu_reg_failed++;
+			continue;
+		}
+		ctx->gpu_reg_bytes += r->len;
+		ctx->gpu_regs[n++] = *r;
+	}
+	ctx->nb_gpu_regs = n;
+}
+
+static void
+srv_gpu_unregister(struct srv_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nb_gpu_regs; i++)
+		if (rte_gpu_mem_unregister(ctx->gpu_id, ctx->gpu_regs[i].addr) != 0)
+			SRV_LOG(ERR, "cannot unregister host memory %p from gpu %d: %s",
+				ctx->gpu_regs[i].addr, ctx->gpu_id,
+				rte_strerror(rte_errno));
+	ctx->nb_gpu_regs = 0;
+}
+
 int
 srv_setup(struct srv_ctx *ctx)
 {
@@ -262,6 +374,8 @@ srv_setup(struct srv_ctx *ctx)
 	rc = server || ctx->opts.send_device ? resolve_gpu(ctx) : 0;
 	if (rc == 0)
 		rc = create_pools(ctx);
+	if (rc == 0 && ctx->gpu_id != RTE_GPU_ID_NONE)
+		srv_gpu_register(ctx);
 	if (rc == 0 && server)
 		rc = create_region(ctx);
 	if (rc == 0)
@@ -302,6 +416,9 @@ srv_teardown(struct srv_ctx *ctx)
 		else
 			SRV_LOG(INFO, "device memory freed");
 	}
+	/* The wire pools go with the ports; the GPU goes at EAL cleanup. */
+	if (ctx->gpu_id != RTE_GPU_ID_NONE)
+		srv_gpu_unregister(ctx);
 	if (ctx->port_started)
 		rte_eth_dev_close(ctx->port_id);
 	if (ctx->client_started)

@@ -112,6 +112,10 @@ def case_sigterm():
     text = open(out).read()
     check("placement:" in text and "gpu 0 (gpu_sim_st): NUMA node" in text and
           "stack 0: lcore 1" in text, "placement report: port, GPU node, lcores")
+    # Both ports' wire pools, one merged page range the GPU accepted.
+    check(re.search(r"copy engine: [1-9]\d* host ranges? \([1-9]\d* KiB, the NIC's "
+                    r"wire pools\) registered with gpu 0\n", text) is not None,
+          "wire pools registered with the GPU, none refused")
     if up and os.path.exists("/usr/bin/dpdk-telemetry.py"):
         t = telemetry(prefix, "/devtcp/stats")
         check('"rx_frames"' in t and '"consumer": "discard"' in t,
@@ -137,6 +141,8 @@ def case_sigterm():
           (rc, time.time() - start))
     check("device memory freed" in text and "stopped cleanly" in text,
           "device memory freed, clean stop")
+    check("registrations still held" not in text and
+          "cannot unregister" not in text, "registrations undone at exit")
     os.unlink(ini)
     os.unlink(out)
 

@@ -861,6 +861,71 @@ test_unpinned(void)
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
 }
 
+/*
+ * The payload pieces of a 9000-byte MTU (4 KiB device buffers, and whole
+ * 8960-byte payloads where buffers are contiguous) from host memory that
+ * nobody registered: staged (one CPU memcpy into the pinned ring), never
+ * copied directly (synchronous, through CUDA's bounce buffer), in the
+ * default mode; the same pieces from registered memory keep the direct
+ * batch (stage_max applies to them).
+ */
+static void
+test_unpinned_jumbo_staged(void)
+{
+	static const uint32_t piece[] = { 4096, 8960 };
+	const size_t total = 4 * MiB + 333;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, total, 0);
+	uint8_t *src = malloc(total), *reg = host_buf(total);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_op *ops;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	unsigned int k, pass;
+	size_t n;
+	uint64_t t;
+
+	DT_REQUIRE(d != NULL && src != NULL && reg != NULL);
+	if (!have_kernels()) {
+		printf("  no scatter kernel (built without nvcc): staging not tested\n");
+		goto out;
+	}
+	for (k = 0; k < RTE_DIM(piece); k++)
+		for (pass = 0; pass < 2; pass++) {
+			uint8_t *h = pass == 0 ? src : reg;
+
+			pattern_fill(h, total, piece[k] + pass);
+			ops = make_ops(d, h, total, piece[k], 1, &n);
+			DT_REQUIRE(ops != NULL);
+			ce = dt_copy_cuda_engine_create(gpu_id, d, total);
+			DT_REQUIRE(ce != NULL);
+			ch = dt_copy_chan_open(ce);
+			DT_REQUIRE(ch != NULL);
+			t = submit_all(ch, ops, n, 32);
+			DT_CHECK_EQ(t, n);
+			DT_CHECK_EQ(wait_ticket(ch, t), 0);
+			device_check(d, total, piece[k] + pass);
+			DT_CHECK(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+			printf("  %s, %u B x %zu: %" PRIu64 " staged, %" PRIu64 " unpinned direct, %" PRIu64 " CUDA calls\n",
+				pass == 0 ? "unregistered" : "registered", piece[k],
+				n, xs.staged, xs.unpinned, xs.cuda_calls);
+			if (pass == 0) {
+				/* A lone copy per submit may go direct: at most one per 32. */
+				DT_CHECK(xs.staged + xs.stage_full * 32 + n / 32 + 1 >= n);
+				DT_CHECK(xs.unpinned <= n / 32 + 1);
+			} else {
+				DT_CHECK_EQ(xs.staged, 0);
+				DT_CHECK_EQ(xs.unpinned, 0);
+			}
+			dt_copy_chan_close(ch);
+			ce->ops->destroy(ce);
+			free(ops);
+		}
+out:
+	free(src);
+	host_buf_free(reg);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
 /* Figures only: GB/s host -> device for a few chunk sizes and modes. */
 static double
 bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
@@ -1116,6 +1181,7 @@ main(int argc, char **argv)
 	DT_RUN(test_roundtrip_staged_odd);
 	DT_RUN(test_staged_exact);
 	DT_RUN(test_unpinned);
+	DT_RUN(test_unpinned_jumbo_staged);
 	DT_RUN(test_verify_segments);
 	DT_RUN(test_host_register_shared);
 	DT_RUN(test_dmabuf_import);

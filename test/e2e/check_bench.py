@@ -18,7 +18,16 @@ engine).
 Environment: DEVTCP_GPU_VDEV replaces the simulated GPU (e.g. "--vdev=gpu_cuda0"
 on a GPU machine, where --verify checks on the GPU); DEVTCP_EAL_ARGS adds
 EAL arguments (e.g. "-d /path/pmds" in a device bundle); DEVTCP_LCORES sets
-the lcores (default 0-1; "0" runs both TCP stacks on one lcore).
+the lcores (default 0-1; "0" runs both TCP stacks on one lcore; a map
+with "@", e.g. "0@0,1@1,2@0", goes to --lcores).
+
+--stacks N1,N2,..: the TCP modes run once per server-stack count; every run
+is checked as above (2 connections per server stack without --conns), and
+the scale fields strictly: the header's lcores and stacks, each run's
+server/client stacks (clients: as many as the lcores left, at most as many
+as servers), per_stack entries (exactly their fields, distinct lcores,
+summing to the run's frames, payload and connections), Mpps and drops.
+--plot FILE: FILE is replaced by a temporary PNG, checked to be a PNG.
 """
 import json
 import os
@@ -30,8 +39,23 @@ bench = sys.argv[1]
 extra = sys.argv[2:]
 fd, out = tempfile.mkstemp(suffix=".json")
 os.close(fd)
-cmd = [bench, "-l", os.environ.get("DEVTCP_LCORES", "0-1"), "--in-memory", "--no-pci",
-       "--log-level=lib.eal:warning",
+lcores = os.environ.get("DEVTCP_LCORES", "0-1")
+plot_png = None
+if "--plot" in extra:
+    # The bench runs bench/plot_stacks.py with the python3 on PATH.
+    if subprocess.run(["python3", "-c", "import matplotlib"],
+                      capture_output=True).returncode != 0 and \
+            subprocess.run(["sh", "-c", "command -v gnuplot"],
+                           capture_output=True).returncode != 0:
+        print("SKIP: --plot needs matplotlib for python3 or gnuplot "
+              "(apt-get install gnuplot-nox)")
+        sys.exit(77)
+    fd, plot_png = tempfile.mkstemp(suffix=".png")
+    os.close(fd)
+    os.unlink(plot_png)
+    extra[extra.index("--plot") + 1] = plot_png
+cmd = [bench, "--lcores" if "@" in lcores else "-l", lcores, "--in-memory",
+       "--no-pci", "--log-level=lib.eal:warning",
        "--vdev=net_hsplit_e2e0,wire=e2e%d" % os.getpid(),
        "--vdev=net_hsplit_e2e1,wire=e2e%d" % os.getpid(),
        os.environ.get("DEVTCP_GPU_VDEV", "--vdev=gpu_sim_e2e0,size=128M")
@@ -86,7 +110,17 @@ RUN = ["mode", "tcp", "seconds", "conns", "conns_done", "tx_frames",
 verify = "--verify" in extra
 compare = "--compare" in extra
 modes_opt = opt("--modes")
+stacks_opt = opt("--stacks")
 conns = int(opt("--conns") or 4)
+
+
+def run_conns(r):
+    """Connections a run must have had: --stacks alone gives 2 per server stack."""
+    if stacks_opt and not opt("--conns"):
+        return 2 * r.get("server_stacks", 0)
+    return conns
+
+
 per_conn = size(opt("--bytes")) if opt("--bytes") else 0
 check(all(k in doc for k in HEADER), "every header field present (missing: %s)"
       % [k for k in HEADER if k not in doc])
@@ -118,13 +152,13 @@ for r in doc["runs"]:
               r["verify_batches"])
     if m in ("split", "copy"):
         check(r["tcp"] is True, m + ": a TCP run")
-        check(r["conns"] == conns and r["conns_done"] == conns,
+        check(r["conns"] == run_conns(r) and r["conns_done"] == run_conns(r),
               m + ": every connection delivered everything and closed "
-              "(%d of %d)" % (r["conns_done"], conns))
+              "(%d of %d)" % (r["conns_done"], run_conns(r)))
         if per_conn:
-            check(r["payload_bytes"] == per_conn * conns,
+            check(r["payload_bytes"] == per_conn * run_conns(r),
                   m + ": every byte delivered (%d of %d)" %
-                  (r["payload_bytes"], per_conn * conns))
+                  (r["payload_bytes"], per_conn * run_conns(r)))
         check(r["sent_bytes"] == r["payload_bytes"] > 0,
               m + ": bytes acknowledged = bytes delivered (%d, %d)" %
               (r["sent_bytes"], r["payload_bytes"]))
@@ -186,6 +220,64 @@ for r in doc["runs"]:
               r["copy_engine_bytes"])
     else:
         check(False, "unknown mode " + m)
+
+
+def check_stacks():
+    """The scale fields of a --stacks run, strictly."""
+    want = [int(x) for x in stacks_opt.split(",")]
+    tcp_modes = (modes_opt or "split,copy").split(",")
+    nl = doc.get("lcores")
+    check(isinstance(nl, int) and nl >= 1, "header: lcores (%s)" % nl)
+    check(doc.get("stacks") == want, "header: stacks %s (%s)" %
+          (want, doc.get("stacks")))
+    check(doc["modes"] == tcp_modes, "header: modes %s" % doc["modes"])
+    order = [(s, m) for s in want for m in tcp_modes]
+    got = [(r.get("server_stacks"), r["mode"]) for r in doc["runs"]]
+    check(got == order, "a run per stack count and mode, in order (%s)" % got)
+    keys = ["stack", "lcore", "conns", "rx_frames", "payload_bytes",
+            "goodput_gbps", "rx_cycles_per_frame", "stack_cycles_per_frame",
+            "drops"]
+    for r in doc["runs"]:
+        m = "%s/%s stacks" % (r["mode"], r.get("server_stacks"))
+        ns, nc = r.get("server_stacks"), r.get("client_stacks")
+        ps = r.get("per_stack")
+        if not (isinstance(ns, int) and isinstance(nc, int) and
+                isinstance(ps, list)):
+            check(False, m + ": server_stacks, client_stacks, per_stack")
+            continue
+        check(nc == (min(ns, nl - ns) if nl >= 2 else 1) and nc >= 1,
+              m + ": client stacks %d for %d lcores" % (nc, nl))
+        check(len(ps) == ns, m + ": one per_stack entry per server stack")
+        check(all(sorted(e) == sorted(keys) for e in ps),
+              m + ": per_stack entries have exactly %s" % keys)
+        if len(ps) != ns or not all(sorted(e) == sorted(keys) for e in ps):
+            continue
+        check([e["stack"] for e in ps] == list(range(ns)),
+              m + ": stacks numbered 0..%d" % (ns - 1))
+        check(len({e["lcore"] for e in ps}) == (ns if nl >= 2 else 1),
+              m + ": each server stack on its own lcore")
+        check(sum(e["rx_frames"] for e in ps) == r["rx_frames"],
+              m + ": per-stack frames add up")
+        check(sum(e["payload_bytes"] for e in ps) == r["payload_bytes"],
+              m + ": per-stack payload adds up")
+        check(sum(e["conns"] for e in ps) == r["conns"],
+              m + ": every connection accepted by one stack")
+        check(all(e["rx_frames"] == 0 or (e["rx_cycles_per_frame"] > 0 and
+                                          e["stack_cycles_per_frame"] > 0)
+                  for e in ps), m + ": cycles per frame of busy stacks")
+        check(abs(sum(e["goodput_gbps"] for e in ps) - r["goodput_gbps"]) <=
+              1e-3 * max(1.0, r["goodput_gbps"]) + 1e-3 * ns,
+              m + ": per-stack goodput adds up")
+        check(sum(e["drops"] for e in ps) <= r["stack_drops"] and
+              r["drops"] == r["stack_drops"] + r["missed"],
+              m + ": drops = stack drops + missed")
+        # seconds has 6 decimals: a short run's rate is good to 1e-3.
+        check(r["seconds"] > 0 and abs(r["mpps"] - r["rx_frames"] /
+                                       r["seconds"] / 1e6) <=
+              1e-3 * r["mpps"] + 1e-6,
+              m + ": Mpps = frames / seconds")
+
+
 modes = [r["mode"] for r in doc["runs"]]
 if compare:
     check(modes == ["split", "copy", "raw"] == doc["modes"],
@@ -195,7 +287,18 @@ if compare:
           (doc["configured_rate_gbps"] > 0 or
            r["line_rate_gbps"] == raw["gbps"]) for r in doc["runs"]),
           "--compare: percent of line rate against raw's ceiling")
-if modes_opt:
+if modes_opt and not stacks_opt:
     check(modes == modes_opt.split(",") == doc["modes"],
           "--modes runs every mode in order (%s)" % ",".join(modes))
+if stacks_opt:
+    check_stacks()
+if plot_png:
+    try:
+        with open(plot_png, "rb") as f:
+            sig = f.read(8)
+        os.unlink(plot_png)
+    except OSError as e:
+        sig = b""
+        print("cannot read the plot: %s" % e)
+    check(sig == b"\x89PNG\r\n\x1a\n", "--plot wrote a PNG")
 sys.exit(1 if failed else 0)

@@ -210,17 +210,31 @@ dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
 /* --------------------------------------------------------------- staging */
 
 /*
- * Whether run @p r may be staged: host to device, small, and its source is
- * memory the CPU can read (not an allocation of this device outside the
- * window, which dt_copy.h would call host memory too). The caller holds
- * p->lock for reading.
+ * Whether run @p r may be staged: host to device, its source memory the
+ * CPU can read (not an allocation of this device outside the window, which
+ * dt_copy.h would call host memory too), and small: at most stage_max
+ * bytes, or at most DT_COPY_CUDA_STAGE_MAX_LIMIT when the source was never
+ * registered. A direct copy of unregistered memory is synchronous, through
+ * CUDA's bounce buffer; staged, it costs one CPU memcpy into the pinned
+ * ring. That is what lets the payload pieces of a 9000-byte MTU (4 KiB
+ * device buffers, or a whole 8960-byte payload when its buffers are
+ * contiguous) be staged from a wire that nobody registered, while
+ * registered sources keep the measured stage_max (the direct batch is as
+ * fast above it). The caller holds p->lock for reading.
  */
 static inline int
 dt_copy_cuda_stageable(const struct dt_copy_cuda_chan *ch,
 	const struct dt_copy_cuda_run *r)
 {
-	return r->dir == DT_COPY_CUDA_HTOD && r->len <= ch->stage_max &&
-		gpu_cuda_ranges_find(&ch->e->p->allocs, r->src, 1) < 0;
+	const struct gpu_cuda_priv *p = ch->e->p;
+
+	if (r->dir != DT_COPY_CUDA_HTOD ||
+			gpu_cuda_ranges_find(&p->allocs, r->src, 1) >= 0)
+		return 0;
+	if (r->len <= ch->stage_max)
+		return 1;
+	return r->len <= DT_COPY_CUDA_STAGE_MAX_LIMIT &&
+		!gpu_cuda_ranges_covered(&p->regs, r->src, r->len);
 }
 
 /*
