@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory registration: what the send and receive paths need to reach
+ * NCCL's buffers without the CPU touching device bytes.
+ *  - host memory: its IOVA, for sends by reference;
+ *  - gpu_sim memory: the simulator's device-side mapping (the receive
+ *    gather's destination, written by the payload region's engine) and a
+ *    copy engine in lib/devmem's registry, through which the software NIC
+ *    reads send payload;
+ *  - CUDA memory: a CUDA copy engine in the registry (the software NIC's
+ *    TX gathers from it); receives go through the stacks' CUDA channels.
+ *
+ * Device registrations are cached by range and kept until the process
+ * ends: the software NIC caches the engines it found for a TX queue, so an
+ * engine must outlive every queue that may have looked it up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_memory.h>
+#include <rte_pause.h>
+
+#include "nn_rt.h"
+#include "rte_pmd_gpu_sim.h"
+
+static void
+mr_lock(struct nn_rt *rt)
+{
+	uint32_t zero;
+
+	do {
+		zero = 0;
+		rte_pause();
+	} while (!__atomic_compare_exchange_n(&rt->mr_lock, &zero, 1, false,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+}
+
+static void
+mr_unlock(struct nn_rt *rt)
+{
+	__atomic_store_n(&rt->mr_lock, 0, __ATOMIC_RELEASE);
+}
+
+static int
+mr_device(struct nn_rt *rt, struct nn_mr *mr)
+{
+	void *dev_side = NULL;
+	int rc;
+
+	if (rt->gpu_id != RTE_GPU_ID_NONE && !rt->gpu_cuda) {
+		mr->kind = NN_MR_SIM;
+		rc = rte_pmd_gpu_sim_dev_side(rt->gpu_id, (void *)mr->base, mr->len,
+			&dev_side);
+		if (rc != 0) {
+			NN_WARN("regMr: [%p, +%zu) is not gpu_sim memory of gpudev %d: %s",
+				(void *)mr->base, mr->len, rt->gpu_id, strerror(-rc));
+			return rc;
+		}
+		mr->dev_side = (uintptr_t)dev_side;
+		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
+			(void *)mr->base, mr->len, NULL);
+	} else {
+		mr->kind = NN_MR_CUDA;
+		mr->tx_ce = nn_cuda_engine_create((void *)mr->base, mr->len,
+			rt->cuda_ordinal);
+	}
+	if (mr->tx_ce == NULL) {
+		NN_WARN("regMr: no copy engine for device buffer [%p, +%zu): %s",
+			(void *)mr->base, mr->len, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	rc = dt_copy_registry_add(mr->tx_ce);
+	if (rc != 0) {
+		NN_WARN("regMr: cannot register device buffer [%p, +%zu) for sends: %s",
+			(void *)mr->base, mr->len, strerror(-rc));
+		dt_copy_engine_destroy(mr->tx_ce);
+		return rc;
+	}
+	mr->iova = RTE_BAD_IOVA;
+	return 0;
+}
+
+int
+nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
+	struct nn_mr **out)
+{
+	struct nn_mr *mr;
+	uint16_t i;
+	int rc = 0;
+
+	if (!(type & NN_PTR_CUDA)) {
+		mr = calloc(1, sizeof(*mr));
+		if (mr == NULL)
+			return -ENOMEM;
+		mr->base = (uintptr_t)data;
+		mr->len = size;
+		mr->kind = NN_MR_HOST;
+		mr->iova = rte_mem_virt2iova(data);
+		*out = mr;
+		return 0;
+	}
+	mr_lock(rt);
+	for (i = 0; i < rt->nb_mrs; i++) {
+		mr = rt->mrs[i];
+		if (mr->base == (uintptr_t)data && mr->len == size) {
+			mr->refs++;
+			*out = mr;
+			goto out;
+		}
+	}
+	if (rt->nb_mrs == RTE_DIM(rt->mrs)) {
+		NN_WARN("regMr: more than %zu device buffers registered",
+			RTE_DIM(rt->mrs));
+		rc = -ENOSPC;
+		goto out;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	mr->base = (uintptr_t)data;
+	mr->len = size;
+	rc = mr_device(rt, mr);
+	if (rc != 0) {
+		free(mr);
+		goto out;
+	}
+	mr->refs = 1;
+	rt->mrs[rt->nb_mrs++] = mr;
+	*out = mr;
+out:
+	mr_unlock(rt);
+	return rc;
+}
+
+void
+nn_mr_dereg(struct nn_rt *rt, struct nn_mr *mr)
+{
+	if (mr == NULL)
+		return;
+	if (mr->kind == NN_MR_HOST) {
+		free(mr);
+		return;
+	}
+	mr_lock(rt);
+	mr->refs--;   /* kept (see the file comment) */
+	mr_unlock(rt);
+}
