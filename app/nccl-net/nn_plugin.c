@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 #include <rte_pause.h>
 
 #include "dt_app_value.h"
@@ -545,7 +546,7 @@ nn_isend_common(void *send_comm, void *data, size_t size, int tag,
 	r->hdr.magic = NN_MAGIC_MSG;
 	r->hdr.tag = tag;
 	r->hdr.size = size;
-	r->hdr_iova = rte_malloc_virt2iova(&r->hdr);
+	r->hdr_iova = rte_mem_virt2iova(&r->hdr);
 	req_post(c, r, NN_CMD_SEND);
 	*request = r;
 	return nn_ncclSuccess;

@@ -255,6 +255,13 @@ create_stack(struct nn_rt *rt, uint16_t i)
 	conf.shell_pool = rt->shell_pool;
 	conf.region = rt->region;
 	conf.tx_cksum_offload = c->tx_cksum;
+	/*
+	 * NCCL reuses a send buffer once test() says done, which here is when
+	 * its bytes are acknowledged: the receiver acks at once (one ACK per
+	 * receive burst) rather than after a delayed-ACK timer.
+	 */
+	conf.tcp.delack = false;
+	conf.tcp.ack_defer = true;
 	conf.tcp.max_retries = c->retries;
 	conf.tcp.rto_max_us = (uint64_t)c->rto_max_ms * 1000;
 	if (conf.tcp.rto_min_us > conf.tcp.rto_max_us)

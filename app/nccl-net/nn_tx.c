@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_malloc.h>
+#include <rte_memory.h>
 
 #include "nn_rt.h"
 
@@ -42,7 +43,7 @@ nn_tx_hello(struct nn_flow *f)
 {
 	struct dt_dp_buf b = {
 		.addr = &f->hello,
-		.iova = rte_malloc_virt2iova(&f->hello),
+		.iova = rte_mem_virt2iova(&f->hello),
 		.len = sizeof(f->hello),
 		.device = false,
 	};
