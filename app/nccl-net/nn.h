@@ -267,7 +267,7 @@ struct nn_stack {
 
 /* Register and deregister (nn_mr.c). */
 int nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
-	struct nn_mr **out);
+	bool for_send, struct nn_mr **out);
 void nn_mr_dereg(struct nn_rt *rt, struct nn_mr *mr);
 
 /* Slice of a message carried by flow @p i of @p k. */

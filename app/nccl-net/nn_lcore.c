@@ -5,6 +5,7 @@
  * completions back (rings out). Nothing here waits for NCCL.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -30,9 +31,19 @@ nn_post_event(struct rte_ring *r, uint32_t type, int32_t val, void *obj)
 void
 nn_part_fail(struct nn_part *p, int err)
 {
+	struct dt_dp_stats st;
+
 	if (p->failed)
 		return;
 	p->failed = true;
+	dt_dp_stats_get(p->s->st, &st);
+	NN_INFO("%s comm failed (%s); stack %u: rx %" PRIu64 " tx %" PRIu64
+		" frames, drops: no_conn %" PRIu64 " cksum %" PRIu64 " tx_no_mbuf %"
+		PRIu64 " tx_ring_full %" PRIu64 " synq %" PRIu64 " events_overflow %"
+		PRIu64 ", throttled %" PRIu64, p->comm->send ? "send" : "receive",
+		strerror(err), p->s->idx, st.rx_frames, st.tx_frames, st.drop_no_conn,
+		st.drop_l4_cksum, st.drop_tx_no_mbuf, st.drop_tx_ring_full,
+		st.drop_synq_full, st.events_overflow, st.rx_throttled);
 	nn_post_event(p->comm->cq, NN_EV_ERROR, err, NULL);
 }
 
@@ -279,10 +290,13 @@ ev_accepted(struct nn_stack *s, const struct dt_dp_event *ev)
 }
 
 static void
-flow_dead(struct nn_flow *f, int err)
+flow_dead(struct nn_flow *f, int err, const char *why)
 {
 	if (f->dead)
 		return;
+	NN_INFO("flow %u of a %s comm: %s (%s)", f->idx,
+		f->part == NULL ? "new" : f->part->comm->send ? "send" : "receive",
+		why, strerror(err));
 	f->dead = true;
 	f->err = err;
 	if (f->part != NULL)
@@ -305,7 +319,7 @@ ev_closed(struct nn_stack *s, struct nn_flow *f)
 	}
 	p->flows_closed++;
 	if (!p->closing)
-		flow_dead(f, f->err ? f->err : ECONNRESET);
+		flow_dead(f, f->err ? f->err : ECONNRESET, "connection closed");
 	else if (p->flows_closed == p->nflows)
 		part_free(s, p);
 }
@@ -354,7 +368,7 @@ event(struct nn_stack *s, const struct dt_dp_event *ev)
 		f->peer_closed = true;
 		break;
 	case DT_DP_EV_RESET:
-		flow_dead(f, ECONNRESET);
+		flow_dead(f, ECONNRESET, "reset by the peer");
 		break;
 	case DT_DP_EV_ERROR:
 		if (f->part != NULL && !f->part->ready_sent) {
@@ -362,7 +376,7 @@ event(struct nn_stack *s, const struct dt_dp_event *ev)
 			nn_post_event(f->part->comm->cq, NN_EV_PART_READY,
 				-ev->err, NULL);
 		}
-		flow_dead(f, ev->err);
+		flow_dead(f, ev->err, "connection error");
 		break;
 	case DT_DP_EV_CLOSED:
 		ev_closed(s, f);

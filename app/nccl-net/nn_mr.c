@@ -4,11 +4,14 @@
  * NCCL's buffers without the CPU touching device bytes.
  *  - host memory: its IOVA, for sends by reference;
  *  - gpu_sim memory: the simulator's device-side mapping (the receive
- *    gather's destination, written by the payload region's engine) and a
- *    copy engine in lib/devmem's registry, through which the software NIC
- *    reads send payload;
- *  - CUDA memory: a CUDA copy engine in the registry (the software NIC's
- *    TX gathers from it); receives go through the stacks' CUDA channels.
+ *    gather's destination, written by the payload region's engine) and,
+ *    for a send comm, a copy engine in lib/devmem's registry through which
+ *    the software NIC reads send payload;
+ *  - CUDA memory: for a send comm, a CUDA copy engine in the registry (the
+ *    software NIC's TX gathers from it); receives go through the stacks'
+ *    CUDA channels.
+ * The registry holds DT_COPY_REGISTRY_MAX windows per process: NCCL
+ * registers one buffer per connection, well below that for a few peers.
  *
  * Device registrations are cached by range and kept until the process
  * ends: the software NIC caches the engines it found for a TX queue, so an
@@ -44,7 +47,7 @@ mr_unlock(struct nn_rt *rt)
 }
 
 static int
-mr_device(struct nn_rt *rt, struct nn_mr *mr)
+mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 {
 	void *dev_side = NULL;
 	int rc;
@@ -59,13 +62,19 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr)
 			return rc;
 		}
 		mr->dev_side = (uintptr_t)dev_side;
-		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
-			(void *)mr->base, mr->len, NULL);
 	} else {
 		mr->kind = NN_MR_CUDA;
+	}
+	mr->iova = RTE_BAD_IOVA;
+	/* Receive buffers are written by the stacks' channels: no window needed. */
+	if (!for_send)
+		return 0;
+	if (mr->kind == NN_MR_SIM)
+		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
+			(void *)mr->base, mr->len, NULL);
+	else
 		mr->tx_ce = nn_cuda_engine_create((void *)mr->base, mr->len,
 			rt->cuda_ordinal);
-	}
 	if (mr->tx_ce == NULL) {
 		NN_WARN("regMr: no copy engine for device buffer [%p, +%zu): %s",
 			(void *)mr->base, mr->len, rte_strerror(rte_errno));
@@ -76,14 +85,14 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr)
 		NN_WARN("regMr: cannot register device buffer [%p, +%zu) for sends: %s",
 			(void *)mr->base, mr->len, strerror(-rc));
 		dt_copy_engine_destroy(mr->tx_ce);
+		mr->tx_ce = NULL;
 		return rc;
 	}
-	mr->iova = RTE_BAD_IOVA;
 	return 0;
 }
 
 int
-nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
+nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type, bool for_send,
 	struct nn_mr **out)
 {
 	struct nn_mr *mr;
@@ -104,7 +113,8 @@ nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
 	mr_lock(rt);
 	for (i = 0; i < rt->nb_mrs; i++) {
 		mr = rt->mrs[i];
-		if (mr->base == (uintptr_t)data && mr->len == size) {
+		if (mr->base == (uintptr_t)data && mr->len == size &&
+				(mr->tx_ce != NULL || !for_send)) {
 			mr->refs++;
 			*out = mr;
 			goto out;
@@ -123,7 +133,7 @@ nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
 	}
 	mr->base = (uintptr_t)data;
 	mr->len = size;
-	rc = mr_device(rt, mr);
+	rc = mr_device(rt, mr, for_send);
 	if (rc != 0) {
 		free(mr);
 		goto out;

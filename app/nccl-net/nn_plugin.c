@@ -466,7 +466,8 @@ nn_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle)
 
 	if (rt == NULL)
 		return nn_ncclInternalError;
-	rc = nn_mr_reg(rt, data, size, type, &mr);
+	rc = nn_mr_reg(rt, data, size, type,
+		comm != NULL && ((struct nn_comm *)comm)->send, &mr);
 	if (rc != 0)
 		return nn_ncclSystemError;
 	*mhandle = mr;

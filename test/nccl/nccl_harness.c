@@ -482,7 +482,8 @@ case_many(struct side *s)
 
 	for (i = 0; i < MAX_INFLIGHT; i++) {
 		len[i] = (size_t)(i * 7919 % 200000) + (i % 3 == 0 ? 0 : 1);
-		buf_new(s, &sb[i], len[i], i % 2 == 1, s->scomm);
+		/* Few device send buffers: each is a copy-engine window for the NIC. */
+		buf_new(s, &sb[i], len[i], i % 8 == 1, s->scomm);
 		buf_new(s, &rb[i], len[i] + 100, i % 2 == 0, s->rcomm);
 	}
 	for (round = 0; round < 3; round++) {
@@ -590,12 +591,16 @@ case_kill(struct side *s)
 	buf_new(s, &rb, 64 * MIB, false, s->rcomm);
 	if (s->role == 1) {
 		/* Receive nothing while A's send is under way, then die hard. */
-		usleep(500000);
+		char go;
+
+		xrecv(s, &go, 1);
+		usleep(300000);
 		raise(SIGKILL);
 	}
 	fill(&sb, 64 * MIB, 9);
 	post_recv(s, s->rcomm, &rb, 64 * MIB, 1, &rr);
 	post_send(s, s->scomm, &sb, 64 * MIB, 1, &sr);
+	xsend(s, "g", 1);
 	t0 = now_s();
 	rc1 = wait_req(s, sr, NULL);
 	rc2 = wait_req(s, rr, NULL);
