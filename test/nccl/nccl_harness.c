@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_ethdev.h>
 #include <rte_gpudev.h>
 
 #include "nn_abi.h"
@@ -416,7 +417,8 @@ post_recv(struct side *s, void *comm, struct buf *b, size_t room, int tag,
 /* ------------------------------------------------------------- cases */
 
 static const size_t sizes_list[] = {
-	0, 1, 4096, 1 * MIB, 64 * MIB, 1000003, 12345, 4097, 65537, 3,
+	0, 1, 4096, 1 * MIB, 64 * MIB, 16 * MIB + 5, 1000003, 12345, 4097,
+	65537, 3,
 };
 
 /*
@@ -469,6 +471,35 @@ case_sizes(struct side *s, bool dev, bool bidir, size_t max_size)
 	}
 	buf_free(s, &sb, s->scomm);
 	buf_free(s, &rb, s->rcomm);
+}
+
+/* Frames the port's fault injection dropped (xstats named *loss*). */
+static uint64_t
+port_losses(struct side *s)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	uint64_t sum = 0;
+	int n, i;
+
+	n = rte_eth_xstats_get_names(0, NULL, 0);
+	if (n <= 0)
+		FAIL(s, "port 0 has no xstats");
+	names = calloc(n, sizeof(*names));
+	xs = calloc(n, sizeof(*xs));
+	if (names == NULL || xs == NULL ||
+			rte_eth_xstats_get_names(0, names, n) != n ||
+			rte_eth_xstats_get(0, xs, n) != n)
+		FAIL(s, "cannot read port 0's xstats");
+	for (i = 0; i < n; i++)
+		if (strstr(names[xs[i].id].name, "loss") != NULL && xs[i].value != 0) {
+			printf("%s: %s = %" PRIu64 "\n", s->name, names[xs[i].id].name,
+				xs[i].value);
+			sum += xs[i].value;
+		}
+	free(names);
+	free(xs);
+	return sum;
 }
 
 /* MAX_INFLIGHT requests posted before any is tested, in both directions. */
@@ -644,8 +675,11 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_sizes(&s, true, false, 64 * MIB);
 	else if (strcmp(cas, "bidir") == 0)
 		case_sizes(&s, true, true, 16 * MIB);
-	else if (strcmp(cas, "loss") == 0)
-		case_sizes(&s, true, true, 4 * MIB);
+	else if (strcmp(cas, "loss") == 0) {
+		case_sizes(&s, true, true, 16 * MIB + 5);
+		if (port_losses(&s) == 0)
+			FAIL(&s, "loss case: the port dropped no frame (loss= not applied?)");
+	}
 	else if (strcmp(cas, "many") == 0)
 		case_many(&s);
 	else if (strcmp(cas, "trunc") == 0)
