@@ -48,6 +48,7 @@
 #define NN_SLICE_ALIGN 4096u     /* slices are multiples of this */
 #define NN_MAX_LISTENERS 64
 #define NN_WIRE_LEN 16
+#define NN_WIRE_SLOTS 1024       /* accepted flows per stack */
 
 #define NN_MAGIC_HELLO 0x444e4e48u   /* "HNND" */
 #define NN_MAGIC_MSG 0x444e4e4du     /* "MNND" */
@@ -168,8 +169,8 @@ struct nn_flow {
 	struct dt_dp_chunk q[NN_FLOW_CHUNKS];
 	uint32_t qh, qt;             /* free-running, qt - qh chunks */
 	uint32_t qoff;               /* consumed bytes of q[qh] */
-	uint8_t *wire;               /* NN_WIRE_LEN bytes of host memory */
-	uint64_t wire_iova;
+	uint8_t *wire;               /* NN_WIRE_LEN bytes in the stack's wire area */
+	int16_t wire_slot;           /* its slot; -1: none (connect side) */
 	uint32_t wire_got;           /* bytes of the current wire record submitted */
 	bool wire_wait;              /* copies into wire in flight */
 	struct dt_copy_chan *wire_ch;
@@ -261,6 +262,14 @@ struct nn_stack {
 	uint16_t nb_loose;
 	struct nn_listener *lsn[NN_MAX_LISTENERS];
 	uint16_t nb_lsn;
+	/*
+	 * Host memory the region's engine copies hellos and headers into:
+	 * one area per stack, registered with the GPU (a CUDA engine copies
+	 * into registered memory asynchronously, unregistered through a
+	 * synchronous bounce). One NN_WIRE_LEN slot per accepted flow.
+	 */
+	uint8_t *wire_area;
+	uint64_t wire_free[NN_WIRE_SLOTS / 64]; /* bit set: slot free */
 	volatile bool running;
 	uint64_t polls;
 };

@@ -4,7 +4,7 @@
  * The plugin's configuration file (DEVTCP_NCCL_CONFIG), read with
  * devtcp-server's INI conventions (app/common/dt_app_ini.h). Pure C.
  *
- * Sections and keys (config/nccl-net.ini documents each one):
+ * Sections and keys (app/nccl-net/nccl-net.ini documents each one):
  *  - [eal]: args = the EAL command line (overridden by DEVTCP_NCCL_EAL);
  *  - [port]: name (ethdev name, e.g. net_hsplit0 or a PCI address), mtu,
  *    rxd, txd, tx_cksum;
@@ -16,7 +16,9 @@
  *    keepalive, keepalive_idle, keepalive_intvl (ms), keepalive_probes;
  *  - [nccl]: flows (TCP flows per comm), port_base (first listen port),
  *    speed (Mb/s reported to NCCL; 0: the link's), ptr = auto | host | cuda,
- *    connect_timeout (ms).
+ *    connect_timeout (ms), pci_path = auto | none | /sys path (what NCCL's
+ *    topology is told; auto: the PCI NIC, the Linux interface's device, or
+ *    for a vdev the GPU the payload lands in).
  */
 #ifndef NN_CONFIG_H
 #define NN_CONFIG_H
@@ -56,6 +58,7 @@ struct nn_config {
 	uint32_t speed;
 	enum nn_ptr_mode ptr;
 	uint32_t connect_timeout_ms;
+	char pci_path[256];
 };
 
 /** Defaults of every key. */

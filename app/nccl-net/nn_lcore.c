@@ -65,10 +65,26 @@ nn_listener_unref(struct nn_listener *l)
 	}
 }
 
+static int16_t
+wire_get(struct nn_stack *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(s->wire_free); i++)
+		if (s->wire_free[i] != 0) {
+			unsigned int b = __builtin_ctzll(s->wire_free[i]);
+
+			s->wire_free[i] &= ~(1ull << b);
+			return (int16_t)(i * 64 + b);
+		}
+	return -1;
+}
+
 static void
 flow_free(struct nn_flow *f)
 {
-	rte_free(f->wire);
+	if (f->wire_slot >= 0)
+		f->s->wire_free[f->wire_slot / 64] |= 1ull << (f->wire_slot % 64);
 	rte_free(f);
 }
 
@@ -274,13 +290,16 @@ ev_accepted(struct nn_stack *s, const struct dt_dp_event *ev)
 	f = l == NULL || s->nb_loose == RTE_DIM(s->loose) ? NULL :
 		rte_zmalloc("nn_flow", sizeof(*f), RTE_CACHE_LINE_SIZE);
 	if (f != NULL)
-		f->wire = rte_zmalloc("nn_wire", NN_WIRE_LEN, 16);
-	if (f == NULL || f->wire == NULL) {
+		f->wire_slot = wire_get(s);
+	if (f == NULL || f->wire_slot < 0) {
 		if (f != NULL)
 			rte_free(f);
+		NN_WARN("accept: %s: connection refused", l == NULL ?
+			"no listener on that port" : "too many connections on this stack");
 		dt_dp_abort(s->st, ev->conn);
 		return;
 	}
+	f->wire = s->wire_area + f->wire_slot * NN_WIRE_LEN;
 	f->s = s;
 	f->lsn = l;
 	f->conn = ev->conn;

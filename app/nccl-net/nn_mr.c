@@ -80,6 +80,9 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 			(void *)mr->base, mr->len, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	if (++rt->nb_tx_windows == 8)
+		NN_WARN("regMr: 8 device send buffers registered: a software NIC "
+			"(net_hsplit) queue reaches at most 8 copy-engine windows");
 	rc = dt_copy_registry_add(mr->tx_ce);
 	if (rc != 0) {
 		NN_WARN("regMr: cannot register device buffer [%p, +%zu) for sends: %s",

@@ -206,10 +206,8 @@ comm_drop(struct nn_comm *c)
 	for (i = 0; i < c->nparts; i++) {
 		if (c->parts[i] == NULL)
 			continue;
-		for (j = 0; j < c->parts[i]->nflows; j++) {
-			rte_free(c->parts[i]->flows[j]->wire);
+		for (j = 0; j < c->parts[i]->nflows; j++)
 			rte_free(c->parts[i]->flows[j]);
-		}
 		rte_free(c->parts[i]);
 	}
 	rte_ring_free(c->cq);
@@ -238,9 +236,7 @@ connect_start(struct nn_rt *rt, const struct nn_handle *h)
 		if (f == NULL)
 			goto fail;
 		p->flows[p->nflows++] = f;
-		f->wire = rte_zmalloc("nn_wire", NN_WIRE_LEN, 16);
-		if (f->wire == NULL)
-			goto fail;
+		f->wire_slot = -1;   /* a send flow receives nothing */
 		f->s = p->s;
 		f->part = p;
 		f->idx = i;

@@ -37,6 +37,7 @@ struct nn_rt {
 	uint32_t mr_lock;            /* spin lock of the MR cache (control path) */
 	struct nn_mr *mrs[64];
 	uint16_t nb_mrs;
+	uint16_t nb_tx_windows;      /* device send buffers given an engine */
 };
 
 /** The process context once nn_rt_init() succeeded, else NULL. */

@@ -275,6 +275,14 @@ create_stack(struct nn_rt *rt, uint16_t i)
 		conf.tcp.keepalive_intvl_us = (uint64_t)c->keepalive_intvl_ms * 1000;
 	if (c->keepalive_probes != 0)
 		conf.tcp.keepalive_probes = (uint8_t)c->keepalive_probes;
+	s->wire_area = rte_zmalloc("nn_wire", NN_WIRE_SLOTS * NN_WIRE_LEN, 4096);
+	if (s->wire_area == NULL)
+		return -ENOMEM;
+	memset(s->wire_free, 0xff, sizeof(s->wire_free));
+	if (rt->gpu_cuda && rte_gpu_mem_register(rt->gpu_id,
+			NN_WIRE_SLOTS * NN_WIRE_LEN, s->wire_area) != 0)
+		NN_WARN("stack %u: cannot register its header area with the GPU (%s): "
+			"header copies will be synchronous", i, rte_strerror(rte_errno));
 	s->st = dt_dp_stack_create(&conf);
 	if (s->st == NULL) {
 		NN_WARN("cannot create the TCP stack on queue %u: %s", i,
@@ -339,6 +347,10 @@ describe_port(struct nn_rt *rt)
 		snprintf(rt->pci_path, sizeof(rt->pci_path),
 			"/sys/bus/pci/devices/%s", pci);
 	}
+	if (strcmp(rt->cfg.pci_path, "none") == 0)
+		rt->pci_path[0] = '\0';
+	else if (strcmp(rt->cfg.pci_path, "auto") != 0)
+		snprintf(rt->pci_path, sizeof(rt->pci_path), "%s", rt->cfg.pci_path);
 	rt->speed = rt->cfg.speed;
 	if (rt->speed == 0 && rte_eth_link_get_nowait(rt->port_id, &link) == 0 &&
 			link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
