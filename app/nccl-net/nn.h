@@ -303,6 +303,7 @@ void nn_listener_unref(struct nn_listener *l);
 /* Receive and send paths (nn_rx.c, nn_tx.c), called on the lcore. */
 void nn_rx_chunk(struct nn_flow *f, const struct dt_dp_chunk *c);
 void nn_rx_progress(struct nn_flow *f);
+void nn_rx_drop_all(struct nn_flow *f);
 void nn_rx_part_progress(struct nn_part *p);
 void nn_release_progress(struct nn_stack *s);
 void nn_tx_hello(struct nn_flow *f);

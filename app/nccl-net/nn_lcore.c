@@ -83,6 +83,8 @@ wire_get(struct nn_stack *s)
 static void
 flow_free(struct nn_flow *f)
 {
+	/* Chunks it still holds go back to the stack (the window's buffers). */
+	nn_rx_drop_all(f);
 	if (f->wire_slot >= 0)
 		f->s->wire_free[f->wire_slot / 64] |= 1ull << (f->wire_slot % 64);
 	rte_free(f);
@@ -175,6 +177,7 @@ cmd_close(struct nn_stack *s, struct nn_part *p)
 	for (i = 0; i < p->nflows; i++) {
 		struct nn_flow *f = p->flows[i];
 
+		nn_rx_drop_all(f);
 		if (f->closed)
 			continue;
 		/* A failed comm has nothing left to deliver: RST at once. */

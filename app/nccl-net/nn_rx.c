@@ -58,6 +58,15 @@ push_release(struct nn_stack *s, uint64_t token, struct dt_copy_chan *ch,
 }
 
 void
+nn_rx_drop_all(struct nn_flow *f)
+{
+	/* Behind the copies already submitted: the FIFO keeps the order. */
+	for (; f->qh != f->qt; f->qh++)
+		push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, NULL, 0);
+	f->qoff = 0;
+}
+
+void
 nn_release_progress(struct nn_stack *s)
 {
 	while (s->rel_h != s->rel_t) {
