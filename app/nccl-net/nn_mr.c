@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_memory.h>
 #include <rte_pause.h>
 
@@ -44,6 +46,37 @@ static void
 mr_unlock(struct nn_rt *rt)
 {
 	__atomic_store_n(&rt->mr_lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * A NIC on a bus (mlx5, ice) reads send payload itself: make the buffer
+ * external memory of EAL and DMA-map it to the NIC, IOVA = VA (for GPU
+ * memory the NIC's driver needs peer-memory support, nvidia-peermem or
+ * dma-buf). A vdev (net_hsplit) reads through the registry instead.
+ */
+static void
+mr_dma_map(struct nn_rt *rt, struct nn_mr *mr)
+{
+	struct rte_eth_dev_info info;
+	uintptr_t lo = RTE_ALIGN_FLOOR(mr->base, 4096);
+	uintptr_t hi = RTE_ALIGN_CEIL(mr->base + mr->len, 4096);
+
+	if (rte_eth_dev_info_get(rt->port_id, &info) != 0 || info.device == NULL ||
+			strcmp(rte_bus_name(rte_dev_bus(info.device)), "vdev") == 0)
+		return;
+	if (rte_extmem_register((void *)lo, hi - lo, NULL, 0, 4096) != 0 &&
+			rte_errno != EEXIST) {
+		NN_WARN("regMr: rte_extmem_register of [%p, +%zu) failed: %s; sends "
+			"from it cannot be read by the NIC", (void *)mr->base, mr->len,
+			rte_strerror(rte_errno));
+		return;
+	}
+	if (rte_dev_dma_map(info.device, (void *)lo, lo, hi - lo) != 0) {
+		NN_WARN("regMr: rte_dev_dma_map of [%p, +%zu) to the NIC failed: %s",
+			(void *)mr->base, mr->len, rte_strerror(rte_errno));
+		return;
+	}
+	mr->iova = mr->base;
 }
 
 static int
@@ -69,6 +102,7 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 	/* Receive buffers are written by the stacks' channels: no window needed. */
 	if (!for_send)
 		return 0;
+	mr_dma_map(rt, mr);
 	if (mr->kind == NN_MR_SIM)
 		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
 			(void *)mr->base, mr->len, NULL);
