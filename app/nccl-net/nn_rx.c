@@ -203,11 +203,18 @@ rx_parse(struct nn_flow *f)
 	f->have_hdr = true;
 }
 
+/*
+ * The engine for a destination. With the region on a CUDA GPU, host
+ * buffers too take the CUDA gather channel: NCCL's host buffers are
+ * cudaHostAlloc()ed, which a UVA copy reaches asynchronously, while the
+ * region's engine would bounce them synchronously (not registered with
+ * gpudev).
+ */
 static enum nn_dst
-dst_kind(const struct nn_req *r)
+dst_kind(const struct nn_stack *s, const struct nn_req *r)
 {
 	if (r->mr == NULL || r->mr->kind == NN_MR_HOST)
-		return NN_DST_HOST;
+		return s->cuda_ch != NULL ? NN_DST_CUDA : NN_DST_HOST;
 	return r->mr->kind == NN_MR_CUDA ? NN_DST_CUDA : NN_DST_ENGINE;
 }
 
@@ -299,7 +306,7 @@ rx_data(struct nn_flow *f, struct nn_req *r)
 	room = r->size > f->rx_off ? r->size - f->rx_off : 0;
 	fit = RTE_MIN(room, f->rx_len);
 	if (f->rx_done < fit)
-		n = rx_take(f, dst_kind(r), dst_addr(r, f->rx_off + f->rx_done),
+		n = rx_take(f, dst_kind(f->s, r), dst_addr(r, f->rx_off + f->rx_done),
 			fit - f->rx_done, &ch, &t);
 	else
 		n = rx_take(f, NN_DST_DROP, 0, f->rx_len - f->rx_done, &ch, &t);

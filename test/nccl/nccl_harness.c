@@ -682,6 +682,56 @@ case_kill(struct side *s)
 		s->name, rc1, rc2, now_s() - t0);
 }
 
+/*
+ * Not a test: A streams N messages of S bytes to B (4 in flight, as NCCL's
+ * pipeline keeps several), device buffers; B prints goodput as JSON.
+ * NCCL_HARNESS_BENCH="N S" (default "32 16777216").
+ */
+static void
+case_bench(struct side *s)
+{
+	const char *env = getenv("NCCL_HARNESS_BENCH");
+	unsigned long n = 32, size = 16 * MIB, i, done = 0;
+	struct buf b[4];
+	void *req[4] = { NULL };
+	double t0;
+	int got, k;
+
+	if (env != NULL)
+		sscanf(env, "%lu %lu", &n, &size);
+	for (k = 0; k < 4; k++)
+		buf_new(s, &b[k], size, true, s->role == 0 ? s->scomm : s->rcomm);
+	if (s->role == 0)
+		for (k = 0; k < 4; k++)
+			fill(&b[k], size, (uint32_t)k);
+	barrier(s);
+	t0 = now_s();
+	for (i = 0; i < n + 4; i++) {
+		k = (int)(i % 4);
+		if (req[k] != NULL) {
+			if (wait_req(s, req[k], &got) != nn_ncclSuccess)
+				FAIL(s, "bench: request %lu failed", i - 4);
+			done++;
+			req[k] = NULL;
+		}
+		if (i >= n)
+			continue;
+		if (s->role == 0)
+			post_send(s, s->scomm, &b[k], size, (int)i, &req[k]);
+		else
+			post_recv(s, s->rcomm, &b[k], size, (int)i, &req[k]);
+	}
+	if (s->role == 1) {
+		double t = now_s() - t0;
+
+		check(s, &b[(n - 1) % 4], size, (uint32_t)((n - 1) % 4), "last message");
+		printf("{\"bench\": \"nccl-harness\", \"messages\": %lu, \"bytes\": %lu, "
+			"\"seconds\": %.3f, \"Gbps\": %.3f}\n", done, done * size, t,
+			done * size * 8 / t / 1e9);
+	}
+	barrier(s);
+}
+
 static void
 child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 {
@@ -728,6 +778,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_close(&s);
 	else if (strcmp(cas, "kill") == 0)
 		case_kill(&s);
+	else if (strcmp(cas, "bench") == 0)
+		case_bench(&s);
 	else
 		FAIL(&s, "unknown case %s", cas);
 	if (strcmp(cas, "close") != 0) {
