@@ -141,8 +141,12 @@ cmd_connect(struct nn_stack *s, struct nn_part *p)
 
 		rc = dt_dp_connect(s->st, c->peer.ipv4, c->peer.port, f, &f->conn);
 		if (rc != 0) {
-			f->closed = true;
-			p->flows_closed++;
+			NN_WARN("connect: flow %u: %s", f->idx, strerror(-rc));
+			/* This flow and those not tried have no connection to close. */
+			for (; i < p->nflows; i++) {
+				p->flows[i]->closed = true;
+				p->flows_closed++;
+			}
 			nn_post_event(c->cq, NN_EV_PART_READY, rc, NULL);
 			p->ready_sent = true;
 			nn_part_fail(p, -rc);
@@ -231,8 +235,6 @@ cmd_request(struct nn_part *p, int32_t idx)
 
 	p->fifo[p->head % NN_REQS] = r;
 	p->head++;
-	if (p->failed)
-		return;
 }
 
 static void
