@@ -8,7 +8,8 @@
  * buffers directly, gpu_sim buffers through rte_gpu_mem_cpu_map).
  *
  * usage: nccl_harness PLUGIN CASE [VERSION]
- *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss
+ *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss |
+ *         refused | bench (goodput, not a test)
  *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
  * Environment: NCCL_HARNESS_CONFIG_A/B (configuration files),
  * NCCL_HARNESS_EAL_A/B (EAL lines), set by run_harness.sh.
@@ -53,6 +54,7 @@ struct side {
 	void *lcomm, *scomm, *rcomm;
 	int16_t gpu;
 	const char *name;
+	char peer_handle[NN_HANDLE_MAXSIZE];
 };
 
 static void
@@ -362,6 +364,7 @@ connect_both(struct side *s)
 		FAIL(s, "listen failed");
 	xsend(s, mine, sizeof(mine));
 	xrecv(s, peer, sizeof(peer));
+	memcpy(s->peer_handle, peer, sizeof(peer));
 	s->scomm = s->rcomm = NULL;
 	while (s->scomm == NULL || s->rcomm == NULL) {
 		if (s->scomm == NULL) {
@@ -683,6 +686,36 @@ case_kill(struct side *s)
 }
 
 /*
+ * Connect to a port the peer does not listen on: its stack answers RST,
+ * connect() fails with ncclRemoteError (no hang, no comm).
+ */
+static void
+case_refused(struct side *s)
+{
+	struct nn_handle_view { uint32_t magic, ipv4; uint16_t port; } *h;
+	char handle[NN_HANDLE_MAXSIZE];
+	void *sc = NULL;
+	nn_result_t rc = nn_ncclSuccess;
+	double t0 = now_s();
+
+	if (s->role == 0) {
+		memcpy(handle, s->peer_handle, sizeof(handle));
+		h = (void *)handle;   /* the plugin's handle: magic, ipv4, port */
+		h->port += 1000;
+		while (rc == nn_ncclSuccess && sc == NULL && now_s() - t0 < 30) {
+			rc = p_connect(&s->net, handle, &sc);
+			usleep(100);
+		}
+		if (rc != nn_ncclRemoteError || sc != NULL)
+			FAIL(s, "connect to a closed port: result %d, comm %p (want "
+				"ncclRemoteError, no comm)", rc, sc);
+		printf("%s: connect to a closed port: ncclRemoteError after %.3f s\n",
+			s->name, now_s() - t0);
+	}
+	barrier(s);
+}
+
+/*
  * Not a test: A streams N messages of S bytes to B (4 in flight, as NCCL's
  * pipeline keeps several), device buffers; B prints goodput as JSON.
  * NCCL_HARNESS_BENCH="N S" (default "32 16777216").
@@ -778,6 +811,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_close(&s);
 	else if (strcmp(cas, "kill") == 0)
 		case_kill(&s);
+	else if (strcmp(cas, "refused") == 0)
+		case_refused(&s);
 	else if (strcmp(cas, "bench") == 0)
 		case_bench(&s);
 	else
