@@ -234,6 +234,7 @@ struct nn_listener {
 	/* NCCL side: flows that said hello, grouped by comm id */
 	struct nn_comm *pending[8];
 	uint16_t pending_got[8];
+	uint64_t pending_id[8];      /* comm id of each slot in use */
 	struct nn_flow *pending_flows[8][NN_MAX_FLOWS];
 	bool closing;
 };

@@ -422,8 +422,9 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 		f = m.obj;
 		freeslot = -1;
 		for (slot = 0; slot < (int)RTE_DIM(l->pending_got); slot++) {
+			/* Flows arrive in any order: a slot is keyed by comm id. */
 			if (l->pending_got[slot] != 0 &&
-					l->pending_flows[slot][0]->comm_id == f->comm_id)
+					l->pending_id[slot] == f->comm_id)
 				break;
 			if (l->pending_got[slot] == 0 && freeslot < 0)
 				freeslot = slot;
@@ -437,9 +438,10 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 			continue;
 		}
 		l->pending_flows[slot][f->idx] = f;
+		l->pending_id[slot] = f->comm_id;
 		l->pending_got[slot]++;
 		if (l->pending_got[slot] == f->nflows) {
-			/* Flows sorted by index: [0] is flow 0. */
+			/* All flows are in, sorted by index. */
 			struct nn_comm *c = accept_build(rt, l, slot);
 
 			l->pending_got[slot] = 0;

@@ -22,6 +22,7 @@ struct nn_rt {
 	bool gpu_cuda;               /* the region is on a gpu_cuda device */
 	int cuda_ordinal;            /* CUDA device of the region, or -1 */
 	struct rte_mempool *hdr_pool, *shell_pool;
+	struct rte_mempool *host_pool;   /* steered mode's queue 0 (stacks > 1) */
 	struct dt_devmem_region *region;
 	uint16_t nb_stacks;
 	struct nn_stack *stacks[NN_MAX_STACKS];

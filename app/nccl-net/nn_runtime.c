@@ -204,6 +204,25 @@ start_port(struct nn_rt *rt)
 	memset(&pcf, 0, sizeof(pcf));
 	pcf.nb_rxq = rt->nb_stacks;
 	pcf.nb_txq = rt->nb_stacks;
+	if (rt->nb_stacks > 1) {
+		/*
+		 * Several stacks: steered mode (lib/dp): queue 0 takes whole
+		 * frames in host memory (ARP, ICMP, what no rule steers) and is
+		 * polled by stack 0; stack i receives on queue i + 1 the flows
+		 * its listen and connect rules steer there.
+		 */
+		rt->host_pool = rte_pktmbuf_pool_create("nn_host", 8192, 256, 0,
+			RTE_PKTMBUF_HEADROOM + c->mtu + 64,
+			rte_eth_dev_socket_id(rt->port_id));
+		if (rt->host_pool == NULL) {
+			NN_WARN("cannot create the host-queue pool: %s",
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		pcf.nb_rxq = rt->nb_stacks + 1;
+		pcf.host_queue = true;
+		pcf.host_pool = rt->host_pool;
+	}
 	pcf.nb_rxd = c->rxd;
 	pcf.nb_txd = c->txd;
 	pcf.mtu = c->mtu;
@@ -243,8 +262,9 @@ create_stack(struct nn_rt *rt, uint16_t i)
 		return -rte_errno;
 	dt_dp_stack_conf_default(&conf);
 	conf.port_id = rt->port_id;
-	conf.rxq = i;
+	conf.rxq = rt->nb_stacks > 1 ? i + 1 : i;
 	conf.txq = i;
+	conf.host_queue = rt->nb_stacks > 1 && i == 0;
 	conf.ipv4 = c->ipv4;
 	conf.netmask = c->netmask;
 	conf.gateway = c->gateway;

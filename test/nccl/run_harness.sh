@@ -6,6 +6,8 @@
 #
 # usage: run_harness.sh HARNESS PLUGIN CASE [VERSION] [-- EXTRA_DEVARGS]
 #   EXTRA_DEVARGS are appended to both net_hsplit vdevs (e.g. loss=0.01).
+# NCCL_HARNESS_STACKS=2: two stacks per process (lib/dp's steered mode),
+# their lcores spread over the two CPUs.
 # Exit 77 (skipped) when not root or veth is unavailable.
 set -u
 harness=$1 plugin=$2 case=$3
@@ -55,6 +57,7 @@ name = net_hsplit0
 mtu = 1500
 tx_cksum = yes
 
+$lcores_conf
 [stack]
 ipv4 = $2
 netmask = 255.255.255.0
@@ -80,13 +83,20 @@ port_base = 47000
 connect_timeout = 20000
 INI
 }
+lcores_conf=""
+lc_a="-l 0-1 --main-lcore 1" lc_b="-l 0-1 --main-lcore 0"
+if [ "${NCCL_HARNESS_STACKS:-1}" = 2 ]; then
+	lcores_conf=$'[lcores]\nstacks = 0,1\n'
+	lc_a="--lcores=0@0,1@1,2@1 --main-lcore 2"
+	lc_b="--lcores=0@0,1@1,2@0 --main-lcore 2"
+fi
 conf A 10.88.0.1
 conf B 10.88.0.2
 dev() { echo "--vdev=net_hsplit0,iface=$1${extra:+,$extra}"; }
 # Each process's stack lcore on its own CPU (2-core CI machines).
 export NCCL_HARNESS_CONFIG_A="$tmp/A.ini" NCCL_HARNESS_CONFIG_B="$tmp/B.ini"
-export NCCL_HARNESS_EAL_A="-l 0-1 --main-lcore 1 --in-memory --file-prefix nccl_a_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$a") --vdev=gpu_sim0,size=512M"
-export NCCL_HARNESS_EAL_B="-l 0-1 --main-lcore 0 --in-memory --file-prefix nccl_b_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$b") --vdev=gpu_sim0,size=512M"
+export NCCL_HARNESS_EAL_A="$lc_a --in-memory --file-prefix nccl_a_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$a") --vdev=gpu_sim0,size=512M"
+export NCCL_HARNESS_EAL_B="$lc_b --in-memory --file-prefix nccl_b_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$b") --vdev=gpu_sim0,size=512M"
 
 "$harness" "$plugin" "$case" "$ver" &
 child=$!
