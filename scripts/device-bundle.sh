@@ -37,8 +37,15 @@ cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
 # The benchmark scripts (server-vs-bounce.sh, plot_stacks.py): they find the
 # programs next to them.
 cp bench/*.sh bench/*.py "$dest/bin/"
+# The NCCL benchmark (bench/nccl/h200-nccl.sh runs nccl_bench.py).
+cp bench/nccl/*.sh bench/nccl/*.py "$dest/bin/"
 # Our plugins, for stock tools only (our programs link the drivers in).
 find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
+# The NCCL net plugin (NCCL_NET_PLUGIN=DEST/plugins/libnccl-net-devtcp.so);
+# its RPATH ($ORIGIN/../lib) finds the bundled libraries.
+[ -f "$build/app/nccl-net/libnccl-net-devtcp.so" ] ||
+	{ echo "device-bundle: $build/app/nccl-net/libnccl-net-devtcp.so not built" >&2; exit 1; }
+cp "$build/app/nccl-net/libnccl-net-devtcp.so" "$dest/plugins/"
 # DPDK's own drivers that EAL needs at run time (no PCI on that machine's
 # DPDK-less image: the mempool handler and the vdev bus are enough).
 pmddir=$(ls -d "$(pkg-config --variable=libdir libdpdk)"/dpdk/pmds-* | head -n 1)

@@ -45,8 +45,12 @@ extern int hsplit_logtype;
 #define HSPLIT_PENDING_MAX 8192
 /** Frames one rx_burst takes from the wire at most (beyond what it returns). */
 #define HSPLIT_INGEST_MAX 256
-/** Copy engines one queue can reach. */
-#define HSPLIT_MAX_ENGINES 4
+/**
+ * Copy engines one queue can reach: the payload region and the send
+ * buffers an application registers (the NCCL plugin registers one per
+ * connection and protocol). At most 8: eng_mask and unsub_mask are 8 bits.
+ */
+#define HSPLIT_MAX_ENGINES 8
 /** Copies one queue batches before it submits. */
 #define HSPLIT_OPS_MAX 512
 /** Mbufs an RX queue keeps per pool (its "descriptor ring"). */

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of the devtcp NCCL net plugin.
+ *
+ * Threads. NCCL calls the plugin from its own threads (the proxy thread for
+ * the data path). The TCP stacks run on EAL lcores of their own
+ * (rte_eal_remote_launch) and are the only threads that call lib/dp. The two
+ * sides meet through rte_rings only:
+ *  - commands in: one ring per stack, NCCL threads enqueue (multi-producer),
+ *    the stack's lcore dequeues;
+ *  - completions out: one ring per comm or listener, the lcores enqueue,
+ *    the NCCL thread that tests the comm dequeues.
+ * Every object is owned by one side at a time; the ring transfer is the
+ * hand-over (release on enqueue, acquire on dequeue). NCCL's threads never
+ * wait for a stack on the data path: isend/irecv enqueue, test dequeues.
+ *
+ * A comm is K TCP flows. A send comm's flows are spread over the stacks
+ * (flow i on stack i % stacks); the part of a comm on one stack is an
+ * nn_part, owned by that stack's lcore.
+ *
+ * Wire format, per flow: a hello {magic, flow index, flows, comm id} once,
+ * then per message a header {magic, tag, size} followed by this flow's
+ * slice of the message (nn_slice()). Every flow carries every header, so
+ * each stack learns the size without talking to the others. Headers arrive
+ * in device memory like any payload; the region's copy engine brings their
+ * 16 bytes to host memory (the CPU never reads the region).
+ */
+#ifndef NN_H
+#define NN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ring.h>
+
+#include "dt_dp.h"
+#include "dt_devmem.h"
+#include "nn_abi.h"
+#include "nn_config.h"
+
+#define NN_MAX_FLOWS 16
+#define NN_REQS 64               /* requests in flight per comm (NCCL uses <= 32) */
+#define NN_FLOW_CHUNKS 4096      /* received chunks a flow holds (power of 2) */
+#define NN_FLOW_TXQ 1024         /* sends a flow has queued (power of 2) */
+#define NN_RELEASE_Q 65536       /* chunks waiting for their copy (power of 2) */
+#define NN_PIECE (256u * 1024u)  /* largest single dt_dp_send */
+#define NN_SLICE_ALIGN 4096u     /* slices are multiples of this */
+#define NN_MAX_LISTENERS 64
+#define NN_WIRE_LEN 16
+#define NN_WIRE_SLOTS 1024       /* accepted flows per stack */
+
+#define NN_MAGIC_HELLO 0x444e4e48u   /* "HNND" */
+#define NN_MAGIC_MSG 0x444e4e4du     /* "MNND" */
+#define NN_MAGIC_HANDLE 0x544e4e44u
+
+/* On the wire (little-endian hosts only, as NCCL itself). */
+struct nn_wire_hello {
+	uint32_t magic;
+	uint16_t flow;
+	uint16_t nflows;
+	uint64_t comm_id;
+};
+
+struct nn_wire_msg {
+	uint32_t magic;
+	int32_t tag;
+	uint64_t size;
+};
+
+/* NCCL's connection handle (<= NN_HANDLE_MAXSIZE bytes). */
+struct nn_handle {
+	uint32_t magic;
+	uint32_t ipv4;       /* network order */
+	uint16_t port;       /* host order */
+	uint16_t nflows;
+	uint32_t pad;
+	uint64_t stage;      /* connect side only: the comm being connected */
+};
+
+/* Messages on the rings. */
+enum nn_msg_type {
+	/* commands, to a stack */
+	NN_CMD_LISTEN,       /* obj: listener */
+	NN_CMD_UNLISTEN,     /* obj: listener */
+	NN_CMD_CONNECT,      /* obj: part */
+	NN_CMD_ATTACH,       /* obj: part (accepted flows join their comm) */
+	NN_CMD_SEND,         /* obj: part, val: request index */
+	NN_CMD_RECV,         /* obj: part, val: request index */
+	NN_CMD_CLOSE,        /* obj: part */
+	NN_CMD_ABORT_FLOW,   /* obj: flow never attached (closeListen) */
+	/* completions, to NCCL's side */
+	NN_EV_LISTENING,     /* val: 0 or -errno */
+	NN_EV_HELLO,         /* obj: flow that sent its hello */
+	NN_EV_PART_READY,    /* val: 0 or -errno */
+	NN_EV_DONE,          /* val: request index */
+	NN_EV_ERROR,         /* val: errno; the comm is dead */
+};
+
+struct nn_msg {
+	uint32_t type;
+	int32_t val;
+	void *obj;
+};
+
+struct nn_stack;
+struct nn_comm;
+
+/* Memory registered by NCCL. */
+enum nn_mr_kind {
+	NN_MR_HOST,          /* CPU memory */
+	NN_MR_SIM,           /* gpu_sim device memory */
+	NN_MR_CUDA,          /* CUDA device memory */
+};
+
+struct nn_mr {
+	uintptr_t base;
+	size_t len;
+	enum nn_mr_kind kind;
+	uintptr_t dev_side;          /* NN_MR_SIM: the simulated DMA mapping */
+	struct dt_copy_engine *tx_ce; /* device kinds: engine in the registry */
+	uint64_t iova;               /* of base, or RTE_BAD_IOVA */
+	uint32_t refs;
+};
+
+/* One request (isend, or irecv of one buffer: maxRecvs is 1). */
+struct nn_req {
+	struct nn_comm *comm;
+	uint16_t idx;
+	bool used;           /* NCCL side */
+	bool done;           /* NCCL side: its NN_EV_DONE was seen */
+	bool send;
+	uint64_t seq;        /* message number on the comm */
+	uintptr_t data;
+	uint64_t size;       /* send: size; recv: room */
+	int32_t tag;
+	struct nn_mr *mr;
+	/* Filled by the lcores. */
+	struct nn_wire_msg hdr __rte_aligned(16); /* send: sent by reference on each flow */
+	uint64_t hdr_iova;
+	uint32_t parts_left; /* atomic: parts not finished */
+	int32_t err;         /* atomic: first errno (0: none), EMSGSIZE: truncated */
+	uint64_t rsize;      /* recv: size the sender sent */
+	int32_t rtag;
+	/* Per part index (each written by that part's lcore only). */
+	uint32_t pend[NN_MAX_FLOWS];     /* send: dt_dp_send not yet acked */
+	uint16_t fl[NN_MAX_FLOWS];       /* flows that queued / received their slice */
+	uint64_t wait_ch[NN_MAX_FLOWS];  /* recv: tickets its copies end at */
+	uint64_t wait_cu[NN_MAX_FLOWS];
+};
+
+/* One TCP connection of a comm. Owned by its stack's lcore. */
+struct nn_flow {
+	struct nn_stack *s;
+	struct nn_part *part;        /* NULL until attached */
+	struct nn_listener *lsn;     /* accepted flows: their listener */
+	dt_dp_conn_t conn;
+	uint16_t idx;                /* flow index in the comm */
+	uint16_t nflows;
+	uint64_t comm_id;            /* from the hello */
+	bool connected, hello_seen, closed, dead;
+	bool peer_closed;            /* FIN received */
+	bool reported;               /* handed to the listener's side (NN_EV_HELLO) */
+	bool orphan;                 /* free it when it closes */
+	bool discard;                /* rx: rest of this slice does not fit: drop it */
+	uint64_t tx_off, tx_len;     /* send: its slice of message tx_seq */
+	int err;
+	/* receive: chunks delivered, not yet consumed */
+	struct dt_dp_chunk q[NN_FLOW_CHUNKS];
+	uint32_t qh, qt;             /* free-running, qt - qh chunks */
+	uint32_t qoff;               /* consumed bytes of q[qh] */
+	uint8_t *wire;               /* NN_WIRE_LEN bytes in the stack's wire area */
+	int16_t wire_slot;           /* its slot; -1: none (connect side) */
+	uint32_t wire_got;           /* bytes of the current wire record submitted */
+	bool wire_wait;              /* copies into wire in flight */
+	struct dt_copy_chan *wire_ch;
+	uint64_t wire_ticket;
+	bool have_hdr;               /* rx: header of message rx_seq parsed */
+	bool rx_begun;               /* rx: its request seen, slice set */
+	uint64_t rx_seq;             /* message this flow receives */
+	uint64_t rx_done;            /* bytes of its slice landed */
+	uint64_t rx_off, rx_len;     /* its slice */
+	/* send */
+	uint64_t tx_seq;             /* message this flow sends */
+	uint64_t tx_done;            /* bytes of its slice queued */
+	bool tx_hdr_sent;
+	struct nn_req *txq[NN_FLOW_TXQ]; /* per dt_dp_send, the request (NULL: hello) */
+	uint32_t txh, txt;
+	struct nn_wire_hello hello;  /* connect side: sent by reference */
+};
+
+/* The part of a comm on one stack. Owned by the stack's lcore. */
+struct nn_part {
+	struct nn_comm *comm;
+	struct nn_stack *s;
+	uint16_t pidx;               /* index in comm->parts */
+	uint16_t nflows;
+	struct nn_flow *flows[NN_MAX_FLOWS];
+	uint16_t connected;
+	struct nn_req *fifo[NN_REQS]; /* requests, by sequence */
+	uint64_t head, tail;         /* [tail, head) posted, not finished here */
+	bool closing, attached, ready_sent, failed;
+	uint16_t flows_closed;
+};
+
+/* A send or receive comm. */
+struct nn_comm {
+	bool send;
+	uint64_t id;
+	uint16_t nflows;
+	uint16_t nparts;
+	struct nn_part *parts[NN_MAX_FLOWS];
+	struct rte_ring *cq;         /* completions to NCCL's side */
+	uint32_t refs;               /* atomic: parts alive + NCCL's reference */
+	/* NCCL side */
+	uint64_t next_seq;
+	uint16_t parts_ready;
+	int err;                     /* errno from NN_EV_ERROR */
+	char why[160];
+	struct nn_req reqs[NN_REQS];
+	uint16_t free_hint;
+	struct nn_handle peer;
+	uint64_t t_start;            /* connect: TSC of the first call */
+	bool err_logged;
+};
+
+/* A listening endpoint. */
+struct nn_listener {
+	uint16_t port;
+	struct rte_ring *cq;         /* NN_EV_LISTENING, NN_EV_HELLO */
+	uint32_t refs;               /* atomic: stacks listening + NCCL */
+	uint16_t acks;
+	int err;
+	/* NCCL side: flows that said hello, grouped by comm id */
+	struct nn_comm *pending[8];
+	uint16_t pending_got[8];
+	uint64_t pending_id[8];      /* comm id of each slot in use */
+	struct nn_flow *pending_flows[8][NN_MAX_FLOWS];
+	bool closing;
+};
+
+/* Chunk waiting for the copy that reads it. */
+struct nn_release {
+	uint64_t token;
+	struct dt_copy_chan *ch;
+	uint64_t ticket;
+};
+
+/* One stack and its lcore. */
+struct nn_stack {
+	struct nn_rt *rt;
+	uint16_t idx;
+	unsigned int lcore;
+	struct dt_dp_stack *st;
+	struct rte_ring *cmd;
+	struct dt_copy_chan *ch;     /* region engine channel (lcore's) */
+	struct dt_copy_chan *cuda_ch; /* CUDA gathers into NCCL's buffers */
+	struct nn_release rel[NN_RELEASE_Q];
+	uint32_t rel_h, rel_t;
+	struct nn_part *parts[256];  /* parts living here */
+	uint16_t nb_parts;
+	struct nn_flow *loose[256];  /* accepted flows not yet attached */
+	uint16_t nb_loose;
+	struct nn_listener *lsn[NN_MAX_LISTENERS];
+	uint16_t nb_lsn;
+	/*
+	 * Host memory the region's engine copies hellos and headers into:
+	 * one area per stack, registered with the GPU (a CUDA engine copies
+	 * into registered memory asynchronously, unregistered through a
+	 * synchronous bounce). One NN_WIRE_LEN slot per accepted flow.
+	 */
+	uint8_t *wire_area;
+	uint64_t wire_free[NN_WIRE_SLOTS / 64]; /* bit set: slot free */
+	volatile bool running;
+	uint64_t polls;
+};
+
+/* Register and deregister (nn_mr.c). */
+int nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
+	bool for_send, struct nn_mr **out);
+void nn_mr_dereg(struct nn_rt *rt, struct nn_mr *mr);
+
+/* Slice of a message carried by flow @p i of @p k. */
+static inline void
+nn_slice(uint64_t size, uint16_t k, uint16_t i, uint64_t *off, uint64_t *len)
+{
+	uint64_t per = (size + k - 1) / k;
+	uint64_t a, b;
+
+	per = (per + NN_SLICE_ALIGN - 1) / NN_SLICE_ALIGN * NN_SLICE_ALIGN;
+	a = RTE_MIN((uint64_t)i * per, size);
+	b = RTE_MIN(a + per, size);
+	*off = a;
+	*len = b - a;
+}
+
+/* The lcore loop (nn_lcore.c). */
+int nn_lcore_main(void *arg);
+void nn_post_event(struct rte_ring *r, uint32_t type, int32_t val, void *obj);
+void nn_part_fail(struct nn_part *p, int err);
+void nn_comm_unref(struct nn_comm *c);
+void nn_listener_unref(struct nn_listener *l);
+
+/* Receive and send paths (nn_rx.c, nn_tx.c), called on the lcore. */
+void nn_rx_chunk(struct nn_flow *f, const struct dt_dp_chunk *c);
+void nn_rx_progress(struct nn_flow *f);
+void nn_rx_drop_all(struct nn_flow *f);
+void nn_rx_part_progress(struct nn_part *p);
+void nn_release_progress(struct nn_stack *s);
+void nn_tx_hello(struct nn_flow *f);
+void nn_tx_part_progress(struct nn_part *p);
+void nn_tx_sent(struct nn_flow *f, uint32_t count);
+void nn_req_part_done(struct nn_part *p, struct nn_req *r);
+
+#endif /* NN_H */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The NCCL net-plugin ABI, declared from NCCL's documented ext-net
+ * interface (no NCCL header is needed to build): the result codes, the
+ * logger, the property structures and the function tables of versions 8,
+ * 10 and 11. Layouts must match NCCL's member for member: NCCL reads these
+ * structures from the plugin by the symbol names ncclNetPlugin_vN.
+ */
+#ifndef NN_ABI_H
+#define NN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ncclResult_t. */
+typedef enum {
+	nn_ncclSuccess = 0,
+	nn_ncclUnhandledCudaError = 1,
+	nn_ncclSystemError = 2,
+	nn_ncclInternalError = 3,
+	nn_ncclInvalidArgument = 4,
+	nn_ncclInvalidUsage = 5,
+	nn_ncclRemoteError = 6,
+	nn_ncclInProgress = 7,
+} nn_result_t;
+
+/** ncclDebugLogLevel. */
+enum nn_log_level {
+	NN_LOG_NONE = 0,
+	NN_LOG_VERSION = 1,
+	NN_LOG_WARN = 2,
+	NN_LOG_INFO = 3,
+	NN_LOG_ABORT = 4,
+	NN_LOG_TRACE = 5,
+};
+
+/** ncclDebugLogSubSys bits used here. */
+#define NN_LOG_SUB_INIT 0x1
+#define NN_LOG_SUB_NET 0x10
+
+/** ncclDebugLogger_t. */
+typedef void (*nn_logger_t)(int level, unsigned long flags,
+	const char *file, int line, const char *fmt, ...);
+
+/** ncclProfilerCallback_t (not called by this plugin). */
+typedef nn_result_t (*nn_prof_cb_t)(void **handle, int type, void *phandle,
+	int64_t plugin_id, void *ext);
+
+/** Pointer kinds of ptrSupport and regMr's type. */
+#define NN_PTR_HOST 0x1
+#define NN_PTR_CUDA 0x2
+#define NN_PTR_DMABUF 0x4
+
+/** Largest connection handle NCCL exchanges between ranks. */
+#define NN_HANDLE_MAXSIZE 128
+/** Devices per virtual NIC (NCCL_NET_MAX_DEVS_PER_NIC). */
+#define NN_MAX_DEVS_PER_NIC 4
+
+/** ncclNetDeviceType: 0 host (no device offload). */
+#define NN_NET_DEVICE_HOST 0
+
+/** ncclNetProperties_v8_t. */
+struct nn_props_v8 {
+	char *name;
+	char *pciPath;
+	uint64_t guid;
+	int ptrSupport;
+	int regIsGlobal;
+	int speed;               /* Mb/s */
+	int port;
+	float latency;
+	int maxComms;
+	int maxRecvs;
+	int netDeviceType;
+	int netDeviceVersion;
+};
+
+/** ncclNetVDeviceProps_v10_t / _v11_t. */
+struct nn_vprops {
+	int ndevs;
+	int devs[NN_MAX_DEVS_PER_NIC];
+};
+
+/** ncclNetCommConfig_v10_t / _v11_t. */
+struct nn_comm_config {
+	int trafficClass;
+};
+
+/** ncclNetProperties_v10_t (v9 and v10). */
+struct nn_props_v10 {
+	char *name;
+	char *pciPath;
+	uint64_t guid;
+	int ptrSupport;
+	int regIsGlobal;
+	int forceFlush;
+	int speed;
+	int port;
+	float latency;
+	int maxComms;
+	int maxRecvs;
+	int netDeviceType;
+	int netDeviceVersion;
+	struct nn_vprops vProps;
+	size_t maxP2pBytes;
+	size_t maxCollBytes;
+};
+
+/** ncclNetProperties_v11_t: v10 plus maxMultiRequestSize. */
+struct nn_props_v11 {
+	char *name;
+	char *pciPath;
+	uint64_t guid;
+	int ptrSupport;
+	int regIsGlobal;
+	int forceFlush;
+	int speed;
+	int port;
+	float latency;
+	int maxComms;
+	int maxRecvs;
+	int netDeviceType;
+	int netDeviceVersion;
+	struct nn_vprops vProps;
+	size_t maxP2pBytes;
+	size_t maxCollBytes;
+	int maxMultiRequestSize;
+};
+
+/** ncclNetCommAttr_v11_t and ncclNetAttr_v11_t (setNetAttr hints, ignored). */
+struct nn_comm_attr {
+	int32_t maxConcurrentPeers, minConcurrentPeers;
+	int32_t maxFlowsPerPeer, minFlowsPerPeer;
+};
+struct nn_net_attr {
+	struct nn_comm_attr sendCommAttr, recvCommAttr;
+	uint32_t op, algo, proto;
+};
+
+/** ncclNet_v8_t. */
+struct nn_net_v8 {
+	const char *name;
+	nn_result_t (*init)(nn_logger_t log);
+	nn_result_t (*devices)(int *ndev);
+	nn_result_t (*getProperties)(int dev, struct nn_props_v8 *props);
+	nn_result_t (*listen)(int dev, void *handle, void **listen_comm);
+	nn_result_t (*connect)(int dev, void *handle, void **send_comm,
+		void **send_dev_comm);
+	nn_result_t (*accept)(void *listen_comm, void **recv_comm,
+		void **recv_dev_comm);
+	nn_result_t (*regMr)(void *comm, void *data, size_t size, int type,
+		void **mhandle);
+	nn_result_t (*regMrDmaBuf)(void *comm, void *data, size_t size, int type,
+		uint64_t offset, int fd, void **mhandle);
+	nn_result_t (*deregMr)(void *comm, void *mhandle);
+	nn_result_t (*isend)(void *send_comm, void *data, int size, int tag,
+		void *mhandle, void **request);
+	nn_result_t (*irecv)(void *recv_comm, int n, void **data, int *sizes,
+		int *tags, void **mhandles, void **request);
+	nn_result_t (*iflush)(void *recv_comm, int n, void **data, int *sizes,
+		void **mhandles, void **request);
+	nn_result_t (*test)(void *request, int *done, int *sizes);
+	nn_result_t (*closeSend)(void *send_comm);
+	nn_result_t (*closeRecv)(void *recv_comm);
+	nn_result_t (*closeListen)(void *listen_comm);
+	nn_result_t (*getDeviceMr)(void *comm, void *mhandle, void **dptr);
+	nn_result_t (*irecvConsumed)(void *recv_comm, int n, void *request);
+};
+
+/** ncclNet_v10_t. */
+struct nn_net_v10 {
+	const char *name;
+	nn_result_t (*init)(nn_logger_t log, nn_prof_cb_t prof);
+	nn_result_t (*devices)(int *ndev);
+	nn_result_t (*getProperties)(int dev, struct nn_props_v10 *props);
+	nn_result_t (*listen)(int dev, void *handle, void **listen_comm);
+	nn_result_t (*connect)(int dev, struct nn_comm_config *config,
+		void *handle, void **send_comm, void **send_dev_comm);
+	nn_result_t (*accept)(void *listen_comm, void **recv_comm,
+		void **recv_dev_comm);
+	nn_result_t (*regMr)(void *comm, void *data, size_t size, int type,
+		void **mhandle);
+	nn_result_t (*regMrDmaBuf)(void *comm, void *data, size_t size, int type,
+		uint64_t offset, int fd, void **mhandle);
+	nn_result_t (*deregMr)(void *comm, void *mhandle);
+	nn_result_t (*isend)(void *send_comm, void *data, size_t size, int tag,
+		void *mhandle, void *phandle, void **request);
+	nn_result_t (*irecv)(void *recv_comm, int n, void **data, size_t *sizes,
+		int *tags, void **mhandles, void **phandles, void **request);
+	nn_result_t (*iflush)(void *recv_comm, int n, void **data, int *sizes,
+		void **mhandles, void **request);
+	nn_result_t (*test)(void *request, int *done, int *sizes);
+	nn_result_t (*closeSend)(void *send_comm);
+	nn_result_t (*closeRecv)(void *recv_comm);
+	nn_result_t (*closeListen)(void *listen_comm);
+	nn_result_t (*getDeviceMr)(void *comm, void *mhandle, void **dptr);
+	nn_result_t (*irecvConsumed)(void *recv_comm, int n, void *request);
+	nn_result_t (*makeVDevice)(int *d, struct nn_vprops *props);
+};
+
+/** ncclNet_v11_t: context-based init, listen and connect. */
+struct nn_net_v11 {
+	const char *name;
+	nn_result_t (*init)(void **ctx, uint64_t comm_id,
+		struct nn_comm_config *config, nn_logger_t log, nn_prof_cb_t prof);
+	nn_result_t (*devices)(int *ndev);
+	nn_result_t (*getProperties)(int dev, struct nn_props_v11 *props);
+	nn_result_t (*listen)(void *ctx, int dev, void *handle,
+		void **listen_comm);
+	nn_result_t (*connect)(void *ctx, int dev, void *handle,
+		void **send_comm, void **send_dev_comm);
+	nn_result_t (*accept)(void *listen_comm, void **recv_comm,
+		void **recv_dev_comm);
+	nn_result_t (*regMr)(void *comm, void *data, size_t size, int type,
+		void **mhandle);
+	nn_result_t (*regMrDmaBuf)(void *comm, void *data, size_t size, int type,
+		uint64_t offset, int fd, void **mhandle);
+	nn_result_t (*deregMr)(void *comm, void *mhandle);
+	nn_result_t (*isend)(void *send_comm, void *data, size_t size, int tag,
+		void *mhandle, void *phandle, void **request);
+	nn_result_t (*irecv)(void *recv_comm, int n, void **data, size_t *sizes,
+		int *tags, void **mhandles, void **phandles, void **request);
+	nn_result_t (*iflush)(void *recv_comm, int n, void **data, int *sizes,
+		void **mhandles, void **request);
+	nn_result_t (*test)(void *request, int *done, int *sizes);
+	nn_result_t (*closeSend)(void *send_comm);
+	nn_result_t (*closeRecv)(void *recv_comm);
+	nn_result_t (*closeListen)(void *listen_comm);
+	nn_result_t (*getDeviceMr)(void *comm, void *mhandle, void **dptr);
+	nn_result_t (*irecvConsumed)(void *recv_comm, int n, void *request);
+	nn_result_t (*makeVDevice)(int *d, struct nn_vprops *props);
+	nn_result_t (*finalize)(void *ctx);
+	nn_result_t (*setNetAttr)(void *ctx, struct nn_net_attr *attr);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_ABI_H */

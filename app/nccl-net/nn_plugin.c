@@ -1,0 +1,849 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * NCCL's side of the plugin: the entry points of ncclNet_v8, v10 and v11.
+ * They run on NCCL's threads and talk to the stacks only through rings
+ * (nn.h): commands go to a stack's ring, completions come back on the
+ * comm's ring and are collected by test(). Only listen() waits, for the
+ * stacks to confirm the port is open (microseconds; control path).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+#include <rte_pause.h>
+
+#include "dt_app_value.h"
+#include "nn_rt.h"
+
+#define NN_EXPORT __attribute__((visibility("default")))
+#define NN_CQ_SIZE 4096
+#define NN_LISTEN_WAIT_MS 2000
+
+static struct nn_rt *
+rt_or_fail(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	if (rt == NULL)
+		NN_WARN("called before a successful init");
+	return rt;
+}
+
+static void
+cmd(struct nn_stack *s, uint32_t type, int32_t val, void *obj)
+{
+	/* The stack's lcore drains its ring on every loop: this never waits long. */
+	nn_post_event(s->cmd, type, val, obj);
+}
+
+static nn_result_t
+nn_init(nn_logger_t log)
+{
+	int rc = nn_rt_init(log);
+
+	return rc == 0 ? nn_ncclSuccess : nn_ncclSystemError;
+}
+
+static nn_result_t
+nn_devices(int *ndev)
+{
+	*ndev = nn_rt_get() != NULL ? 1 : 0;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_props(int dev, struct nn_props_v11 *p)
+{
+	struct nn_rt *rt = rt_or_fail();
+	struct rte_ether_addr mac;
+
+	if (rt == NULL || dev != 0)
+		return nn_ncclInvalidArgument;
+	memset(p, 0, sizeof(*p));
+	p->name = rt->name;
+	p->pciPath = rt->pci_path[0] ? rt->pci_path : NULL;
+	if (rte_eth_macaddr_get(rt->port_id, &mac) == 0)
+		memcpy(&p->guid, mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	p->ptrSupport = rt->ptr_support;
+	p->regIsGlobal = 0;
+	p->forceFlush = 0;
+	p->speed = rt->speed;
+	p->port = 0;
+	p->latency = 0;
+	p->maxComms = 65536;
+	p->maxRecvs = 1;
+	p->netDeviceType = NN_NET_DEVICE_HOST;
+	p->netDeviceVersion = 0;
+	p->vProps.ndevs = 1;
+	p->vProps.devs[0] = 0;
+	p->maxP2pBytes = (size_t)1 << 30;
+	p->maxCollBytes = (size_t)1 << 30;
+	p->maxMultiRequestSize = 1;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_listen(int dev, void *handle, void **listen_comm)
+{
+	struct nn_rt *rt = rt_or_fail();
+	struct nn_handle *h = handle;
+	struct nn_listener *l;
+	struct nn_msg m;
+	uint64_t deadline;
+	uint16_t i, acks = 0;
+	char name[RTE_RING_NAMESIZE];
+	uint32_t n;
+	int err = 0;
+
+	if (rt == NULL)
+		return nn_ncclInternalError;
+	l = rte_zmalloc("nn_listener", sizeof(*l), RTE_CACHE_LINE_SIZE);
+	if (l == NULL)
+		return nn_ncclSystemError;
+	n = __atomic_fetch_add(&rt->next_port, 1, __ATOMIC_RELAXED);
+	l->port = rt->cfg.port_base + n % 8192;
+	snprintf(name, sizeof(name), "nn_l%u", n);
+	l->cq = rte_ring_create_elem(name, sizeof(struct nn_msg), NN_CQ_SIZE,
+		SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (l->cq == NULL) {
+		NN_WARN("listen: cannot create a ring: %s", rte_strerror(rte_errno));
+		rte_free(l);
+		return nn_ncclSystemError;
+	}
+	l->refs = rt->nb_stacks + 1;
+	for (i = 0; i < rt->nb_stacks; i++)
+		cmd(rt->stacks[i], NN_CMD_LISTEN, 0, l);
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * NN_LISTEN_WAIT_MS / 1000;
+	while (acks < rt->nb_stacks && rte_get_timer_cycles() < deadline) {
+		if (rte_ring_sc_dequeue_elem(l->cq, &m, sizeof(m)) != 0) {
+			rte_pause();
+			continue;
+		}
+		acks++;
+		if (m.val != 0)
+			err = -m.val;
+	}
+	if (acks < rt->nb_stacks || err != 0) {
+		NN_WARN("listen on TCP port %u failed: %s", l->port,
+			acks < rt->nb_stacks ? "the stacks did not answer" : strerror(err));
+		/* Stacks that listen stop again; the last reference frees it. */
+		l->closing = true;
+		for (i = 0; i < rt->nb_stacks; i++)
+			cmd(rt->stacks[i], NN_CMD_UNLISTEN, 0, l);
+		return nn_ncclSystemError;
+	}
+	memset(h, 0, NN_HANDLE_MAXSIZE);
+	h->magic = NN_MAGIC_HANDLE;
+	h->ipv4 = rt->cfg.ipv4;
+	h->port = l->port;
+	h->nflows = rt->cfg.flows;
+	*listen_comm = l;
+	NN_INFO("listening on %s:%u (%u flows per comm)",
+		dt_app_ipv4_str(h->ipv4, (char[32]){0}, 32), h->port, h->nflows);
+	return nn_ncclSuccess;
+}
+
+static struct nn_comm *
+comm_new(struct nn_rt *rt, bool send, uint16_t nflows, uint16_t nparts)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct nn_comm *c;
+	uint32_t n;
+	uint16_t i;
+
+	c = rte_zmalloc("nn_comm", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (c == NULL)
+		return NULL;
+	n = __atomic_fetch_add(&rt->next_comm, 1, __ATOMIC_RELAXED);
+	snprintf(name, sizeof(name), "nn_c%c%u", send ? 's' : 'r', n);
+	c->cq = rte_ring_create_elem(name, sizeof(struct nn_msg), NN_CQ_SIZE,
+		SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (c->cq == NULL) {
+		NN_WARN("cannot create a comm ring: %s", rte_strerror(rte_errno));
+		rte_free(c);
+		return NULL;
+	}
+	c->send = send;
+	c->id = rt->id_salt ^ ((uint64_t)n << 1);
+	c->nflows = nflows;
+	c->nparts = nparts;
+	c->refs = 1;
+	for (i = 0; i < NN_REQS; i++) {
+		c->reqs[i].comm = c;
+		c->reqs[i].idx = i;
+	}
+	return c;
+}
+
+static struct nn_part *
+part_new(struct nn_comm *c, struct nn_stack *s, uint16_t pidx)
+{
+	struct nn_part *p = rte_zmalloc("nn_part", sizeof(*p), RTE_CACHE_LINE_SIZE);
+
+	if (p == NULL)
+		return NULL;
+	p->comm = c;
+	p->s = s;
+	p->pidx = pidx;
+	c->parts[pidx] = p;
+	c->refs++;
+	return p;
+}
+
+/* A comm whose parts were never handed to a stack. */
+static void
+comm_drop(struct nn_comm *c)
+{
+	uint16_t i, j;
+
+	for (i = 0; i < c->nparts; i++) {
+		if (c->parts[i] == NULL)
+			continue;
+		for (j = 0; j < c->parts[i]->nflows; j++)
+			rte_free(c->parts[i]->flows[j]);
+		rte_free(c->parts[i]);
+	}
+	rte_ring_free(c->cq);
+	rte_free(c);
+}
+
+static struct nn_comm *
+connect_start(struct nn_rt *rt, const struct nn_handle *h)
+{
+	uint16_t nparts = RTE_MIN(h->nflows, rt->nb_stacks), i;
+	struct nn_comm *c;
+
+	c = comm_new(rt, true, h->nflows, nparts);
+	if (c == NULL)
+		return NULL;
+	c->peer = *h;
+	c->t_start = rte_get_timer_cycles();
+	for (i = 0; i < nparts; i++)
+		if (part_new(c, rt->stacks[i], i) == NULL)
+			goto fail;
+	for (i = 0; i < h->nflows; i++) {
+		struct nn_part *p = c->parts[i % nparts];
+		struct nn_flow *f = rte_zmalloc("nn_flow", sizeof(*f),
+			RTE_CACHE_LINE_SIZE);
+
+		if (f == NULL)
+			goto fail;
+		p->flows[p->nflows++] = f;
+		f->wire_slot = -1;   /* a send flow receives nothing */
+		f->s = p->s;
+		f->part = p;
+		f->idx = i;
+		f->nflows = h->nflows;
+	}
+	for (i = 0; i < nparts; i++)
+		cmd(c->parts[i]->s, NN_CMD_CONNECT, 0, c->parts[i]);
+	return c;
+fail:
+	NN_WARN("connect: out of memory");
+	comm_drop(c);
+	return NULL;
+}
+
+static void
+comm_close(struct nn_comm *c)
+{
+	uint16_t i;
+
+	for (i = 0; i < c->nparts; i++)
+		cmd(c->parts[i]->s, NN_CMD_CLOSE, 0, c->parts[i]);
+	nn_comm_unref(c);
+}
+
+/* Collect the comm's completions; NCCL's thread only. */
+static void
+comm_drain(struct nn_comm *c)
+{
+	struct nn_msg m[32];
+	unsigned int n, i;
+
+	while ((n = rte_ring_sc_dequeue_burst_elem(c->cq, m, sizeof(m[0]),
+			RTE_DIM(m), NULL)) != 0) {
+		for (i = 0; i < n; i++) {
+			switch (m[i].type) {
+			case NN_EV_DONE:
+				c->reqs[m[i].val].done = true;
+				break;
+			case NN_EV_ERROR:
+				if (c->err == 0)
+					c->err = m[i].val;
+				break;
+			case NN_EV_PART_READY:
+				if (m[i].val < 0 && c->err == 0)
+					c->err = -m[i].val;
+				else if (m[i].val == 0)
+					c->parts_ready++;
+				break;
+			}
+		}
+	}
+}
+
+static nn_result_t
+err_result(int err)
+{
+	return err == ECONNRESET || err == EPIPE || err == ECONNABORTED ||
+		err == ECONNREFUSED ? nn_ncclRemoteError : nn_ncclSystemError;
+}
+
+static const char *
+err_text(int err)
+{
+	switch (err) {
+	case ECONNRESET:
+		return "connection reset or closed by the peer";
+	case ETIMEDOUT:
+		return "peer unreachable: retransmissions timed out (peer killed or link down?)";
+	case ECONNREFUSED:
+		return "connection refused by the peer";
+	case ENOBUFS:
+		return "payload region exhausted (raise [devmem] buffers or lower [limits] window)";
+	case EPROTO:
+		return "protocol error: the peer is not a devtcp plugin of this version";
+	default:
+		return strerror(err);
+	}
+}
+
+static void
+comm_log_error(struct nn_comm *c, const char *what)
+{
+	char ip[32];
+
+	if (c->err_logged)
+		return;
+	c->err_logged = true;
+	NN_WARN("%s comm (peer %s:%u): %s: %s", c->send ? "send" : "receive",
+		c->send ? dt_app_ipv4_str(c->peer.ipv4, ip, sizeof(ip)) : "-",
+		c->send ? c->peer.port : 0, what, err_text(c->err));
+}
+
+static nn_result_t
+nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
+{
+	struct nn_rt *rt = rt_or_fail();
+	struct nn_handle *h = handle;
+	struct nn_comm *c;
+
+	*send_comm = NULL;
+	if (rt == NULL)
+		return nn_ncclInternalError;
+	if (h->magic != NN_MAGIC_HANDLE || h->nflows == 0 ||
+			h->nflows > NN_MAX_FLOWS) {
+		NN_WARN("connect: not a devtcp handle (magic 0x%x, %u flows)",
+			h->magic, h->nflows);
+		return nn_ncclInvalidUsage;
+	}
+	c = (struct nn_comm *)(uintptr_t)h->stage;
+	if (c == NULL) {
+		c = connect_start(rt, h);
+		if (c == NULL)
+			return nn_ncclSystemError;
+		h->stage = (uintptr_t)c;
+		return nn_ncclSuccess;
+	}
+	comm_drain(c);
+	if (c->err == 0 && rte_get_timer_cycles() - c->t_start >
+			rte_get_timer_hz() * rt->cfg.connect_timeout_ms / 1000)
+		c->err = ETIMEDOUT;
+	if (c->err != 0) {
+		comm_log_error(c, "connect failed");
+		h->stage = 0;
+		comm_close(c);
+		return err_result(c->err == ETIMEDOUT ? ETIMEDOUT : c->err);
+	}
+	if (c->parts_ready < c->nparts)
+		return nn_ncclSuccess;
+	h->stage = 0;
+	*send_comm = c;
+	return nn_ncclSuccess;
+}
+
+static struct nn_comm *
+accept_build(struct nn_rt *rt, struct nn_listener *l, int slot)
+{
+	struct nn_flow **fl = l->pending_flows[slot];
+	uint16_t nflows = fl[0]->nflows, i, j, nparts = 0;
+	struct nn_stack *st[NN_MAX_FLOWS];
+	struct nn_comm *c;
+
+	for (i = 0; i < nflows; i++) {
+		for (j = 0; j < nparts && st[j] != fl[i]->s; j++)
+			;
+		if (j == nparts)
+			st[nparts++] = fl[i]->s;
+	}
+	c = comm_new(rt, false, nflows, nparts);
+	if (c == NULL)
+		return NULL;
+	for (j = 0; j < nparts; j++)
+		if (part_new(c, st[j], j) == NULL) {
+			comm_drop(c);
+			return NULL;
+		}
+	for (i = 0; i < nflows; i++)
+		for (j = 0; j < nparts; j++)
+			if (st[j] == fl[i]->s) {
+				struct nn_part *p = c->parts[j];
+
+				p->flows[p->nflows++] = fl[i];
+			}
+	for (j = 0; j < nparts; j++)
+		cmd(st[j], NN_CMD_ATTACH, 0, c->parts[j]);
+	return c;
+}
+
+static nn_result_t
+nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
+{
+	struct nn_rt *rt = rt_or_fail();
+	struct nn_listener *l = listen_comm;
+	struct nn_msg m;
+	int slot, freeslot;
+	struct nn_flow *f;
+
+	*recv_comm = NULL;
+	if (rt == NULL)
+		return nn_ncclInternalError;
+	while (rte_ring_sc_dequeue_elem(l->cq, &m, sizeof(m)) == 0) {
+		if (m.type != NN_EV_HELLO)
+			continue;
+		f = m.obj;
+		freeslot = -1;
+		for (slot = 0; slot < (int)RTE_DIM(l->pending_got); slot++) {
+			/* Flows arrive in any order: a slot is keyed by comm id. */
+			if (l->pending_got[slot] != 0 &&
+					l->pending_id[slot] == f->comm_id)
+				break;
+			if (l->pending_got[slot] == 0 && freeslot < 0)
+				freeslot = slot;
+		}
+		if (slot == (int)RTE_DIM(l->pending_got))
+			slot = freeslot;
+		if (slot < 0 || l->pending_flows[slot][f->idx] != NULL) {
+			NN_WARN("accept: unexpected flow %u of comm %" PRIx64 ": dropped",
+				f->idx, f->comm_id);
+			cmd(f->s, NN_CMD_ABORT_FLOW, 0, f);
+			continue;
+		}
+		l->pending_flows[slot][f->idx] = f;
+		l->pending_id[slot] = f->comm_id;
+		l->pending_got[slot]++;
+		if (l->pending_got[slot] == f->nflows) {
+			/* All flows are in, sorted by index. */
+			struct nn_comm *c = accept_build(rt, l, slot);
+
+			l->pending_got[slot] = 0;
+			memset(l->pending_flows[slot], 0, sizeof(l->pending_flows[slot]));
+			if (c == NULL)
+				return nn_ncclSystemError;
+			*recv_comm = c;
+			return nn_ncclSuccess;
+		}
+	}
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle)
+{
+	struct nn_rt *rt = rt_or_fail();
+	struct nn_mr *mr;
+	int rc;
+
+	if (rt == NULL)
+		return nn_ncclInternalError;
+	rc = nn_mr_reg(rt, data, size, type,
+		comm != NULL && ((struct nn_comm *)comm)->send, &mr);
+	if (rc != 0)
+		return nn_ncclSystemError;
+	*mhandle = mr;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_reg_mr_dmabuf(void *comm, void *data, size_t size, int type,
+	uint64_t offset, int fd, void **mhandle)
+{
+	/* The buffer is reached at its CUDA address; the dma-buf is not needed. */
+	return nn_reg_mr(comm, data, size, type, mhandle);
+}
+
+static nn_result_t
+nn_dereg_mr(void *comm, void *mhandle)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	if (rt != NULL)
+		nn_mr_dereg(rt, mhandle);
+	return nn_ncclSuccess;
+}
+
+static struct nn_req *
+req_new(struct nn_comm *c)
+{
+	uint16_t i, k;
+
+	for (k = 0; k < NN_REQS; k++) {
+		i = (c->free_hint + k) % NN_REQS;
+		if (!c->reqs[i].used) {
+			struct nn_req *r = &c->reqs[i];
+
+			c->free_hint = (i + 1) % NN_REQS;
+			memset(&r->hdr, 0, sizeof(*r) - offsetof(struct nn_req, hdr));
+			r->used = true;
+			r->done = false;
+			r->seq = c->next_seq++;
+			r->parts_left = c->nparts;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void
+req_post(struct nn_comm *c, struct nn_req *r, uint32_t type)
+{
+	uint16_t i;
+
+	for (i = 0; i < c->nparts; i++)
+		cmd(c->parts[i]->s, type, r->idx, c->parts[i]);
+}
+
+static nn_result_t
+nn_isend_common(void *send_comm, void *data, size_t size, int tag,
+	void *mhandle, void **request)
+{
+	struct nn_comm *c = send_comm;
+	struct nn_req *r;
+
+	*request = NULL;
+	comm_drain(c);
+	if (c->err != 0) {
+		comm_log_error(c, "send");
+		return err_result(c->err);
+	}
+	r = req_new(c);
+	if (r == NULL)
+		return nn_ncclSuccess;   /* would block: NCCL retries */
+	r->send = true;
+	r->data = (uintptr_t)data;
+	r->size = size;
+	r->tag = tag;
+	r->mr = mhandle;
+	r->hdr.magic = NN_MAGIC_MSG;
+	r->hdr.tag = tag;
+	r->hdr.size = size;
+	r->hdr_iova = rte_mem_virt2iova(&r->hdr);
+	req_post(c, r, NN_CMD_SEND);
+	*request = r;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_irecv_common(void *recv_comm, int n, void **data, size_t size, int *tags,
+	void **mhandles, void **request)
+{
+	struct nn_comm *c = recv_comm;
+	struct nn_req *r;
+
+	*request = NULL;
+	if (n != 1) {
+		NN_WARN("irecv: %d buffers in one receive (maxRecvs is 1)", n);
+		return nn_ncclInternalError;
+	}
+	comm_drain(c);
+	if (c->err != 0) {
+		comm_log_error(c, "receive");
+		return err_result(c->err);
+	}
+	r = req_new(c);
+	if (r == NULL)
+		return nn_ncclSuccess;
+	r->send = false;
+	r->data = (uintptr_t)data[0];
+	r->size = size;
+	r->tag = tags != NULL ? tags[0] : 0;
+	r->mr = mhandles != NULL ? mhandles[0] : NULL;
+	req_post(c, r, NN_CMD_RECV);
+	*request = r;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_iflush(void *recv_comm, int n, void **data, int *sizes, void **mhandles,
+	void **request)
+{
+	/*
+	 * Nothing to flush: test() reports a receive only once the GPU copy
+	 * that wrote NCCL's buffer has completed (its event), so the bytes are
+	 * visible to any later kernel.
+	 */
+	*request = NULL;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_test(void *request, int *done, int *sizes)
+{
+	struct nn_req *r = request;
+	struct nn_comm *c = r->comm;
+
+	*done = 0;
+	comm_drain(c);
+	if (r->done) {
+		if (!r->send && r->err == EMSGSIZE) {
+			NN_WARN("message truncated: the peer sent %" PRIu64 " bytes, the "
+				"receive buffer holds %" PRIu64 " (mismatched sizes between ranks?)",
+				r->rsize, r->size);
+			r->used = false;
+			return nn_ncclInvalidUsage;
+		}
+		if (!r->send && r->rtag != r->tag)
+			NN_INFO("receive with tag %d got a message tagged %d",
+				r->tag, r->rtag);
+		if (sizes != NULL)
+			sizes[0] = (int)(r->send ? r->size : r->rsize);
+		r->used = false;
+		*done = 1;
+		return nn_ncclSuccess;
+	}
+	if (c->err != 0) {
+		comm_log_error(c, r->send ? "send failed" : "receive failed");
+		return err_result(c->err);
+	}
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_close_comm(void *comm)
+{
+	if (comm != NULL)
+		comm_close(comm);
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_close_listen(void *listen_comm)
+{
+	struct nn_rt *rt = nn_rt_get();
+	struct nn_listener *l = listen_comm;
+	uint16_t i, j;
+
+	if (rt == NULL || l == NULL)
+		return nn_ncclSuccess;
+	l->closing = true;
+	for (i = 0; i < RTE_DIM(l->pending_got); i++)
+		for (j = 0; j < NN_MAX_FLOWS && l->pending_got[i] != 0; j++)
+			if (l->pending_flows[i][j] != NULL)
+				cmd(l->pending_flows[i][j]->s, NN_CMD_ABORT_FLOW, 0,
+					l->pending_flows[i][j]);
+	for (i = 0; i < rt->nb_stacks; i++)
+		cmd(rt->stacks[i], NN_CMD_UNLISTEN, 0, l);
+	nn_listener_unref(l);
+	return nn_ncclSuccess;
+}
+
+/* ---------------------------------------------------------- versions */
+
+static nn_result_t
+nn_props_v8(int dev, struct nn_props_v8 *p8)
+{
+	struct nn_props_v11 p;
+	nn_result_t rc = nn_props(dev, &p);
+
+	if (rc != nn_ncclSuccess)
+		return rc;
+	memset(p8, 0, sizeof(*p8));
+	p8->name = p.name;
+	p8->pciPath = p.pciPath;
+	p8->guid = p.guid;
+	p8->ptrSupport = p.ptrSupport;
+	p8->regIsGlobal = p.regIsGlobal;
+	p8->speed = p.speed;
+	p8->port = p.port;
+	p8->latency = p.latency;
+	p8->maxComms = p.maxComms;
+	p8->maxRecvs = p.maxRecvs;
+	p8->netDeviceType = p.netDeviceType;
+	p8->netDeviceVersion = p.netDeviceVersion;
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_props_v10(int dev, struct nn_props_v10 *p10)
+{
+	struct nn_props_v11 p;
+	nn_result_t rc = nn_props(dev, &p);
+
+	if (rc == nn_ncclSuccess)
+		memcpy(p10, &p, sizeof(*p10));   /* v11 extends v10 */
+	return rc;
+}
+
+static nn_result_t
+nn_isend_v8(void *c, void *data, int size, int tag, void *mh, void **req)
+{
+	return nn_isend_common(c, data, (size_t)size, tag, mh, req);
+}
+
+static nn_result_t
+nn_irecv_v8(void *c, int n, void **data, int *sizes, int *tags, void **mh,
+	void **req)
+{
+	return nn_irecv_common(c, n, data, n >= 1 ? (size_t)sizes[0] : 0, tags,
+		mh, req);
+}
+
+static nn_result_t
+nn_isend_v10(void *c, void *data, size_t size, int tag, void *mh, void *ph,
+	void **req)
+{
+	return nn_isend_common(c, data, size, tag, mh, req);
+}
+
+static nn_result_t
+nn_irecv_v10(void *c, int n, void **data, size_t *sizes, int *tags, void **mh,
+	void **ph, void **req)
+{
+	return nn_irecv_common(c, n, data, n >= 1 ? sizes[0] : 0, tags, mh, req);
+}
+
+static nn_result_t
+nn_init_v10(nn_logger_t log, nn_prof_cb_t prof)
+{
+	return nn_init(log);
+}
+
+static nn_result_t
+nn_connect_v10(int dev, struct nn_comm_config *cfg, void *handle,
+	void **send_comm, void **dev_comm)
+{
+	return nn_connect(dev, handle, send_comm, dev_comm);
+}
+
+static nn_result_t
+nn_init_v11(void **ctx, uint64_t comm_id, struct nn_comm_config *cfg,
+	nn_logger_t log, nn_prof_cb_t prof)
+{
+	nn_result_t rc = nn_init(log);
+
+	/* One process context serves every NCCL communicator. */
+	*ctx = rc == nn_ncclSuccess ? (void *)nn_rt_get() : NULL;
+	return rc;
+}
+
+static nn_result_t
+nn_listen_v11(void *ctx, int dev, void *handle, void **listen_comm)
+{
+	return nn_listen(dev, handle, listen_comm);
+}
+
+static nn_result_t
+nn_connect_v11(void *ctx, int dev, void *handle, void **send_comm,
+	void **dev_comm)
+{
+	return nn_connect(dev, handle, send_comm, dev_comm);
+}
+
+static nn_result_t
+nn_finalize_v11(void *ctx)
+{
+	/* EAL cannot start twice in a process: the stacks stay until exit. */
+	return nn_ncclSuccess;
+}
+
+static nn_result_t
+nn_set_attr_v11(void *ctx, struct nn_net_attr *attr)
+{
+	return nn_ncclSuccess;
+}
+
+NN_EXPORT const struct nn_net_v8 ncclNetPlugin_v8 = {
+	.name = "devtcp",
+	.init = nn_init,
+	.devices = nn_devices,
+	.getProperties = nn_props_v8,
+	.listen = nn_listen,
+	.connect = nn_connect,
+	.accept = nn_accept,
+	.regMr = nn_reg_mr,
+	.regMrDmaBuf = nn_reg_mr_dmabuf,
+	.deregMr = nn_dereg_mr,
+	.isend = nn_isend_v8,
+	.irecv = nn_irecv_v8,
+	.iflush = nn_iflush,
+	.test = nn_test,
+	.closeSend = nn_close_comm,
+	.closeRecv = nn_close_comm,
+	.closeListen = nn_close_listen,
+	.getDeviceMr = NULL,
+	.irecvConsumed = NULL,
+};
+
+NN_EXPORT const struct nn_net_v10 ncclNetPlugin_v10 = {
+	.name = "devtcp",
+	.init = nn_init_v10,
+	.devices = nn_devices,
+	.getProperties = nn_props_v10,
+	.listen = nn_listen,
+	.connect = nn_connect_v10,
+	.accept = nn_accept,
+	.regMr = nn_reg_mr,
+	.regMrDmaBuf = nn_reg_mr_dmabuf,
+	.deregMr = nn_dereg_mr,
+	.isend = nn_isend_v10,
+	.irecv = nn_irecv_v10,
+	.iflush = nn_iflush,
+	.test = nn_test,
+	.closeSend = nn_close_comm,
+	.closeRecv = nn_close_comm,
+	.closeListen = nn_close_listen,
+	.getDeviceMr = NULL,
+	.irecvConsumed = NULL,
+	.makeVDevice = NULL,
+};
+
+NN_EXPORT const struct nn_net_v11 ncclNetPlugin_v11 = {
+	.name = "devtcp",
+	.init = nn_init_v11,
+	.devices = nn_devices,
+	.getProperties = nn_props,
+	.listen = nn_listen_v11,
+	.connect = nn_connect_v11,
+	.accept = nn_accept,
+	.regMr = nn_reg_mr,
+	.regMrDmaBuf = nn_reg_mr_dmabuf,
+	.deregMr = nn_dereg_mr,
+	.isend = nn_isend_v10,
+	.irecv = nn_irecv_v10,
+	.iflush = nn_iflush,
+	.test = nn_test,
+	.closeSend = nn_close_comm,
+	.closeRecv = nn_close_comm,
+	.closeListen = nn_close_listen,
+	.getDeviceMr = NULL,
+	.irecvConsumed = NULL,
+	.makeVDevice = NULL,
+	.finalize = nn_finalize_v11,
+	.setNetAttr = nn_set_attr_v11,
+};
+
+/** Test hook (not NCCL's): stop the stacks and close the port. */
+NN_EXPORT void devtcp_nccl_shutdown(void);
+void
+devtcp_nccl_shutdown(void)
+{
+	nn_rt_shutdown();
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The plugin's process context: EAL, the port, the payload region and the
+ * stacks, set up once per process on NCCL's first init (nn_runtime.c).
+ */
+#ifndef NN_RT_H
+#define NN_RT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "nn.h"
+
+struct nn_rt {
+	struct nn_config cfg;
+	nn_logger_t log;
+	uint16_t port_id;
+	int16_t gpu_id;              /* RTE_GPU_ID_NONE: host region */
+	bool gpu_cuda;               /* the region is on a gpu_cuda device */
+	int cuda_ordinal;            /* CUDA device of the region, or -1 */
+	struct rte_mempool *hdr_pool, *shell_pool;
+	struct rte_mempool *host_pool;   /* steered mode's queue 0 (stacks > 1) */
+	struct dt_devmem_region *region;
+	uint16_t nb_stacks;
+	struct nn_stack *stacks[NN_MAX_STACKS];
+	bool port_started;
+	char name[96];
+	char pci_path[256];          /* "" when the port has none */
+	int speed;                   /* Mb/s */
+	int ptr_support;
+	uint32_t next_port;          /* atomic: listen ports handed out */
+	uint32_t next_comm;          /* atomic: send comms created */
+	uint64_t id_salt;            /* makes comm ids unique across processes */
+	volatile bool stop;
+	uint32_t mr_lock;            /* spin lock of the MR cache (control path) */
+	struct nn_mr *mrs[64];
+	uint16_t nb_mrs;
+	uint16_t nb_tx_windows;      /* device send buffers given an engine */
+};
+
+/** The process context once nn_rt_init() succeeded, else NULL. */
+struct nn_rt *nn_rt_get(void);
+
+/**
+ * Set up the process context (once; later calls return the first result).
+ * @return 0, or a negative errno (logged through NCCL's logger).
+ */
+int nn_rt_init(nn_logger_t log);
+
+/** Stop the lcores and release the port and the region (tests). */
+void nn_rt_shutdown(void);
+
+/** Log through NCCL's logger (stderr before init). */
+void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define NN_WARN(...) nn_log(NN_LOG_WARN, __VA_ARGS__)
+#define NN_INFO(...) nn_log(NN_LOG_INFO, __VA_ARGS__)
+
+/* CUDA helpers (nn_cuda.c; stubs without the CUDA headers). */
+/** PCI bus id ("0000:19:00.0") of the current CUDA context's device. */
+int nn_cuda_current_pci(char *buf, size_t len, int *ordinal);
+/** An engine for CUDA memory [base, base + len): UVA copies on a stream. */
+struct dt_copy_engine *nn_cuda_engine_create(void *base, size_t len,
+	int ordinal);
+/** Whether @p ptr is CUDA device memory. */
+bool nn_cuda_is_device(const void *ptr);
+
+#endif /* NN_RT_H */

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive path, on the stack's lcore: a flow's chunks (device memory) are
+ * moved by a copy engine — into the flow's 16-byte host record for hellos
+ * and message headers, into NCCL's buffer for payload — and returned to the
+ * stack once the copy reading them has completed. A request is done on a
+ * part when each of its flows received its slice and the copies ended.
+ *
+ * Destinations: host buffers and gpu_sim buffers (through the simulator's
+ * device-side mapping: the simulated DMA) take the payload region's own
+ * engine; CUDA buffers take the CUDA gather channel (device to device,
+ * batched). The CPU never loads payload: a chunk in host memory
+ * (DT_DP_CHUNK_HOST, length split) is the only one memcpy() touches.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "nn_rt.h"
+
+#define NN_RX_BATCH 64
+
+enum nn_dst { NN_DST_HOST, NN_DST_ENGINE, NN_DST_CUDA, NN_DST_DROP };
+
+void
+nn_rx_chunk(struct nn_flow *f, const struct dt_dp_chunk *c)
+{
+	if (f->qt - f->qh == NN_FLOW_CHUNKS) {
+		/* The window bounds what a flow holds: this is a bug, say so. */
+		dt_dp_release(f->s->st, c->token);
+		NN_WARN("flow %u: more than %u chunks held; connection dropped",
+			f->idx, NN_FLOW_CHUNKS);
+		f->dead = true;
+		if (f->part != NULL)
+			nn_part_fail(f->part, ENOBUFS);
+		return;
+	}
+	f->q[f->qt++ % NN_FLOW_CHUNKS] = *c;
+}
+
+static void
+push_release(struct nn_stack *s, uint64_t token, struct dt_copy_chan *ch,
+	uint64_t ticket)
+{
+	struct nn_release *e;
+
+	if (s->rel_t - s->rel_h == NN_RELEASE_Q) {
+		/* Cannot happen with <= NN_RELEASE_Q buffers; keep order anyway. */
+		if (ch != NULL)
+			dt_copy_wait(ch, ticket);
+		nn_release_progress(s);
+	}
+	e = &s->rel[s->rel_t++ % NN_RELEASE_Q];
+	e->token = token;
+	e->ch = ch;
+	e->ticket = ticket;
+}
+
+void
+nn_rx_drop_all(struct nn_flow *f)
+{
+	/* Behind the copies already submitted: the FIFO keeps the order. */
+	for (; f->qh != f->qt; f->qh++)
+		push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, NULL, 0);
+	f->qoff = 0;
+}
+
+void
+nn_release_progress(struct nn_stack *s)
+{
+	while (s->rel_h != s->rel_t) {
+		struct nn_release *e = &s->rel[s->rel_h % NN_RELEASE_Q];
+
+		if (e->ch != NULL && dt_copy_completed(e->ch) < e->ticket)
+			return;
+		dt_dp_release(s->st, e->token);
+		s->rel_h++;
+	}
+}
+
+/*
+ * Move up to @p want bytes from the head of the flow's queue to @p dst.
+ * Returns the bytes consumed (0 when nothing is queued or the engine is
+ * busy) or a negative errno; *ch and *ticket say what to wait for.
+ */
+static int64_t
+rx_take(struct nn_flow *f, enum nn_dst kind, uintptr_t dst, uint64_t want,
+	struct dt_copy_chan **chp, uint64_t *ticket)
+{
+	struct nn_stack *s = f->s;
+	struct dt_copy_chan *ch = kind == NN_DST_CUDA ? s->cuda_ch : s->ch;
+	struct dt_copy_op ops[NN_RX_BATCH];
+	uint32_t qh = f->qh, qoff = f->qoff;
+	uint64_t got = 0, t = 0;
+	uint16_t n = 0, i;
+	int rc;
+
+	if (ch == NULL && kind != NN_DST_DROP && kind != NN_DST_HOST)
+		return -ENOTSUP;
+	/* Plan: one copy per chunk piece, stopping before a host chunk. */
+	while (want > got && qh != f->qt && n < NN_RX_BATCH) {
+		const struct dt_dp_chunk *c = &f->q[qh % NN_FLOW_CHUNKS];
+		uint32_t len = (uint32_t)RTE_MIN((uint64_t)c->len - qoff, want - got);
+
+		if (c->kind == DT_DP_CHUNK_HOST && kind != NN_DST_DROP) {
+			if (n != 0)
+				break;
+			/* CPU-readable bytes (length split): a plain copy or a lone op. */
+			if (kind == NN_DST_HOST) {
+				memcpy((void *)dst, (const uint8_t *)c->addr + qoff, len);
+			} else {
+				ops[0].dst = (void *)dst;
+				ops[0].src = (const uint8_t *)c->addr + qoff;
+				ops[0].len = len;
+				rc = dt_copy_submit(ch, ops, 1, &t);
+				if (rc <= 0)
+					return rc;
+				*chp = ch;
+				*ticket = t;
+			}
+			got = len;
+			qoff += len;
+			if (qoff == c->len) {
+				push_release(s, c->token, kind == NN_DST_HOST ? NULL : ch, t);
+				qh++;
+				qoff = 0;
+			}
+			f->qh = qh;
+			f->qoff = qoff;
+			return got;
+		}
+		if (kind != NN_DST_DROP) {
+			ops[n].dst = (void *)(dst + got);
+			ops[n].src = (const uint8_t *)c->addr + qoff;
+			ops[n].len = len;
+			n++;
+		}
+		got += len;
+		qoff += len;
+		if (qoff == c->len) {
+			qh++;
+			qoff = 0;
+		}
+	}
+	if (kind == NN_DST_DROP) {
+		/* Consume without reading: chunks go back behind earlier copies. */
+		for (; f->qh != qh; f->qh++)
+			push_release(s, f->q[f->qh % NN_FLOW_CHUNKS].token, NULL, 0);
+		f->qoff = qoff;
+		return got;
+	}
+	if (n == 0)
+		return 0;
+	if (kind == NN_DST_HOST)
+		ch = s->ch;   /* device chunk into host memory: the region's engine */
+	rc = dt_copy_submit(ch, ops, n, &t);
+	if (rc < 0)
+		return rc;
+	/* Consume exactly what the engine took. */
+	got = 0;
+	for (i = 0; i < (uint16_t)rc; i++) {
+		const struct dt_dp_chunk *c = &f->q[f->qh % NN_FLOW_CHUNKS];
+
+		got += ops[i].len;
+		f->qoff += ops[i].len;
+		if (f->qoff == c->len) {
+			push_release(s, c->token, ch, t);
+			f->qh++;
+			f->qoff = 0;
+		}
+	}
+	if (rc > 0) {
+		*chp = ch;
+		*ticket = t;
+	}
+	return got;
+}
+
+/* Hello (accepted flows) or message header, once its 16 bytes landed. */
+static void
+rx_parse(struct nn_flow *f)
+{
+	if (!f->hello_seen) {
+		const struct nn_wire_hello *h = (const void *)f->wire;
+
+		if (h->magic != NN_MAGIC_HELLO || h->nflows == 0 ||
+				h->nflows > NN_MAX_FLOWS || h->flow >= h->nflows) {
+			NN_WARN("accepted connection sent no devtcp hello (magic 0x%x): "
+				"dropped", h->magic);
+			f->dead = true;
+			dt_dp_abort(f->s->st, f->conn);
+			return;
+		}
+		f->idx = h->flow;
+		f->nflows = h->nflows;
+		f->comm_id = h->comm_id;
+		f->hello_seen = true;
+		f->reported = true;
+		nn_post_event(f->lsn->cq, NN_EV_HELLO, 0, f);
+		return;
+	}
+	f->have_hdr = true;
+}
+
+/*
+ * The engine for a destination. With the region on a CUDA GPU, host
+ * buffers too take the CUDA gather channel: NCCL's host buffers are
+ * cudaHostAlloc()ed, which a UVA copy reaches asynchronously, while the
+ * region's engine would bounce them synchronously (not registered with
+ * gpudev).
+ */
+static enum nn_dst
+dst_kind(const struct nn_stack *s, const struct nn_req *r)
+{
+	if (r->mr == NULL || r->mr->kind == NN_MR_HOST)
+		return s->cuda_ch != NULL ? NN_DST_CUDA : NN_DST_HOST;
+	return r->mr->kind == NN_MR_CUDA ? NN_DST_CUDA : NN_DST_ENGINE;
+}
+
+/* Where byte @p off of request @p r lands, as the chosen engine reaches it. */
+static uintptr_t
+dst_addr(const struct nn_req *r, uint64_t off)
+{
+	if (r->mr != NULL && r->mr->kind == NN_MR_SIM)
+		return r->mr->dev_side + (r->data - r->mr->base) + off;
+	return r->data + off;
+}
+
+/* A header for message rx_seq arrived and its request is posted. */
+static int
+rx_begin(struct nn_flow *f, struct nn_req *r)
+{
+	const struct nn_wire_msg *h = (const void *)f->wire;
+	struct nn_part *p = f->part;
+
+	if (h->magic != NN_MAGIC_MSG) {
+		NN_WARN("flow %u: bad message header (magic 0x%x): stream out of sync",
+			f->idx, h->magic);
+		return -EPROTO;
+	}
+	nn_slice(h->size, p->comm->nflows, f->idx, &f->rx_off, &f->rx_len);
+	f->rx_done = 0;
+	f->discard = false;
+	/* Every flow writes the same values: the last store is as good. */
+	r->rsize = h->size;
+	r->rtag = h->tag;
+	if (h->size > r->size) {
+		int32_t zero = 0;
+
+		__atomic_compare_exchange_n(&r->err, &zero, EMSGSIZE, false,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static void
+rx_flow_done(struct nn_flow *f, struct nn_req *r)
+{
+	struct nn_part *p = f->part;
+	struct nn_stack *s = f->s;
+
+	f->have_hdr = false;
+	f->rx_begun = false;
+	f->rx_seq++;
+	if (++r->fl[p->pidx] == p->nflows) {
+		/* Every copy for r was submitted before these tickets. */
+		r->wait_ch[p->pidx] = s->ch->next_ticket - 1;
+		r->wait_cu[p->pidx] = s->cuda_ch ? s->cuda_ch->next_ticket - 1 : 0;
+	}
+}
+
+/* Next 16-byte record into f->wire; false when it must wait. */
+static bool
+rx_wire(struct nn_flow *f)
+{
+	struct dt_copy_chan *ch = NULL;
+	uint64_t t = 0;
+	int64_t n;
+
+	n = rx_take(f, NN_DST_HOST, (uintptr_t)f->wire + f->wire_got,
+		NN_WIRE_LEN - f->wire_got, &ch, &t);
+	if (n <= 0) {
+		if (n < 0 && f->part != NULL)
+			nn_part_fail(f->part, (int)-n);
+		return false;
+	}
+	f->wire_got += n;
+	if (ch != NULL) {
+		f->wire_ch = ch;
+		f->wire_ticket = t;
+	}
+	if (f->wire_got == NN_WIRE_LEN)
+		f->wire_wait = true;
+	return true;
+}
+
+/* Payload of the current message: copy what fits, drop the rest. */
+static bool
+rx_data(struct nn_flow *f, struct nn_req *r)
+{
+	struct dt_copy_chan *ch = NULL;
+	uint64_t room, fit, t = 0;
+	int64_t n;
+
+	room = r->size > f->rx_off ? r->size - f->rx_off : 0;
+	fit = RTE_MIN(room, f->rx_len);
+	if (f->rx_done < fit)
+		n = rx_take(f, dst_kind(f->s, r), dst_addr(r, f->rx_off + f->rx_done),
+			fit - f->rx_done, &ch, &t);
+	else
+		n = rx_take(f, NN_DST_DROP, 0, f->rx_len - f->rx_done, &ch, &t);
+	if (n < 0) {
+		NN_WARN("flow %u: copy into the receive buffer failed: %s",
+			f->idx, strerror((int)-n));
+		nn_part_fail(f->part, (int)-n);
+		return false;
+	}
+	f->rx_done += n;
+	return n > 0;
+}
+
+void
+nn_rx_progress(struct nn_flow *f)
+{
+	struct nn_part *p = f->part;
+	struct nn_req *r;
+
+	while (!f->dead && (p == NULL || !p->failed)) {
+		if (f->wire_wait) {
+			if (f->wire_ch != NULL &&
+					dt_copy_completed(f->wire_ch) < f->wire_ticket)
+				return;
+			f->wire_wait = false;
+			f->wire_got = 0;
+			f->wire_ch = NULL;
+			rx_parse(f);
+			continue;
+		}
+		if (!f->hello_seen) {
+			if (!rx_wire(f))
+				return;
+			continue;
+		}
+		if (p == NULL)
+			return;     /* said hello; waits for NCCL's accept */
+		if (!f->have_hdr) {
+			if (!rx_wire(f))
+				return;
+			continue;
+		}
+		if (f->rx_seq >= p->head)
+			return;     /* NCCL has not posted this receive yet */
+		r = p->fifo[f->rx_seq % NN_REQS];
+		if (!f->rx_begun) {
+			if (rx_begin(f, r) != 0) {
+				nn_part_fail(p, EPROTO);
+				return;
+			}
+			f->rx_begun = true;
+		}
+		if (f->rx_done >= f->rx_len) {
+			rx_flow_done(f, r);
+			continue;
+		}
+		if (!rx_data(f, r))
+			return;
+	}
+}
+
+void
+nn_rx_part_progress(struct nn_part *p)
+{
+	struct nn_stack *s = p->s;
+	uint16_t i;
+
+	if (p->failed)
+		return;
+	for (i = 0; i < p->nflows; i++) {
+		struct nn_flow *f = p->flows[i];
+
+		nn_rx_progress(f);
+		if (p->failed)
+			return;
+		if (f->peer_closed && f->qh == f->qt && f->rx_seq < p->head) {
+			NN_WARN("flow %u: peer closed the connection with a receive pending",
+				f->idx);
+			nn_part_fail(p, ECONNRESET);
+			return;
+		}
+	}
+	while (p->tail < p->head) {
+		struct nn_req *r = p->fifo[p->tail % NN_REQS];
+
+		if (r->fl[p->pidx] != p->nflows ||
+				dt_copy_completed(s->ch) < r->wait_ch[p->pidx] ||
+				(s->cuda_ch != NULL &&
+				 dt_copy_completed(s->cuda_ch) < r->wait_cu[p->pidx]))
+			break;
+		nn_req_part_done(p, r);
+		p->tail++;
+	}
+}

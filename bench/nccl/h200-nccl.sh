@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# NCCL over devtcp vs NCCL's Socket transport on one GPU machine: two ranks
+# on GPU 0, each its own "host" (NCCL_HOSTID) in its own network namespace,
+# joined by a veth pair (the data wire) and a second pair for bootstrap.
+# Runs bench/nccl/nccl_bench.py (all_reduce and all_gather, results checked
+# exactly) with NCCL_NET_PLUGIN=devtcp over the data pair, then with
+# NCCL_NET=Socket over the same pair, and prints both tables side by side.
+#
+# From the bundle (scripts/device-bundle.sh), as root:
+#   .bundle/run.sh h200-nccl.sh [OUTDIR] [both|devtcp|socket]
+# Environment: MIN (8M), MAX (1G), ITERS (5), MTU (1500), GPU (0),
+#   PY (python3), NCCL_EXTRA ("VAR=value ..." added to both ranks).
+# OUTDIR gets devtcp.json, socket.json, compare.txt and NCCL's INFO logs.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=${1:-nccl-out}
+which=${2:-both}
+MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
+PY=${PY:-python3}
+plugin=$root/plugins/libnccl-net-devtcp.so
+bench=$here/nccl_bench.py
+[ -f "$plugin" ] || plugin=$root/lib/libnccl-net-devtcp.so
+[ -f "$plugin" ] || { echo "h200-nccl: libnccl-net-devtcp.so not in the bundle" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "h200-nccl: needs root (namespaces, AF_PACKET)" >&2; exit 1; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# The bundle's libraries serve the plugin (its RPATH finds them); torch keeps
+# the machine's own.
+eal_d=${DEVTCP_EAL_ARGS:-}
+unset LD_LIBRARY_PATH
+if [ "$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)" -lt 2048 ]; then
+	echo 2048 > /proc/sys/vm/nr_hugepages || true
+fi
+
+ns_a=dtnccl_a ns_b=dtnccl_b
+cleanup() {
+	local p
+	for p in $(ip netns pids "$ns_a" 2>/dev/null) $(ip netns pids "$ns_b" 2>/dev/null); do
+		kill "$p" 2>/dev/null || true
+	done
+	ip netns del "$ns_a" 2>/dev/null || true
+	ip netns del "$ns_b" 2>/dev/null || true
+}
+trap cleanup EXIT
+cleanup
+ip netns add "$ns_a"
+ip netns add "$ns_b"
+# data wire dA <-> dB; bootstrap wire cA <-> cB
+ip link add dA netns "$ns_a" type veth peer name dB netns "$ns_b"
+ip link add cA netns "$ns_a" type veth peer name cB netns "$ns_b"
+for side in a b; do
+	ns=dtnccl_$side; S=${side^^}
+	n=$([ $side = a ] && echo 1 || echo 2)
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.d$S.disable_ipv6=1"
+	ip netns exec "$ns" ethtool -K "d$S" rx off tx off tso off gso off gro off >/dev/null 2>&1 || true
+	ip -n "$ns" link set "d$S" mtu "$MTU" up
+	ip -n "$ns" addr add "10.90.0.$n/24" dev "c$S"
+	ip -n "$ns" link set "c$S" up
+done
+
+conf() {  # side ipv4
+	cat > "$out/devtcp-$1.ini" <<INI
+[port]
+name = net_hsplit0
+mtu = $MTU
+tx_cksum = yes
+[stack]
+ipv4 = $2
+netmask = 255.255.255.0
+[devmem]
+gpu = auto
+buffers = 65536
+buffer_size = $([ "$MTU" -gt 4000 ] && echo 9216 || echo 2048)
+header_buffers = 65536
+[limits]
+window = 4M
+[nccl]
+flows = 4
+pci_path = none
+INI
+}
+
+rank() {  # variant side rank
+	local variant=$1 side=$2 r=$3 S=${2^^} env
+	env=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV NCCL_NVLS_ENABLE=0
+		NCCL_HOSTID="host$S" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0
+		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555)
+	if [ "$variant" = devtcp ]; then
+		# lcores: rank 0 on CPUs 2-3, rank 1 on 4-5 (first: EAL's main lcore).
+		local l0=$((2 + 2 * r)) l1=$((3 + 2 * r))
+		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
+			NCCL_NET_GDR_LEVEL=SYS NCCL_NET_GDR_READ=1
+			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
+			DEVTCP_NCCL_EAL="-l $l0,$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S --vdev=gpu_cuda0,device=0")
+	else
+		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
+	fi
+	# shellcheck disable=SC2086
+	ip netns exec "dtnccl_$side" env "${env[@]}" ${NCCL_EXTRA:-} \
+		"$PY" "$bench" --min "$MIN" --max "$MAX" --iters "$ITERS" \
+		--label "$variant" --json "$out/$variant.json" \
+		> "$out/$variant-rank$r.log" 2>&1
+}
+
+run() {  # variant
+	local v=$1 pa pb rc=0
+	if [ "$v" = socket ]; then
+		ip -n "$ns_a" addr add 10.89.0.1/24 dev dA
+		ip -n "$ns_b" addr add 10.89.0.2/24 dev dB
+	else
+		ip -n "$ns_a" addr flush dev dA
+		ip -n "$ns_b" addr flush dev dB
+		conf a 10.89.1.1
+		conf b 10.89.1.2
+	fi
+	echo "== $v: all_reduce / all_gather $MIN..$MAX, MTU $MTU"
+	rank "$v" a 0 & pa=$!
+	rank "$v" b 1 & pb=$!
+	wait $pa || rc=$?
+	wait $pb || rc=$?
+	grep -h -E "NET/devtcp|NET/Plugin|Using network|via NET|NET/Socket" \
+		"$out/$v-rank0.log" "$out/$v-rank1.log" > "$out/nccl-info-$v.txt" || true
+	sed -n '/^# /,$p' "$out/$v-rank0.log"
+	[ $rc = 0 ] || { echo "h200-nccl: $v run failed ($rc); see $out/$v-rank*.log" >&2; tail -20 "$out/$v-rank0.log" >&2; }
+	if [ "$v" = socket ]; then
+		ip -n "$ns_a" addr flush dev dA
+		ip -n "$ns_b" addr flush dev dB
+	fi
+	return $rc
+}
+
+rc=0
+case $which in
+both) run devtcp || rc=1; run socket || rc=1 ;;
+devtcp|socket) run "$which" || rc=1 ;;
+*) echo "usage: $0 [OUTDIR] [both|devtcp|socket]" >&2; exit 2 ;;
+esac
+
+if [ -f "$out/devtcp.json" ] && [ -f "$out/socket.json" ]; then
+	"$PY" - "$out" <<'PYEOF' | tee "$out/compare.txt"
+import json, sys
+d = json.load(open(sys.argv[1] + "/devtcp.json"))["rows"]
+s = json.load(open(sys.argv[1] + "/socket.json"))["rows"]
+print(f"{'op':<11} {'bytes':>11} | {'devtcp algbw':>12} {'busbw':>7} ok | "
+      f"{'socket algbw':>12} {'busbw':>7} ok | ratio")
+for a, b in zip(d, s):
+    print(f"{a['op']:<11} {a['bytes']:>11} | {a['algbw_GBps']:>12.3f} "
+          f"{a['busbw_GBps']:>7.3f} {'y' if a['correct'] else 'N'}  | "
+          f"{b['algbw_GBps']:>12.3f} {b['busbw_GBps']:>7.3f} "
+          f"{'y' if b['correct'] else 'N'}  | {a['busbw_GBps'] / b['busbw_GBps']:.2f}")
+PYEOF
+fi
+echo "NCCL's lines naming the transport: $out/nccl-info-*.txt"
+exit $rc

@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Plays NCCL's part against libnccl-net-devtcp.so: two processes (forked
+ * here), each with its own configuration (its end of a veth pair, its
+ * --file-prefix), dlopen the plugin, exchange listen handles over a
+ * socketpair (NCCL's bootstrap), connect and accept both ways, then run a
+ * case: messages of given sizes and tags, byte-checked on arrival (host
+ * buffers directly, gpu_sim buffers through rte_gpu_mem_cpu_map).
+ *
+ * usage: nccl_harness PLUGIN CASE [VERSION]
+ *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss |
+ *         refused | bench (goodput, not a test)
+ *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
+ * Environment: NCCL_HARNESS_CONFIG_A/B (configuration files),
+ * NCCL_HARNESS_EAL_A/B (EAL lines), set by run_harness.sh.
+ * Exit 0 when both processes passed; the parent reports which one failed.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+#include <rte_gpudev.h>
+
+#include "nn_abi.h"
+
+#define MIB (1024u * 1024u)
+#define MAX_INFLIGHT 32
+
+/* The plugin through one table, whatever version was taken. */
+struct net {
+	int version;
+	const struct nn_net_v8 *v8;
+	const struct nn_net_v10 *v10;
+	const struct nn_net_v11 *v11;
+	void *ctx;
+};
+
+struct side {
+	int role;                /* 0: A, 1: B */
+	int sock;                /* to the peer process */
+	struct net net;
+	void *lcomm, *scomm, *rcomm;
+	int16_t gpu;
+	const char *name;
+	char peer_handle[NN_HANDLE_MAXSIZE];
+};
+
+static void
+logger(int level, unsigned long flags, const char *file, int line,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > NN_LOG_WARN && getenv("NCCL_HARNESS_VERBOSE") == NULL)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "[nccl-log %d] ", level);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+#define FAIL(s, ...) do { \
+	fprintf(stderr, "FAIL %s: ", (s)->name); \
+	fprintf(stderr, __VA_ARGS__); \
+	fprintf(stderr, "\n"); \
+	fflush(stdout); \
+	_exit(1); \
+} while (0)
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ----------------------------------------------------- the plugin calls */
+
+static nn_result_t
+p_init(struct net *n)
+{
+	switch (n->version) {
+	case 8:
+		return n->v8->init(logger);
+	case 10:
+		return n->v10->init(logger, NULL);
+	default:
+		return n->v11->init(&n->ctx, 1, NULL, logger, NULL);
+	}
+}
+
+static nn_result_t
+p_props(struct net *n, struct nn_props_v11 *p)
+{
+	struct nn_props_v8 p8;
+
+	memset(p, 0, sizeof(*p));
+	switch (n->version) {
+	case 8:
+		if (n->v8->getProperties(0, &p8) != 0)
+			return nn_ncclInternalError;
+		p->name = p8.name;
+		p->pciPath = p8.pciPath;
+		p->ptrSupport = p8.ptrSupport;
+		p->speed = p8.speed;
+		p->maxRecvs = p8.maxRecvs;
+		p->maxComms = p8.maxComms;
+		return 0;
+	case 10:
+		return n->v10->getProperties(0, (struct nn_props_v10 *)p);
+	default:
+		return n->v11->getProperties(0, p);
+	}
+}
+
+static nn_result_t
+p_listen(struct net *n, void *h, void **l)
+{
+	if (n->version == 11)
+		return n->v11->listen(n->ctx, 0, h, l);
+	return n->version == 8 ? n->v8->listen(0, h, l) : n->v10->listen(0, h, l);
+}
+
+static nn_result_t
+p_connect(struct net *n, void *h, void **sc)
+{
+	void *dc = NULL;
+
+	if (n->version == 11)
+		return n->v11->connect(n->ctx, 0, h, sc, &dc);
+	return n->version == 8 ? n->v8->connect(0, h, sc, &dc) :
+		n->v10->connect(0, NULL, h, sc, &dc);
+}
+
+static nn_result_t
+p_accept(struct net *n, void *l, void **rc)
+{
+	void *dc = NULL;
+
+	return n->version == 8 ? n->v8->accept(l, rc, &dc) :
+		n->version == 10 ? n->v10->accept(l, rc, &dc) :
+		n->v11->accept(l, rc, &dc);
+}
+
+static nn_result_t
+p_regmr(struct net *n, void *c, void *d, size_t sz, int type, void **mh)
+{
+	return n->version == 8 ? n->v8->regMr(c, d, sz, type, mh) :
+		n->version == 10 ? n->v10->regMr(c, d, sz, type, mh) :
+		n->v11->regMr(c, d, sz, type, mh);
+}
+
+static nn_result_t
+p_deregmr(struct net *n, void *c, void *mh)
+{
+	return n->version == 8 ? n->v8->deregMr(c, mh) :
+		n->version == 10 ? n->v10->deregMr(c, mh) :
+		n->v11->deregMr(c, mh);
+}
+
+static nn_result_t
+p_isend(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
+	void **req)
+{
+	if (n->version == 8)
+		return n->v8->isend(c, d, (int)sz, tag, mh, req);
+	return n->version == 10 ? n->v10->isend(c, d, sz, tag, mh, NULL, req) :
+		n->v11->isend(c, d, sz, tag, mh, NULL, req);
+}
+
+static nn_result_t
+p_irecv(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
+	void **req)
+{
+	int isz = (int)sz;
+
+	if (n->version == 8)
+		return n->v8->irecv(c, 1, &d, &isz, &tag, &mh, req);
+	return n->version == 10 ? n->v10->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req) :
+		n->v11->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req);
+}
+
+static nn_result_t
+p_test(struct net *n, void *req, int *done, int *size)
+{
+	return n->version == 8 ? n->v8->test(req, done, size) :
+		n->version == 10 ? n->v10->test(req, done, size) :
+		n->v11->test(req, done, size);
+}
+
+static nn_result_t
+p_close(struct net *n, void *c, int which)
+{
+	const struct nn_net_v8 *t8 = n->v8;
+
+	if (n->version == 10) {
+		const struct nn_net_v10 *t = n->v10;
+
+		return which == 0 ? t->closeSend(c) : which == 1 ?
+			t->closeRecv(c) : t->closeListen(c);
+	}
+	if (n->version == 11) {
+		const struct nn_net_v11 *t = n->v11;
+
+		return which == 0 ? t->closeSend(c) : which == 1 ?
+			t->closeRecv(c) : t->closeListen(c);
+	}
+	return which == 0 ? t8->closeSend(c) : which == 1 ?
+		t8->closeRecv(c) : t8->closeListen(c);
+}
+
+/* ------------------------------------------------------ peer messages */
+
+static void
+xsend(struct side *s, const void *b, size_t n)
+{
+	if (write(s->sock, b, n) != (ssize_t)n)
+		FAIL(s, "bootstrap write: %s", strerror(errno));
+}
+
+static void
+xrecv(struct side *s, void *b, size_t n)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = read(s->sock, (char *)b + got, n - got);
+		if (r <= 0)
+			FAIL(s, "bootstrap read: %s", r == 0 ? "peer gone" : strerror(errno));
+		got += r;
+	}
+}
+
+static void
+barrier(struct side *s)
+{
+	char c = 'b';
+
+	xsend(s, &c, 1);
+	xrecv(s, &c, 1);
+}
+
+/* ------------------------------------------------------------ buffers */
+
+struct buf {
+	uint8_t *p;          /* what the plugin gets */
+	uint8_t *cpu;        /* where the harness reads and writes it */
+	size_t len;
+	bool dev;
+	void *mh;
+};
+
+static void
+buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
+{
+	size_t alloc = len ? len : 1;
+
+	memset(b, 0, sizeof(*b));
+	b->len = len;
+	b->dev = dev;
+	if (dev) {
+		b->p = rte_gpu_mem_alloc(s->gpu, alloc, 0);
+		if (b->p == NULL)
+			FAIL(s, "rte_gpu_mem_alloc(%zu) failed", alloc);
+		b->cpu = rte_gpu_mem_cpu_map(s->gpu, alloc, b->p);
+		if (b->cpu == NULL)
+			FAIL(s, "rte_gpu_mem_cpu_map failed");
+	} else {
+		b->p = malloc(alloc);
+		b->cpu = b->p;
+		if (b->p == NULL)
+			FAIL(s, "malloc(%zu)", alloc);
+	}
+	if (p_regmr(&s->net, comm, b->p, alloc, dev ? NN_PTR_CUDA : NN_PTR_HOST,
+			&b->mh) != nn_ncclSuccess)
+		FAIL(s, "regMr(%zu bytes, %s) failed", alloc, dev ? "device" : "host");
+}
+
+static void
+buf_free(struct side *s, struct buf *b, void *comm)
+{
+	p_deregmr(&s->net, comm, b->mh);
+	if (b->dev) {
+		/* Device registrations stay cached in the plugin: keep the memory. */
+		rte_gpu_mem_cpu_unmap(s->gpu, b->p);
+	} else {
+		free(b->p);
+	}
+}
+
+static uint8_t
+pat(uint32_t seed, size_t i)
+{
+	uint32_t x = seed * 2654435761u + (uint32_t)i * 40503u + (uint32_t)(i >> 11);
+
+	return (uint8_t)(x ^ (x >> 13) ^ (x >> 24));
+}
+
+static void
+fill(struct buf *b, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b->cpu[i] = pat(seed, i);
+}
+
+static void
+check(struct side *s, const struct buf *b, size_t len, uint32_t seed,
+	const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b->cpu[i] != pat(seed, i))
+			FAIL(s, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what,
+				i, len, b->cpu[i], pat(seed, i));
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static void
+open_plugin(struct side *s, const char *path, const char *ver)
+{
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (lib == NULL)
+		FAIL(s, "dlopen %s: %s", path, dlerror());
+	s->net.version = atoi(ver + 1);
+	if (s->net.version == 8)
+		s->net.v8 = dlsym(lib, "ncclNetPlugin_v8");
+	else if (s->net.version == 10)
+		s->net.v10 = dlsym(lib, "ncclNetPlugin_v10");
+	else
+		s->net.v11 = dlsym(lib, "ncclNetPlugin_v11");
+	if (s->net.v8 == NULL && s->net.v10 == NULL && s->net.v11 == NULL)
+		FAIL(s, "no ncclNetPlugin_%s in %s", ver, path);
+}
+
+static void
+connect_both(struct side *s)
+{
+	char mine[NN_HANDLE_MAXSIZE], peer[NN_HANDLE_MAXSIZE];
+	double t0 = now_s();
+	nn_result_t rc;
+
+	if (p_listen(&s->net, mine, &s->lcomm) != nn_ncclSuccess)
+		FAIL(s, "listen failed");
+	xsend(s, mine, sizeof(mine));
+	xrecv(s, peer, sizeof(peer));
+	memcpy(s->peer_handle, peer, sizeof(peer));
+	s->scomm = s->rcomm = NULL;
+	while (s->scomm == NULL || s->rcomm == NULL) {
+		if (s->scomm == NULL) {
+			rc = p_connect(&s->net, peer, &s->scomm);
+			if (rc != nn_ncclSuccess)
+				FAIL(s, "connect failed (%d)", rc);
+		}
+		if (s->rcomm == NULL) {
+			rc = p_accept(&s->net, s->lcomm, &s->rcomm);
+			if (rc != nn_ncclSuccess)
+				FAIL(s, "accept failed (%d)", rc);
+		}
+		if (now_s() - t0 > 60)
+			FAIL(s, "connect/accept: no comm after 60 s");
+		usleep(100);
+	}
+}
+
+/* Test until done; returns NCCL's result. */
+static nn_result_t
+wait_req(struct side *s, void *req, int *size)
+{
+	int done = 0;
+	nn_result_t rc;
+
+	for (;;) {
+		rc = p_test(&s->net, req, &done, size);
+		if (rc != nn_ncclSuccess || done)
+			return rc;
+		usleep(20);
+	}
+}
+
+static void
+post_send(struct side *s, void *comm, struct buf *b, size_t len, int tag,
+	void **req)
+{
+	*req = NULL;
+	while (*req == NULL)
+		if (p_isend(&s->net, comm, b->p, len, tag, b->mh, req) != nn_ncclSuccess)
+			FAIL(s, "isend(%zu) failed", len);
+}
+
+static void
+post_recv(struct side *s, void *comm, struct buf *b, size_t room, int tag,
+	void **req)
+{
+	*req = NULL;
+	while (*req == NULL)
+		if (p_irecv(&s->net, comm, b->p, room, tag, b->mh, req) != nn_ncclSuccess)
+			FAIL(s, "irecv(%zu) failed", room);
+}
+
+/* ------------------------------------------------------------- cases */
+
+static const size_t sizes_list[] = {
+	0, 1, 4096, 1 * MIB, 64 * MIB, 16 * MIB + 5, 1000003, 12345, 4097,
+	65537, 3,
+};
+
+/*
+ * One message each way per size, both directions at once when @p bidir;
+ * the receive buffer is larger than the message (NCCL's size is a maximum):
+ * test() must return the sender's size.
+ */
+static void
+case_sizes(struct side *s, bool dev, bool bidir, size_t max_size)
+{
+	size_t i, n = sizeof(sizes_list) / sizeof(sizes_list[0]);
+	struct buf sb, rb;
+	bool sender = s->role == 0 || bidir, receiver = s->role == 1 || bidir;
+
+	buf_new(s, &sb, max_size, dev, s->scomm);
+	buf_new(s, &rb, max_size + 8192, dev, s->rcomm);
+	for (i = 0; i < n; i++) {
+		size_t len = sizes_list[i];
+		uint32_t seed = (uint32_t)(i * 977 + s->role * 13 + 1);
+		uint32_t pseed = (uint32_t)(i * 977 + (1 - s->role) * 13 + 1);
+		void *sr = NULL, *rr = NULL;
+		double t0 = now_s();
+		int got = -1;
+
+		if (len > max_size)
+			continue;
+		if (sender)
+			fill(&sb, len, seed);
+		if (receiver) {
+			memset(rb.cpu, 0xee, len + 16);
+			post_recv(s, s->rcomm, &rb, len + 4096, (int)i, &rr);
+		}
+		if (sender)
+			post_send(s, s->scomm, &sb, len, (int)i, &sr);
+		if (sender && wait_req(s, sr, NULL) != nn_ncclSuccess)
+			FAIL(s, "send of %zu bytes failed", len);
+		if (receiver) {
+			if (wait_req(s, rr, &got) != nn_ncclSuccess)
+				FAIL(s, "receive of %zu bytes failed", len);
+			if (got != (int)len)
+				FAIL(s, "receive of %zu bytes: test() said %d", len, got);
+			check(s, &rb, len, pseed, "received message");
+			if (rb.cpu[len] != 0xee)
+				FAIL(s, "byte past the %zu-byte message overwritten", len);
+		}
+		printf("%s: %s%zu bytes %s in %.3f s\n", s->name, dev ? "device " : "",
+			len, bidir ? "both ways" : receiver ? "received" : "sent",
+			now_s() - t0);
+		barrier(s);
+	}
+	buf_free(s, &sb, s->scomm);
+	buf_free(s, &rb, s->rcomm);
+}
+
+/* Frames the port's fault injection dropped (xstats named *loss*). */
+static uint64_t
+port_losses(struct side *s)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	uint64_t sum = 0;
+	int n, i;
+
+	n = rte_eth_xstats_get_names(0, NULL, 0);
+	if (n <= 0)
+		FAIL(s, "port 0 has no xstats");
+	names = calloc(n, sizeof(*names));
+	xs = calloc(n, sizeof(*xs));
+	if (names == NULL || xs == NULL ||
+			rte_eth_xstats_get_names(0, names, n) != n ||
+			rte_eth_xstats_get(0, xs, n) != n)
+		FAIL(s, "cannot read port 0's xstats");
+	for (i = 0; i < n; i++)
+		if (strstr(names[xs[i].id].name, "loss") != NULL && xs[i].value != 0) {
+			printf("%s: %s = %" PRIu64 "\n", s->name, names[xs[i].id].name,
+				xs[i].value);
+			sum += xs[i].value;
+		}
+	free(names);
+	free(xs);
+	return sum;
+}
+
+/* MAX_INFLIGHT requests posted before any is tested, in both directions. */
+static void
+case_many(struct side *s)
+{
+	struct buf sb[MAX_INFLIGHT], rb[MAX_INFLIGHT];
+	void *sr[MAX_INFLIGHT], *rr[MAX_INFLIGHT];
+	size_t len[MAX_INFLIGHT];
+	int i, round, got;
+
+	for (i = 0; i < MAX_INFLIGHT; i++) {
+		len[i] = (size_t)(i * 7919 % 200000) + (i % 3 == 0 ? 0 : 1);
+		/* 6 device send buffers: each is a copy-engine window for the NIC (<= 8). */
+		buf_new(s, &sb[i], len[i], i % 6 == 1, s->scomm);
+		buf_new(s, &rb[i], len[i] + 100, i % 2 == 0, s->rcomm);
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < MAX_INFLIGHT; i++) {
+			fill(&sb[i], len[i], (uint32_t)(round * 100 + i + s->role * 7));
+			post_recv(s, s->rcomm, &rb[i], len[i] + 100, 1000 + i, &rr[i]);
+		}
+		for (i = 0; i < MAX_INFLIGHT; i++)
+			post_send(s, s->scomm, &sb[i], len[i], 1000 + i, &sr[i]);
+		/* Test in reverse order: completion order is not NCCL's problem. */
+		for (i = MAX_INFLIGHT - 1; i >= 0; i--) {
+			if (wait_req(s, rr[i], &got) != nn_ncclSuccess || got != (int)len[i])
+				FAIL(s, "request %d: receive failed or wrong size (%d, want %zu)",
+					i, got, len[i]);
+			check(s, &rb[i], len[i],
+				(uint32_t)(round * 100 + i + (1 - s->role) * 7), "in-flight message");
+		}
+		for (i = 0; i < MAX_INFLIGHT; i++)
+			if (wait_req(s, sr[i], NULL) != nn_ncclSuccess)
+				FAIL(s, "request %d: send failed", i);
+		barrier(s);
+	}
+	for (i = 0; i < MAX_INFLIGHT; i++) {
+		buf_free(s, &sb[i], s->scomm);
+		buf_free(s, &rb[i], s->rcomm);
+	}
+	printf("%s: %d x %d requests in flight both ways, checked\n", s->name,
+		3, MAX_INFLIGHT);
+}
+
+/* A receive smaller than the message: ncclInvalidUsage; the comm goes on. */
+static void
+case_trunc(struct side *s)
+{
+	struct buf sb, rb;
+	void *sr, *rr;
+	nn_result_t rc;
+	int got = -1;
+
+	buf_new(s, &sb, 100000, false, s->scomm);
+	buf_new(s, &rb, 100000, true, s->rcomm);
+	if (s->role == 0) {
+		fill(&sb, 100000, 5);
+		post_send(s, s->scomm, &sb, 100000, 7, &sr);
+		if (wait_req(s, sr, NULL) != nn_ncclSuccess)
+			FAIL(s, "send of the oversized message failed");
+		fill(&sb, 777, 6);
+		post_send(s, s->scomm, &sb, 777, 8, &sr);
+		if (wait_req(s, sr, NULL) != nn_ncclSuccess)
+			FAIL(s, "send after the truncated one failed");
+	} else {
+		memset(rb.cpu, 0xee, 100000);
+		post_recv(s, s->rcomm, &rb, 4096, 7, &rr);
+		rc = wait_req(s, rr, &got);
+		if (rc != nn_ncclInvalidUsage)
+			FAIL(s, "truncated receive: test() returned %d, want ncclInvalidUsage (%d)",
+				rc, nn_ncclInvalidUsage);
+		check(s, &rb, 4096, 5, "truncated message's first bytes");
+		if (rb.cpu[4096] != 0xee)
+			FAIL(s, "truncated receive wrote past its 4096-byte buffer");
+		post_recv(s, s->rcomm, &rb, 100000, 8, &rr);
+		if (wait_req(s, rr, &got) != nn_ncclSuccess || got != 777)
+			FAIL(s, "message after the truncated one: failed or %d bytes", got);
+		check(s, &rb, 777, 6, "message after the truncated one");
+	}
+	barrier(s);
+	buf_free(s, &sb, s->scomm);
+	buf_free(s, &rb, s->rcomm);
+	printf("%s: truncation reported as ncclInvalidUsage, stream kept in step\n",
+		s->name);
+}
+
+/* Payload buffers free now (the plugin's region pool). */
+static unsigned int
+payload_free(struct side *s)
+{
+	struct rte_mempool *mp = rte_mempool_lookup("nn_payload");
+
+	if (mp == NULL)
+		FAIL(s, "no mempool nn_payload (the plugin's payload region)");
+	return rte_mempool_avail_count(mp);
+}
+
+/*
+ * Close every comm and the listener, then a second round of comms works;
+ * in the end every payload buffer is back (chunks held by closed flows
+ * included: B closes with a message it never received).
+ */
+static void
+case_close(struct side *s)
+{
+	unsigned int before = payload_free(s), after = 0;
+	struct buf sb;
+	void *sr;
+	double t0;
+	int round;
+
+	for (round = 0; round < 3; round++) {
+		case_sizes(s, false, true, 65537);
+		if (p_close(&s->net, s->scomm, 0) != nn_ncclSuccess ||
+				p_close(&s->net, s->rcomm, 1) != nn_ncclSuccess ||
+				p_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
+			FAIL(s, "close calls failed");
+		barrier(s);
+		if (round < 2)
+			connect_both(s);
+	}
+	/* A last comm pair: A sends 1 MiB that B never receives, both close. */
+	connect_both(s);
+	buf_new(s, &sb, 1 * MIB, false, s->scomm);
+	if (s->role == 0)
+		post_send(s, s->scomm, &sb, 1 * MIB, 1, &sr);
+	usleep(300000);
+	barrier(s);
+	p_close(&s->net, s->scomm, 0);
+	p_close(&s->net, s->rcomm, 1);
+	p_close(&s->net, s->lcomm, 2);
+	barrier(s);
+	for (t0 = now_s(); now_s() - t0 < 5; usleep(10000)) {
+		after = payload_free(s);
+		if (after + 16 >= before)
+			break;
+	}
+	if (after + 16 < before)
+		FAIL(s, "payload buffers leaked: %u free before, %u after closing",
+			before, after);
+	printf("%s: 3 rounds of listen/connect/accept/transfer/close; payload "
+		"buffers free %u before, %u after\n", s->name, before, after);
+}
+
+/*
+ * B is killed (SIGKILL, no FIN, no RST) while A sends to it and waits for
+ * a message from it: A's requests must fail with a clear error, not hang.
+ */
+static void
+case_kill(struct side *s)
+{
+	struct buf sb, rb;
+	void *sr, *rr;
+	nn_result_t rc1, rc2;
+	double t0;
+
+	buf_new(s, &sb, 64 * MIB, false, s->scomm);
+	buf_new(s, &rb, 64 * MIB, false, s->rcomm);
+	if (s->role == 1) {
+		/* Receive nothing while A's send is under way, then die hard. */
+		char go;
+
+		xrecv(s, &go, 1);
+		usleep(300000);
+		raise(SIGKILL);
+	}
+	fill(&sb, 64 * MIB, 9);
+	post_recv(s, s->rcomm, &rb, 64 * MIB, 1, &rr);
+	post_send(s, s->scomm, &sb, 64 * MIB, 1, &sr);
+	xsend(s, "g", 1);
+	t0 = now_s();
+	rc1 = wait_req(s, sr, NULL);
+	rc2 = wait_req(s, rr, NULL);
+	if (rc1 == nn_ncclSuccess || rc2 == nn_ncclSuccess)
+		FAIL(s, "peer killed: send returned %d, receive %d (want errors)",
+			rc1, rc2);
+	printf("%s: peer killed: send -> %d, receive -> %d after %.1f s\n",
+		s->name, rc1, rc2, now_s() - t0);
+}
+
+/*
+ * Connect to a port the peer does not listen on: its stack answers RST,
+ * connect() fails with ncclRemoteError (no hang, no comm).
+ */
+static void
+case_refused(struct side *s)
+{
+	struct nn_handle_view { uint32_t magic, ipv4; uint16_t port; } *h;
+	char handle[NN_HANDLE_MAXSIZE];
+	void *sc = NULL;
+	nn_result_t rc = nn_ncclSuccess;
+	double t0 = now_s();
+
+	if (s->role == 0) {
+		memcpy(handle, s->peer_handle, sizeof(handle));
+		h = (void *)handle;   /* the plugin's handle: magic, ipv4, port */
+		h->port += 1000;
+		while (rc == nn_ncclSuccess && sc == NULL && now_s() - t0 < 30) {
+			rc = p_connect(&s->net, handle, &sc);
+			usleep(100);
+		}
+		if (rc != nn_ncclRemoteError || sc != NULL)
+			FAIL(s, "connect to a closed port: result %d, comm %p (want "
+				"ncclRemoteError, no comm)", rc, sc);
+		printf("%s: connect to a closed port: ncclRemoteError after %.3f s\n",
+			s->name, now_s() - t0);
+	}
+	barrier(s);
+}
+
+/*
+ * Not a test: A streams N messages of S bytes to B (4 in flight, as NCCL's
+ * pipeline keeps several), device buffers; B prints goodput as JSON.
+ * NCCL_HARNESS_BENCH="N S" (default "32 16777216").
+ */
+static void
+case_bench(struct side *s)
+{
+	const char *env = getenv("NCCL_HARNESS_BENCH");
+	unsigned long n = 32, size = 16 * MIB, i, done = 0;
+	struct buf b[4];
+	void *req[4] = { NULL };
+	double t0;
+	int got, k;
+
+	if (env != NULL)
+		sscanf(env, "%lu %lu", &n, &size);
+	for (k = 0; k < 4; k++)
+		buf_new(s, &b[k], size, true, s->role == 0 ? s->scomm : s->rcomm);
+	if (s->role == 0)
+		for (k = 0; k < 4; k++)
+			fill(&b[k], size, (uint32_t)k);
+	barrier(s);
+	t0 = now_s();
+	for (i = 0; i < n + 4; i++) {
+		k = (int)(i % 4);
+		if (req[k] != NULL) {
+			if (wait_req(s, req[k], &got) != nn_ncclSuccess)
+				FAIL(s, "bench: request %lu failed", i - 4);
+			done++;
+			req[k] = NULL;
+		}
+		if (i >= n)
+			continue;
+		if (s->role == 0)
+			post_send(s, s->scomm, &b[k], size, (int)i, &req[k]);
+		else
+			post_recv(s, s->rcomm, &b[k], size, (int)i, &req[k]);
+	}
+	if (s->role == 1) {
+		double t = now_s() - t0;
+
+		check(s, &b[(n - 1) % 4], size, (uint32_t)((n - 1) % 4), "last message");
+		printf("{\"bench\": \"nccl-harness\", \"messages\": %lu, \"bytes\": %lu, "
+			"\"seconds\": %.3f, \"Gbps\": %.3f}\n", done, done * size, t,
+			done * size * 8 / t / 1e9);
+	}
+	barrier(s);
+}
+
+static void
+child(int role, int sock, const char *plugin, const char *cas, const char *ver)
+{
+	struct side s = { .role = role, .sock = sock, .name = role ? "B" : "A" };
+	char key[32];
+	const char *v;
+	struct nn_props_v11 p;
+
+	snprintf(key, sizeof(key), "NCCL_HARNESS_CONFIG_%c", 'A' + role);
+	if ((v = getenv(key)) == NULL)
+		FAIL(&s, "%s not set", key);
+	setenv("DEVTCP_NCCL_CONFIG", v, 1);
+	snprintf(key, sizeof(key), "NCCL_HARNESS_EAL_%c", 'A' + role);
+	if ((v = getenv(key)) != NULL)
+		setenv("DEVTCP_NCCL_EAL", v, 1);
+	open_plugin(&s, plugin, ver);
+	if (p_init(&s.net) != nn_ncclSuccess)
+		FAIL(&s, "init failed");
+	if (p_props(&s.net, &p) != nn_ncclSuccess || p.name == NULL ||
+			!(p.ptrSupport & NN_PTR_HOST) || p.maxRecvs != 1 || p.speed <= 0)
+		FAIL(&s, "getProperties: bad properties");
+	printf("%s: %s plugin %s, ptrSupport 0x%x, speed %d, pciPath %s\n", s.name,
+		ver, p.name, p.ptrSupport, p.speed, p.pciPath ? p.pciPath : "(none)");
+	s.gpu = 0;
+	if (rte_gpu_count_avail() == 0)
+		FAIL(&s, "no gpudev device (the configuration should give gpu_sim)");
+	connect_both(&s);
+	if (strcmp(cas, "sizes") == 0)
+		case_sizes(&s, false, false, 64 * MIB);
+	else if (strcmp(cas, "sizes-dev") == 0)
+		case_sizes(&s, true, false, 64 * MIB);
+	else if (strcmp(cas, "bidir") == 0)
+		case_sizes(&s, true, true, 16 * MIB);
+	else if (strcmp(cas, "loss") == 0) {
+		case_sizes(&s, true, true, 16 * MIB + 5);
+		if (port_losses(&s) == 0)
+			FAIL(&s, "loss case: the port dropped no frame (loss= not applied?)");
+	}
+	else if (strcmp(cas, "many") == 0)
+		case_many(&s);
+	else if (strcmp(cas, "trunc") == 0)
+		case_trunc(&s);
+	else if (strcmp(cas, "close") == 0)
+		case_close(&s);
+	else if (strcmp(cas, "kill") == 0)
+		case_kill(&s);
+	else if (strcmp(cas, "refused") == 0)
+		case_refused(&s);
+	else if (strcmp(cas, "bench") == 0)
+		case_bench(&s);
+	else
+		FAIL(&s, "unknown case %s", cas);
+	if (strcmp(cas, "close") != 0) {
+		p_close(&s.net, s.scomm, 0);
+		p_close(&s.net, s.rcomm, 1);
+		p_close(&s.net, s.lcomm, 2);
+		if (strcmp(cas, "kill") != 0)
+			barrier(&s);
+	}
+	{
+		void (*shutdown_fn)(void) = (void (*)(void))dlsym(RTLD_DEFAULT,
+			"devtcp_nccl_shutdown");
+
+		if (shutdown_fn != NULL)
+			shutdown_fn();
+	}
+	printf("PASS %s %s\n", s.name, cas);
+	fflush(stdout);
+	_exit(0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *ver = argc > 3 ? argv[3] : "v11";
+	int sv[2], st, rc = 0, i;
+	pid_t pid[2];
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s PLUGIN CASE [v8|v10|v11]\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	/* For the kill case, B's end also reaches us: B says when to kill it. */
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			close(sv[1 - i]);
+			child(i, sv[i], argv[1], argv[2], ver);
+		}
+	}
+	close(sv[0]);
+	close(sv[1]);
+	for (i = 0; i < 2; i++) {
+		if (waitpid(pid[i], &st, 0) < 0)
+			return 1;
+		if (i == 1 && strcmp(argv[2], "kill") == 0) {
+			/* B must have died by the signal, not passed or failed. */
+			if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+				fprintf(stderr, "process B was not killed (status 0x%x)\n", st);
+				rc = 1;
+			}
+			continue;
+		}
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "process %c failed (status 0x%x)\n", 'A' + i, st);
+			rc = 1;
+			if (strcmp(argv[2], "kill") != 0 || i == 0)
+				kill(pid[1 - i], SIGKILL);
+		}
+	}
+	return rc;
+}

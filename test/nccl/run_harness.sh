@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs nccl_harness between two devtcp plugin instances joined by a veth
+# pair in the root namespace: each process owns one end through
+# net_hsplit's iface= backend (offloads off), payload into gpu_sim, its own
+# --file-prefix. Removes the pair and whatever it started on any exit.
+#
+# usage: run_harness.sh HARNESS PLUGIN CASE [VERSION] [-- EXTRA_DEVARGS]
+#   EXTRA_DEVARGS are appended to both net_hsplit vdevs (e.g. loss=0.01).
+# NCCL_HARNESS_STACKS=2: two stacks per process (lib/dp's steered mode),
+# their lcores spread over the two CPUs.
+# Exit 77 (skipped) when not root or veth is unavailable.
+set -u
+harness=$1 plugin=$2 case=$3
+shift 3
+ver=v11
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then ver=$1; shift; fi
+[ "${1:-}" = "--" ] && shift
+extra=${1:-}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root (veth, AF_PACKET)"
+	exit 77
+fi
+for t in ip ethtool; do
+	command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+
+a="dtncA$$"
+b="dtncB$$"
+tmp=$(mktemp -d /tmp/devtcp-nccl.XXXXXX)
+child=""
+cleanup() {
+	[ -z "$child" ] || kill -TERM "$child" 2>/dev/null
+	ip link del "$a" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if ! ip link add "$a" type veth peer name "$b" 2>"$tmp/err"; then
+	echo "SKIP: cannot create a veth pair: $(cat "$tmp/err")"
+	exit 77
+fi
+for i in "$a" "$b"; do
+	# No kernel traffic on the wire (IPv6 autoconf) and no offloads that
+	# would leave AF_PACKET partial checksums or merged frames.
+	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null || true
+	ethtool -K "$i" rx off tx off tso off gso off gro off lro off >/dev/null 2>&1 || true
+	ip link set "$i" mtu 1500 up
+done
+
+# Short TCP timeouts so that a dead peer is noticed in seconds.
+conf() {
+	cat > "$tmp/$1.ini" <<INI
+[port]
+name = net_hsplit0
+mtu = 1500
+tx_cksum = yes
+
+$lcores_conf
+[stack]
+ipv4 = $2
+netmask = 255.255.255.0
+
+[devmem]
+gpu = auto
+buffers = 32768
+buffer_size = 2048
+header_buffers = 32768
+
+[limits]
+window = 2M
+retries = 6
+rto_max = 400
+keepalive = yes
+keepalive_idle = 500
+keepalive_intvl = 200
+keepalive_probes = 3
+
+[nccl]
+flows = 4
+port_base = 47000
+connect_timeout = 20000
+INI
+}
+lcores_conf=""
+lc_a="-l 0-1 --main-lcore 1" lc_b="-l 0-1 --main-lcore 0"
+if [ "${NCCL_HARNESS_STACKS:-1}" = 2 ]; then
+	lcores_conf=$'[lcores]\nstacks = 0,1\n'
+	lc_a="--lcores=0@0,1@1,2@1 --main-lcore 2"
+	lc_b="--lcores=0@0,1@1,2@0 --main-lcore 2"
+fi
+conf A 10.88.0.1
+conf B 10.88.0.2
+dev() { echo "--vdev=net_hsplit0,iface=$1${extra:+,$extra}"; }
+# Each process's stack lcore on its own CPU (2-core CI machines).
+export NCCL_HARNESS_CONFIG_A="$tmp/A.ini" NCCL_HARNESS_CONFIG_B="$tmp/B.ini"
+export NCCL_HARNESS_EAL_A="$lc_a --in-memory --file-prefix nccl_a_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$a") --vdev=gpu_sim0,size=512M"
+export NCCL_HARNESS_EAL_B="$lc_b --in-memory --file-prefix nccl_b_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$b") --vdev=gpu_sim0,size=512M"
+
+"$harness" "$plugin" "$case" "$ver" &
+child=$!
+wait "$child"
+rc=$?
+child=""
+exit $rc
