@@ -273,6 +273,7 @@ struct dt_dp_stats {
 	uint64_t neigh_shared;           /**< neighbours learned from the port's host-queue stack */
 	uint64_t rx_host_queue;          /**< frames taken from queue 0 */
 	uint64_t rst_data_after_close;   /**< new data after close(): RST, connection aborted */
+	uint64_t rx_coalesced;           /**< coalesced frames (NIC LRO) taken in as several segments */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

@@ -15,7 +15,8 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
 	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
-	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT, NULL
+	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
+	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -151,6 +152,14 @@ one_arg(const char *key, const char *val, void *opaque)
 			return bad(c, key, val, "need a frame count in [64, 65536]");
 		da->iface_ring = (uint32_t)u;
 		da->iface_ring_set = 1;
+	} else if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0 ||
+			strcmp(key, HSPLIT_ARG_JITTER_US) == 0) {
+		if (parse_u64(val, 0, HSPLIT_DELAY_US_MAX, &u) < 0)
+			return bad(c, key, val, "need microseconds in [0, 10000000]");
+		if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0)
+			da->delay_us = (uint32_t)u;
+		else
+			da->jitter_us = (uint32_t)u;
 	}
 	return 0;
 }
@@ -177,7 +186,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt)",
+			"rx_corrupt, delay_us, jitter_us)",
 			args);
 		return -EINVAL;
 	}

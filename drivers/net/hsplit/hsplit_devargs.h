@@ -21,6 +21,11 @@
  *                      (AF_PACKET; see hsplit_iface.h); excludes wire=
  *   iface_ring=N       frames of the interface's RX ring (default 4096;
  *                      needs iface=)
+ *   delay_us=N         delay line: every frame the port sends, and every
+ *                      frame it receives from an interface, reaches the
+ *                      other side N microseconds later (default 0)
+ *   jitter_us=N        plus a uniform extra delay in [0, N] us per frame,
+ *                      never reordering frames (reorder= does that)
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -49,6 +54,10 @@
 #define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
 #define HSPLIT_ARG_IFACE "iface"
 #define HSPLIT_ARG_IFACE_RING "iface_ring"
+#define HSPLIT_ARG_DELAY_US "delay_us"
+#define HSPLIT_ARG_JITTER_US "jitter_us"
+/** Largest delay_us= and jitter_us= (10 s): beyond, a typo, not a wire. */
+#define HSPLIT_DELAY_US_MAX 10000000u
 
 /** Parsed devargs, defaults filled in. */
 struct hsplit_devargs {
@@ -66,6 +75,8 @@ struct hsplit_devargs {
 	char iface[HSPLIT_IFACE_NAME_MAX]; /**< "" = no interface backend */
 	uint32_t iface_ring;  /**< RX ring frames of the interface backend */
 	uint8_t iface_ring_set;
+	uint32_t delay_us;    /**< delay line, each direction (0: none) */
+	uint32_t jitter_us;   /**< uniform extra delay in [0, jitter_us] */
 };
 
 /**

@@ -196,6 +196,7 @@ hsplit_wire_classify(struct hsplit_port *peer, struct hsplit_wbuf *wb,
 	wb->rx_flags = 0;
 	wb->rss_hash = 0;
 	wb->queue = 0;
+	wb->due = 0;
 	if (peer == NULL)
 		return;
 	off = peer->rx_offloads;
@@ -264,10 +265,24 @@ hsplit_wire_ingress(struct hsplit_port *rx, struct hsplit_wbuf **wb, uint16_t n)
 	}
 }
 
+/* Due times of frames entering the delay line, in the order they go out. */
+static void
+delay_stamp(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
+{
+	uint64_t now = rte_rdtsc();
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		wb[i]->due = hsplit_delay_due(&tq->dl, now);
+	tq->st.delayed += n;
+}
+
 int
 hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
 	uint16_t n, struct hsplit_txq *tq)
 {
+	if (unlikely(hsplit_delay_on(&tq->dl)))
+		delay_stamp(tq, wb, n);
 	if (tq->port->iface != NULL) {
 		hsplit_iface_xmit(tq, wb, n);
 		return 0;
