@@ -34,7 +34,8 @@ Delay: --delay-us N delays every frame N microseconds each way (jitter
 --jitter-us, never reordering) with net_hsplit's delay line, since this
 kernel has no netem: on devtcp's interface (delay_us=N: frames received and
 sent), and for Linux -> Linux on a bridge of two net_hsplit ports in stock
-dpdk-testpmd (io forwarding, delay_us=N/2 on each port: N each way) between
+dpdk-testpmd (io forwarding, delay_us=N,delay_dir=rx on each port: N each
+way) between
 the sender's namespace and the receiver's, which are then each on a veth to
 the root namespace instead of one veth between them.
 
@@ -149,16 +150,19 @@ class Runner:
 
     def bridge_up(self):
         """stock dpdk-testpmd forwarding between the two root ends, each port
-        delaying by half the one-way delay (its RX and its TX: N each way)."""
-        half = self.delay_args(self.a.delay_us // 2, self.a.jitter_us // 2)
+        delaying what it receives from its interface by the one-way delay
+        (delay_dir=rx: testpmd's io forwarding calls tx_burst only with
+        frames, so TX-held frames would wait for the next received one)."""
+        half = self.delay_args(self.a.delay_us, self.a.jitter_us) + ",delay_dir=rx"
         log = os.path.join(self.tmp, "testpmd.log")
         r, w = os.pipe()
-        cmd = [self.a.testpmd, "-l", "0,1", "--in-memory", "--no-pci",
+        # Unbuffered: its stdout is a file and we wait for a line of it.
+        cmd = ["stdbuf", "-o0", self.a.testpmd, "-l", "0,1", "--in-memory", "--no-pci",
                "--log-level=lib.eal:warning", "-d", self.a.plugin,
                "--vdev=net_hsplit_lb0,iface=%s%s" % (self.ns_snd, half),
                "--vdev=net_hsplit_lb1,iface=%s%s" % (self.ns_rcv, half),
                "--", "--forward-mode=io", "--auto-start", "--nb-cores=1",
-               "--txq=1", "--rxq=1"]
+               "--txq=1", "--rxq=1", "--total-num-mbufs=16384"]
         if self.a.mtu > 1500:
             cmd += ["--max-pkt-len=%d" % (self.a.mtu + 18), "--mbuf-size=10240"]
         p = subprocess.Popen(cmd, stdout=open(log, "w"), stderr=subprocess.STDOUT,
@@ -166,7 +170,8 @@ class Runner:
         os.close(r)
         self.bridge_pipe = w
         self.procs.append(p)
-        end = time.time() + 30
+        # Link checks take some seconds.
+        end = time.time() + 60
         while "Press enter to exit" not in open(log).read():
             if p.poll() is not None or time.time() > end:
                 raise RuntimeError("testpmd bridge did not start:\n" + open(log).read())

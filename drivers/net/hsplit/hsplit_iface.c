@@ -501,8 +501,11 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 			return -ENOMEM;
 		}
 	}
-	hsplit_delay_init(&ifc->rx_dl, p->da.delay_us, p->da.jitter_us,
-		rte_get_tsc_hz(), p->da.seed, HSPLIT_MAX_QUEUES + 1);
+	if (p->da.delay_dir & HSPLIT_DELAY_RX)
+		hsplit_delay_init(&ifc->rx_dl, p->da.delay_us, p->da.jitter_us,
+			rte_get_tsc_hz(), p->da.seed, HSPLIT_MAX_QUEUES + 1);
+	else
+		memset(&ifc->rx_dl, 0, sizeof(ifc->rx_dl));
 	ret = rx_open(p, ifc, max_frame);
 	if (ret < 0)
 		return ret;

@@ -85,8 +85,9 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->nb_desc = nb_desc;
 	hsplit_prng_seed(&q->prng, p->da.seed, qid);
 	hsplit_pace_init(q, p->da.rate_gbps, dev->data->nb_tx_queues);
-	hsplit_delay_init(&q->dl, p->da.delay_us, p->da.jitter_us,
-		rte_get_tsc_hz(), p->da.seed, qid);
+	if (p->da.delay_dir & HSPLIT_DELAY_TX)
+		hsplit_delay_init(&q->dl, p->da.delay_us, p->da.jitter_us,
+			rte_get_tsc_hz(), p->da.seed, qid);
 	if (p->iface != NULL && hsplit_delay_on(&q->dl)) {
 		/* Room for every wire buffer of the port: the FIFO never fills. */
 		uint32_t sz = rte_align32pow2(p->da.wire_bufs + 1);
