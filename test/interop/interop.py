@@ -31,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -428,11 +429,11 @@ def server_streams(p):
         r"stream \w+ closed: (\d+) bytes, sha256 ([0-9a-f]{64})", text_of(p))]
 
 
-def linux_send(files, port=5001, timeout=30):
+def linux_send(files, port=5001, timeout=30, opts=""):
     """socat in the namespace sends each file on its own connection, all in
-    parallel; returns (seconds, [rc])."""
+    parallel (OPTS: more socat address options); returns (seconds, [rc])."""
     t0 = time.time()
-    ps = [spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:%d" % (DEV_IP, port)],
+    ps = [spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:%d%s" % (DEV_IP, port, opts)],
                 ns=True, out=os.path.join(TMP, "socat%d.out" % i))
           for i, f in enumerate(files)]
     rcs = []
@@ -452,7 +453,8 @@ def goodput(case, nbytes, secs):
 
 
 def rx_case(case, files, faults="", extra_check=None, allow_bad=False,
-            full=False, mtu=1500, timeout=30, before=None, after=None):
+            full=False, mtu=1500, timeout=30, before=None, after=None,
+            opts=""):
     """Linux socat -> devtcp-server: SHA-256 of every stream as landed in
     device memory equals the file's. before(srv) runs once the server is up,
     after(srv) once the transfer is over (the server still up)."""
@@ -460,7 +462,7 @@ def rx_case(case, files, faults="", extra_check=None, allow_bad=False,
     srv = start_server(case, faults, mtu=mtu)
     if before:
         before(srv)
-    secs, rcs = linux_send(files, timeout=timeout)
+    secs, rcs = linux_send(files, timeout=timeout, opts=opts)
     # The server logs a stream when it closes: wait for all of them.
     end = time.time() + 10
     while time.time() < end and len(server_streams(srv)) < len(files):
@@ -782,16 +784,19 @@ def delay_case(rtt_ms, mib):
 
 # Linux settings the interop matrix varies (per namespace sysctls of the
 # Linux peer): each runs Linux -> devtcp and devtcp -> Linux at 1 % loss
-# each way (the recovery paths the setting changes).
+# each way (the recovery paths the setting changes). Senders' congestion
+# control ("cc"): set on socat's socket (TCP_CONGESTION; a namespace may
+# only default to an algorithm the host allows), Linux -> devtcp only.
 MATRIX = {
     "sack0": {"net.ipv4.tcp_sack": "0"},
     "ts0": {"net.ipv4.tcp_timestamps": "0"},
     "ws0": {"net.ipv4.tcp_window_scaling": "0"},
     "ecn1": {"net.ipv4.tcp_ecn": "1"},
-    "cubic": {"net.ipv4.tcp_congestion_control": "cubic"},
-    "reno": {"net.ipv4.tcp_congestion_control": "reno"},
-    "bbr": {"net.ipv4.tcp_congestion_control": "bbr"},
+    "cubic": {"cc": "cubic"},
+    "reno": {"cc": "reno"},
+    "bbr": {"cc": "bbr"},
 }
+TCP_CONGESTION = 13
 
 
 def ns_sysctl(key, value=None):
@@ -801,7 +806,8 @@ def ns_sysctl(key, value=None):
 
 
 def matrix_case(name):
-    settings = MATRIX[name]
+    settings = dict(MATRIX[name])
+    cc = settings.pop("cc", None)
     old = {k: ns_sysctl(k) for k in settings}
     try:
         for k, v in settings.items():
@@ -809,8 +815,13 @@ def matrix_case(name):
                   "peer's namespace" % (name, k, v))
         f = rand_file("mx", 8 * MIB)
         faults = "loss=0.01,rx_loss=0.01,seed=%d" % (PID % 1000 + 1)
-        rx_case("linux_%s_rx" % name, [f], faults=faults, timeout=90)
-        tx_case("linux_%s_tx" % name, f, faults=faults)
+        # socat fails (exit 1) when the kernel refuses the algorithm.
+        opts = ",setsockopt-string=%d:%d:%s" % (socket.IPPROTO_TCP,
+                                               TCP_CONGESTION, cc) if cc else ""
+        rx_case("linux_%s_rx" % name, [f], faults=faults, timeout=90,
+                opts=opts)
+        if cc is None:
+            tx_case("linux_%s_tx" % name, f, faults=faults)
     finally:
         for k, v in old.items():
             ns_sysctl(k, v)
