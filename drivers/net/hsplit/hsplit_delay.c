@@ -2,10 +2,7 @@
 #include <string.h>
 
 #include "hsplit_delay.h"
-
-/* The fault PRNG (hsplit_wire.c): one definition, no EAL needed here. */
-uint64_t hsplit_prng_next(uint64_t *s);
-void hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid);
+#include "hsplit_prng.h"
 
 void
 hsplit_delay_init(struct hsplit_delay *d, uint32_t delay_us,

@@ -22,6 +22,7 @@
 #include "hsplit_devargs.h"
 #include "hsplit_flow.h"
 #include "hsplit_pkt.h"
+#include "hsplit_prng.h"
 #include "hsplit_rss.h"
 #include "hsplit_split.h"
 
@@ -243,8 +244,6 @@ hsplit_port_of(struct rte_eth_dev *dev)
 int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops);
 void hsplit_wire_detach(struct hsplit_port *p);
 uint64_t hsplit_prob_threshold(double p);
-uint64_t hsplit_prng_next(uint64_t *s);
-void hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid);
 int hsplit_wire_corrupt(struct hsplit_wbuf *wb, uint64_t draw);
 void hsplit_pace_init(struct hsplit_txq *q, double rate_gbps, uint16_t nb_txq);
 uint16_t hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);
