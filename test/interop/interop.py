@@ -205,7 +205,8 @@ class CaptureError(RuntimeError):
 
 def judge_pcap(path):
     """Every frame of a pcap judged by tshark: {source IP: {"frames",
-    "tcp", "bad_ip", "bad_tcp", "malformed", "errors", "first"}}. Fails
+    "tcp", "bad_ip", "bad_tcp", "malformed", "errors", "bad" (frames with
+    any of those), "first"}}. Fails
     (CaptureError) when tshark exits non-zero, prints nothing for a capture
     that holds frames, prints a line per frame other than the frame count
     (capinfos), or verifies no TCP checksum at all: a judge that cannot see
@@ -240,7 +241,7 @@ def judge_pcap(path):
         num, src, proto, ipck, tcpck, malformed, sev = f
         d = out.setdefault(src or "-", {"frames": 0, "tcp": 0, "bad_ip": 0,
                                         "bad_tcp": 0, "malformed": 0,
-                                        "errors": 0, "first": []})
+                                        "errors": 0, "bad": 0, "first": []})
         d["frames"] += 1
         bad = []
         if ipck == "0":
@@ -259,8 +260,10 @@ def judge_pcap(path):
         if any(int(x) >= PI_ERROR for x in sev.split(",") if x.isdigit()):
             d["errors"] += 1
             bad.append("expert error")
-        if bad and len(d["first"]) < 5:
-            d["first"].append("frame %s: %s" % (num, ", ".join(bad)))
+        if bad:
+            d["bad"] += 1
+            if len(d["first"]) < 5:
+                d["first"].append("frame %s: %s" % (num, ", ".join(bad)))
     if any(d["tcp"] for d in out.values()) and verified == 0:
         raise CaptureError("tshark verified no TCP checksum in %s" %
                            os.path.basename(path))
@@ -268,7 +271,8 @@ def judge_pcap(path):
 
 
 def bad_frames(d):
-    return d["bad_ip"] + d["bad_tcp"] + d["malformed"] + d["errors"]
+    """Frames with any of: bad IPv4 or TCP checksum, malformed, expert error."""
+    return d["bad"]
 
 
 class Capture:
@@ -316,7 +320,7 @@ class Capture:
         src = DEV_IP if which == "dev" else LNX_IP
         d = judge_pcap(self.dev if which == "dev" else self.lnx)
         return d.get(src, {"frames": 0, "tcp": 0, "bad_ip": 0, "bad_tcp": 0,
-                           "malformed": 0, "errors": 0, "first": []})
+                           "malformed": 0, "errors": 0, "bad": 0, "first": []})
 
     def bad_from_devtcp(self):
         """devtcp's frames that are malformed, carry a bad IPv4 or TCP
@@ -603,10 +607,11 @@ def case_fault_corrupt():
     """Corruption on the wire, each direction judged on its own with whole
     frames captured both ways.
     Toward devtcp: nftables on eth0's egress in the namespace (after Linux
-    checksummed the frame, before the capture point) overwrites the TCP
-    checksum of 0.5 % of Linux's TCP frames (nft keeps checksums right when
-    it rewrites payload, so payload itself cannot be damaged this way: the
-    checksum field written last is what stays), and net_hsplit's rx_corrupt= damages 0.1 % more inside devtcp's NIC
+    checksummed the skb, before the capture point) overwrites the TCP
+    checksum of every 50th of Linux's TCP skbs (deterministic: a 16 MiB
+    transfer is 256 of them at least) (nft keeps checksums right when it
+    rewrites payload, so payload itself cannot be damaged this way; a GSO
+    skb leaves as several frames, each with the bad checksum), and net_hsplit's rx_corrupt= damages 0.1 % more inside devtcp's NIC
     (after the capture point: not seen by it). The capture must count bad
     TCP checksums on Linux's frames (at least one), none on devtcp's: devtcp drops what its NIC flags bad, never
     sends a bad frame, and the stream lands byte-exact.
@@ -617,7 +622,7 @@ def case_fault_corrupt():
     why = have_nft()
     if why is None:
         nft("""table netdev dtcorrupt {
-  chain out { type filter hook egress device eth0 priority 0; ip daddr %s ip protocol tcp numgen random mod 1000 < 5 @th,128,16 set 0x5a5a counter; }
+  chain out { type filter hook egress device eth0 priority 0; ip daddr %s ip protocol tcp numgen inc mod 50 == 0 tcp checksum set 0x5a5a counter; }
 }
 """ % DEV_IP)
     else:
