@@ -622,7 +622,7 @@ def case_fault_corrupt():
     why = have_nft()
     if why is None:
         nft("""table netdev dtcorrupt {
-  chain out { type filter hook egress device eth0 priority 0; ip daddr %s ip protocol tcp numgen inc mod 50 == 0 tcp checksum set 0x5a5a counter; }
+  chain out { type filter hook egress device eth0 priority 0; ip daddr %s ip protocol tcp numgen inc mod 50 == 49 tcp checksum set 0x5a5a counter; }
 }
 """ % DEV_IP)
     else:
