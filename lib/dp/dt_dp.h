@@ -285,6 +285,7 @@ struct dt_dp_stats {
 	uint64_t syncookies_sent;
 	uint64_t syncookies_ok;          /**< final ACKs validated as SYN cookies */
 	uint64_t syncookies_bad;         /**< ACKs that failed cookie validation (RST) */
+	uint64_t rx_coalesced;           /**< coalesced frames (NIC LRO) taken in as several segments */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

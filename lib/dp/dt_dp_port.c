@@ -160,7 +160,7 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 	uint16_t mtu = c->mtu ? c->mtu : RTE_ETHER_MTU;
 	uint16_t nb_rxd = c->nb_rxd ? c->nb_rxd : DT_DP_DEFAULT_DESC;
 	uint16_t nb_txd = c->nb_txd ? c->nb_txd : DT_DP_DEFAULT_DESC;
-	uint32_t frame_len = mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t frame_len;
 	uint64_t rx_off = 0, tx_off = 0;
 	uint16_t q;
 	int rc;
@@ -175,6 +175,17 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u: cannot get device info: %s",
 			port, rte_strerror(-rc));
+	/*
+	 * What the link carries bounds the MTU (a NIC on a Linux interface
+	 * of a smaller MTU reports it as max_mtu): frames above would be
+	 * dropped, and the MSS derived from it black-hole both directions.
+	 */
+	if (info.max_mtu != 0 && mtu > info.max_mtu) {
+		DT_DP_LOG(WARNING, "port %u (%s): MTU %u configured, the link carries %u: using %u",
+			port, info.driver_name, mtu, info.max_mtu, info.max_mtu);
+		mtu = info.max_mtu;
+	}
+	frame_len = mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 	if (c->nb_rxq > info.max_rx_queues || c->nb_txq > info.max_tx_queues)
 		return port_fail(err, errlen, -ENOTSUP,
 			"port %u (%s): %u/%u queues requested, device has %u/%u",
@@ -223,8 +234,16 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 		tx_off |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	}
 
+	/*
+	 * Coalesced TCP frames (LRO / HW-GRO) where the NIC offers them: the
+	 * stack takes one apart into the segments it was merged from.
+	 */
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+		rx_off |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = mtu;
+	if (rx_off & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+		conf.rxmode.max_lro_pkt_size = info.max_lro_pkt_size;
 	conf.rxmode.offloads = rx_off;
 	conf.txmode.offloads = tx_off;
 	if (c->nb_rxq > 1) {

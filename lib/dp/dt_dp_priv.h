@@ -50,6 +50,13 @@
  * in the same burst) plus events without payload.
  */
 #define DT_DP_EV_PER_FRAME (DT_TCP_SEG_MAX_EXT + 8)
+/**
+ * Payload extents of one coalesced frame (NIC LRO), at most: it enters the
+ * engine as up to DT_DP_LRO_EXT_MAX / DT_TCP_SEG_MAX_EXT segments, each
+ * with the events of one frame.
+ */
+#define DT_DP_LRO_EXT_MAX 64
+#define DT_DP_LRO_PIECES (DT_DP_LRO_EXT_MAX / DT_TCP_SEG_MAX_EXT)
 /** Out-of-order extents per connection beyond window / (3/4 MSS). */
 #define DT_DP_OOO_SLACK 32
 /**
@@ -152,7 +159,8 @@ struct dt_dp_stack {
 	uint32_t netmask;           /**< host order */
 	uint32_t gateway;           /**< host order */
 	uint8_t mac[6];
-	uint16_t mtu;
+	uint16_t mtu;               /**< the port's, clamped to what the NIC carries */
+	bool lro;                   /**< the port coalesces TCP frames (RX LRO) */
 	unsigned int lcore;
 
 	/* Payload region behind the RX queue. */

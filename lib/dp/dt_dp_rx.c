@@ -155,10 +155,13 @@ tcp_cksum_ok(struct dt_dp_stack *st, struct rte_mbuf *m,
 	return true;
 }
 
-/* Payload extents of the chain, unchained; the head is freed if unused. */
+/*
+ * Payload extents of the chain (at most @p max), unchained; the head is
+ * freed if unused.
+ */
 static int
 tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
-	uint32_t plen, struct dt_tcp_extent *ext)
+	uint32_t plen, struct dt_tcp_extent *ext, uint32_t max)
 {
 	struct rte_mbuf *s, *next;
 	uint32_t pos = 0, a, b, lo, hi, n = 0;
@@ -171,7 +174,7 @@ tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 		if (RTE_MAX(a, hoff) < RTE_MIN(pos, hoff + plen))
 			n++;
 	}
-	if (n > DT_TCP_SEG_MAX_EXT) {
+	if (n > max) {
 		drop(m, &st->st.drop_too_many_segs);
 		return -1;
 	}
@@ -287,11 +290,42 @@ tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	dt_dp_out_apply(st, NULL, t);
 }
 
+/*
+ * A coalesced frame (the NIC's LRO / HW-GRO: one header, the payload of
+ * several segments of the peer's MSS) carries more extents than the engine
+ * takes in one segment: it goes in as consecutive segments of the same
+ * header, sequence numbers advanced, FIN and PSH on the last one only.
+ * What the engine sees is what the wire carried before the NIC merged it.
+ */
+static void
+tcp_demux_pieces(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
+	const struct dt_tcp_seg *seg)
+{
+	struct dt_tcp_seg p = *seg;
+	uint32_t seq = seg->th.seq, bytes;
+	uint16_t i, k, j;
+
+	st->st.rx_coalesced++;
+	for (i = 0; i < seg->n_ext; i = (uint16_t)(i + k)) {
+		k = (uint16_t)RTE_MIN(seg->n_ext - i, DT_TCP_SEG_MAX_EXT);
+		p.ext = seg->ext + i;
+		p.n_ext = k;
+		p.th.seq = seq;
+		p.th.flags = seg->th.flags;
+		if (i + k < seg->n_ext)
+			p.th.flags &= (uint8_t)~(DT_NET_TCP_FIN | DT_NET_TCP_PSH);
+		for (j = 0, bytes = 0; j < k; j++)
+			bytes += p.ext[j].len;
+		seq += bytes;
+		tcp_demux(st, t, &p);
+	}
+}
+
 static void
 tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint16_t l2_len, const struct dt_net_ipv4 *ip)
 {
-	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
+	struct dt_tcp_extent ext[DT_DP_LRO_EXT_MAX];
 	uint32_t l4_off = l2_len + ip->hdr_len, seg_len, hoff, plen;
 	struct dt_tcp_tuple t;
 	struct dt_tcp_seg seg;
@@ -315,7 +349,10 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 		return;
 	hoff = l4_off + seg.th.hdr_len;
 	plen = seg_len - seg.th.hdr_len;
-	n = tcp_extents(st, m, hoff, plen, ext);
+	/* Only a frame without SYN is taken apart (SYN takes a sequence number). */
+	n = tcp_extents(st, m, hoff, plen, ext, st->lro &&
+		!(seg.th.flags & DT_NET_TCP_SYN) ? DT_DP_LRO_EXT_MAX :
+		DT_TCP_SEG_MAX_EXT);
 	if (n < 0)
 		return;
 	t.laddr = ip->dst;
@@ -324,7 +361,10 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	t.rport = seg.th.sport;
 	seg.ext = n > 0 ? ext : NULL;
 	seg.n_ext = (uint16_t)n;
-	tcp_demux(st, &t, &seg);
+	if (unlikely(n > DT_TCP_SEG_MAX_EXT))
+		tcp_demux_pieces(st, &t, &seg);
+	else
+		tcp_demux(st, &t, &seg);
 }
 
 void

@@ -115,8 +115,16 @@ tcp_cfg_init(struct dt_dp_stack *st)
 	struct dt_tcp_cfg *t = &st->tcp_cfg;
 
 	*t = st->conf.tcp;
-	if (t->mss == 0)
+	/*
+	 * Never advertise (or use) more than the path carries: a configured
+	 * MSS above the port's MTU would black-hole both directions.
+	 */
+	if (t->mss == 0 || t->mss > st->mtu - 40) {
+		if (t->mss != 0)
+			DT_DP_LOG(WARNING, "port %u: MSS %u above MTU %u - 40: using %u",
+				st->conf.port_id, t->mss, st->mtu, st->mtu - 40);
 		t->mss = (uint16_t)(st->mtu - 40);
+	}
 	t->rcv_space = st->conf.window;
 	/* ACKs owed by a burst's segments go out once, after the burst. */
 	t->ack_defer = true;
@@ -193,16 +201,31 @@ static int
 port_init(struct dt_dp_stack *st)
 {
 	struct rte_ether_addr mac;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
 	uint16_t mtu;
 	int r;
 
 	r = rte_eth_macaddr_get(st->conf.port_id, &mac);
 	if (r == 0)
 		r = rte_eth_dev_get_mtu(st->conf.port_id, &mtu);
+	if (r == 0)
+		r = rte_eth_dev_info_get(st->conf.port_id, &info);
+	if (r == 0)
+		r = rte_eth_dev_conf_get(st->conf.port_id, &conf);
 	if (r != 0)
 		return r;
+	/* The link may carry less than the port was configured for (iface MTU). */
+	if (info.max_mtu != 0 && info.max_mtu < mtu) {
+		DT_DP_LOG(WARNING, "port %u: MTU %u above what the device carries (%u): using %u",
+			st->conf.port_id, mtu, info.max_mtu, info.max_mtu);
+		mtu = info.max_mtu;
+	}
+	if (mtu < 68 + 40)
+		return -EINVAL;
 	memcpy(st->mac, mac.addr_bytes, 6);
 	st->mtu = mtu;
+	st->lro = !!(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO);
 	return dt_dp_rss_init(st);
 }
 
@@ -432,7 +455,9 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	 * are dropped and counted (drop_tx_ring_full); TCP sends them again.
 	 */
 	room = room > st->ooo_held ? room - st->ooo_held : 0;
-	budget = RTE_MIN(budget, room / DT_DP_EV_PER_FRAME);
+	/* A coalesced frame enters the engine as several segments. */
+	budget = RTE_MIN(budget, room / (DT_DP_EV_PER_FRAME *
+		(st->lro ? DT_DP_LRO_PIECES : 1u)));
 	if (budget > 0) {
 		budget = RTE_MIN(budget, dt_dp_tx_room(st) / DT_TCP_OUT_SEGS);
 		/* Stalled too long (the peer waits for us too): go on. */

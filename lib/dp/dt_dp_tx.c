@@ -38,6 +38,11 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 
 	if (st->txb_n == 0) {
 		st->tx_progress = st->now;
+		/*
+		 * An empty burst still: a NIC that holds frames back (a delay
+		 * line, net_hsplit's delay_us=) releases them on its TX path.
+		 */
+		rte_eth_tx_burst(st->conf.port_id, st->conf.txq, st->txb, 0);
 		return;
 	}
 	/* In contiguous runs of the ring; what the NIC leaves waits. */

@@ -12,6 +12,7 @@
 #include <rte_mbuf_ptype.h>
 
 #include "dt_test.h"
+#include "hsplit_delay.h"
 #include "hsplit_devargs.h"
 #include "hsplit_offload.h"
 #include "hsplit_parse.h"
@@ -406,6 +407,60 @@ test_devargs(void)
 	DT_CHECK_EQ(hsplit_devargs_parse("wire_bufs=3", &da, err, sizeof(err)), -EINVAL);
 }
 
+/* The delay line's devargs and its due times (pure: a fake TSC). */
+static void
+test_delay_line(void)
+{
+	struct hsplit_devargs da;
+	struct hsplit_delay d;
+	char err[256];
+	uint64_t now, due, prev = 0, lo = UINT64_MAX, hi = 0;
+	unsigned int i, back = 0;
+
+	DT_CHECK_EQ(hsplit_devargs_parse(NULL, &da, err, sizeof(err)), 0);
+	DT_CHECK_EQ(da.delay_us, 0);
+	DT_CHECK_EQ(da.delay_dir, HSPLIT_DELAY_RX | HSPLIT_DELAY_TX);
+	DT_CHECK_EQ(hsplit_devargs_parse("iface=veth0,delay_us=10000,jitter_us=500,"
+		"delay_dir=rx", &da, err, sizeof(err)), 0);
+	DT_CHECK_EQ(da.delay_us, 10000);
+	DT_CHECK_EQ(da.jitter_us, 500);
+	DT_CHECK_EQ(da.delay_dir, HSPLIT_DELAY_RX);
+	DT_CHECK_EQ(hsplit_devargs_parse("delay_us=10000001", &da, err, sizeof(err)),
+		-EINVAL);
+	DT_CHECK(strstr(err, "delay_us=10000001") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("jitter_us=-1", &da, err, sizeof(err)), -EINVAL);
+	DT_CHECK_EQ(hsplit_devargs_parse("iface=v0,delay_dir=up", &da, err, sizeof(err)),
+		-EINVAL);
+	/* On a loopback wire the sender delays: no direction to pick. */
+	DT_CHECK_EQ(hsplit_devargs_parse("wire=w,delay_dir=tx", &da, err, sizeof(err)),
+		-EINVAL);
+
+	/* 1 GHz "TSC": 1 us = 1000 ticks. Off: no delay line. */
+	hsplit_delay_init(&d, 0, 0, 1000000000ull, 1, 0);
+	DT_CHECK(!hsplit_delay_on(&d));
+	hsplit_delay_init(&d, 2000, 0, 1000000000ull, 1, 0);
+	DT_CHECK(hsplit_delay_on(&d));
+	DT_CHECK_EQ(hsplit_delay_due(&d, 5000), 5000 + 2000000);
+	/* Jitter: within [delay, delay + jitter], never before the frame ahead. */
+	hsplit_delay_init(&d, 2000, 1000, 1000000000ull, 7, 3);
+	/* Frames 2 ms apart: independent draws over the whole jitter. */
+	for (i = 0, now = 1000; i < 1000; i++, now += 2000000) {
+		due = hsplit_delay_due(&d, now);
+		lo = RTE_MIN(lo, due - now);
+		hi = RTE_MAX(hi, due - now);
+	}
+	DT_CHECK(lo >= 2000000 && lo < 2000000 + 100000);
+	DT_CHECK(hi > 2000000 + 900000 && hi <= 2000000 + 1000000);
+	/* 0.1 us apart: a frame never due before the one ahead (no reordering). */
+	for (i = 0, prev = 0; i < 10000; i++, now += 100) {
+		due = hsplit_delay_due(&d, now);
+		back += due < prev;
+		DT_CHECK(due >= now + 2000000);
+		prev = due;
+	}
+	DT_CHECK_EQ(back, 0);
+}
+
 static void
 test_offload_cksum(void)
 {
@@ -498,6 +553,7 @@ main(void)
 	DT_RUN(test_split_length);
 	DT_RUN(test_split_none);
 	DT_RUN(test_devargs);
+	DT_RUN(test_delay_line);
 	DT_RUN(test_offload_cksum);
 	DT_RUN(test_rss);
 	return dt_test_summary();

@@ -1038,6 +1038,56 @@ port_setup(void)
 	return 0;
 }
 
+/* A number a command prints (first line). */
+static int
+read_u32(const char *cmd, uint32_t *v)
+{
+	char path[512];
+	FILE *f;
+	int ok;
+
+	shell("%s > %s/num", cmd, tmp);
+	snprintf(path, sizeof(path), "%s/num", tmp);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	ok = fscanf(f, "%u", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The NIC reports what the interface carries: max_mtu is the interface's
+ * MTU, read again at each query (lib/dp clamps its MTU and MSS to it), and
+ * a port MTU above it is refused; coalesced TCP frames are offered as LRO.
+ */
+static void
+test_max_mtu_follows_iface(void)
+{
+	struct rte_eth_dev_info info;
+	uint32_t ifmtu = 0;
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cat /sys/class/net/%s/mtu", ifname);
+	DT_REQUIRE(read_u32(cmd, &ifmtu) == 0);
+	DT_REQUIRE(rte_eth_dev_info_get(port, &info) == 0);
+	printf("  %s MTU %u: max_mtu %u, max_rx_pktlen %u\n", ifname, ifmtu,
+		info.max_mtu, info.max_rx_pktlen);
+	DT_CHECK_EQ(info.max_mtu, RTE_MIN(ifmtu, 9000u));
+	DT_CHECK_EQ(info.max_rx_pktlen, info.max_mtu + RTE_ETHER_HDR_LEN + 8);
+	DT_CHECK(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO);
+	DT_CHECK(info.max_lro_pkt_size >= 65535);
+	/* The interface's MTU goes down: so does what the port reports. */
+	DT_REQUIRE(shell("ip link set dev %s mtu 1400", ifname) == 0);
+	DT_CHECK_EQ(rte_eth_dev_info_get(port, &info), 0);
+	DT_CHECK_EQ(info.max_mtu, 1400);
+	/* ethdev refuses an MTU above it (the port keeps its own). */
+	DT_CHECK_EQ(rte_eth_dev_set_mtu(port, 1500), -EINVAL);
+	DT_CHECK_EQ(shell("ip link set dev %s mtu %u", ifname, ifmtu), 0);
+	DT_CHECK_EQ(rte_eth_dev_info_get(port, &info), 0);
+	DT_CHECK_EQ(info.max_mtu, RTE_MIN(ifmtu, 9000u));
+}
+
 /* Devargs and ethdev facts of an interface port. */
 static void
 test_port_basics(void)
@@ -1114,6 +1164,7 @@ main(int argc, char **argv)
 		}
 	}
 	DT_RUN(test_port_basics);
+	DT_RUN(test_max_mtu_follows_iface);
 	DT_RUN(test_ping_arp);
 	DT_RUN(test_udp_rx_split);
 	DT_RUN(test_udp_rx_partial_cksum);

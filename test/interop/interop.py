@@ -31,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -183,35 +184,108 @@ def nft_flush():
 
 # ---------------------------------------------------------------- capture
 
-_NO_PAYLOAD = None
+# tshark options that leave TCP payload undissected: random payload must not
+# be guessed as some protocol (heuristics, well-known ports) and then
+# reported malformed. Decode-as "data" on every port a case listens on makes
+# TCP's port lookup match first, so no heuristic dissector ever runs on it
+# (Debian's tshark has no --disable-heuristic names matching
+# "tshark -G heuristic-decodes": those are protocol names, and naming one
+# makes tshark exit 1 with no output). Only the headers are judged.
+NO_PAYLOAD = ["-o", "tcp.try_heuristic_first:FALSE"] + [
+    x for port in (5001, 5002, 5201, 5999) for x in ("-d", "tcp.port==%d,data" % port)]
+# Wireshark's expert severity of an error (PI_ERROR).
+PI_ERROR = 0x00800000
+JUDGE_FIELDS = ["frame.number", "ip.src", "ip.proto", "ip.checksum.status",
+                "tcp.checksum.status", "_ws.malformed", "_ws.expert.severity"]
 
 
-def no_payload_dissectors():
-    """tshark options that leave TCP payload undissected: random payload
-    must not be guessed as some protocol (heuristics, well-known ports) and
-    then reported malformed. Only devtcp's own headers are judged."""
-    global _NO_PAYLOAD
-    if _NO_PAYLOAD is None:
-        p = sh(["tshark", "-G", "heuristic-decodes"], check_rc=False)
-        _NO_PAYLOAD = ["-o", "tcp.try_heuristic_first:FALSE",
-                       "-d", "tcp.port==5001,data", "-d", "tcp.port==5002,data",
-                       "-d", "tcp.port==5201,data"]
-        for line in p.stdout.splitlines():
-            f = line.split("\t")
-            if len(f) >= 2 and f[0] == "tcp":
-                _NO_PAYLOAD += ["--disable-heuristic", f[1]]
-    return _NO_PAYLOAD
+class CaptureError(RuntimeError):
+    pass
+
+
+def judge_pcap(path):
+    """Every frame of a pcap judged by tshark: {source IP: {"frames",
+    "tcp", "bad_ip", "bad_tcp", "malformed", "errors", "bad" (frames with
+    any of those), "first"}}. Fails
+    (CaptureError) when tshark exits non-zero, prints nothing for a capture
+    that holds frames, prints a line per frame other than the frame count
+    (capinfos), or verifies no TCP checksum at all: a judge that cannot see
+    a bad frame must not report none."""
+    p = sh(["tshark", "-n", "-r", path] + NO_PAYLOAD +
+           ["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+            "-o", "tcp.analyze_sequence_numbers:FALSE",
+            "-o", "tcp.desegment_tcp_streams:FALSE",
+            "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+            "-E", "aggregator=,"] + sum((["-e", f] for f in JUDGE_FIELDS), []),
+           check_rc=False, timeout=180)
+    if p.returncode != 0:
+        raise CaptureError("tshark on %s: rc %d: %s" % (
+            os.path.basename(path), p.returncode, p.stderr.strip()[-300:]))
+    c = sh(["capinfos", "-M", "-c", path], check_rc=False)
+    m = re.search(r"Number of packets:\s+(\d+)", c.stdout)
+    if c.returncode != 0 or m is None:
+        raise CaptureError("capinfos on %s: rc %d: %s" % (
+            os.path.basename(path), c.returncode, (c.stdout + c.stderr)[-300:]))
+    want = int(m.group(1))
+    lines = [l for l in p.stdout.split("\n") if l != ""]
+    if len(lines) != want:
+        raise CaptureError("tshark printed %d lines for the %d frames of %s" %
+                           (len(lines), want, os.path.basename(path)))
+    out = {}
+    verified = 0
+    for l in lines:
+        f = l.split("\t")
+        if len(f) != len(JUDGE_FIELDS) or not f[0].isdigit():
+            raise CaptureError("tshark line with %d fields, want %d: %r" %
+                               (len(f), len(JUDGE_FIELDS), l[:200]))
+        num, src, proto, ipck, tcpck, malformed, sev = f
+        d = out.setdefault(src or "-", {"frames": 0, "tcp": 0, "bad_ip": 0,
+                                        "bad_tcp": 0, "malformed": 0,
+                                        "errors": 0, "bad": 0, "first": []})
+        d["frames"] += 1
+        bad = []
+        if ipck == "0":
+            d["bad_ip"] += 1
+            bad.append("bad IPv4 checksum")
+        if proto == "6":
+            d["tcp"] += 1
+            if tcpck in ("0", "1"):
+                verified += 1
+            if tcpck == "0":
+                d["bad_tcp"] += 1
+                bad.append("bad TCP checksum")
+        if malformed:
+            d["malformed"] += 1
+            bad.append("malformed")
+        if any(int(x) >= PI_ERROR for x in sev.split(",") if x.isdigit()):
+            d["errors"] += 1
+            bad.append("expert error")
+        if bad:
+            d["bad"] += 1
+            if len(d["first"]) < 5:
+                d["first"].append("frame %s: %s" % (num, ", ".join(bad)))
+    if any(d["tcp"] for d in out.values()) and verified == 0:
+        raise CaptureError("tshark verified no TCP checksum in %s" %
+                           os.path.basename(path))
+    return out
+
+
+def bad_frames(d):
+    """Frames with any of: bad IPv4 or TCP checksum, malformed, expert error."""
+    return d["bad"]
 
 
 class Capture:
     """tcpdump on eth0 in the namespace: devtcp's frames whole (their
     checksums are judged), the Linux peer's headers only (for counting
-    flags and tshark's TCP analysis); tshark judges devtcp's frames."""
+    flags and tshark's TCP analysis), or whole too with full=True (then
+    they are judged as well); tshark judges devtcp's frames."""
 
-    def __init__(self, tag):
+    def __init__(self, tag, full=False):
         self.dev = os.path.join(TMP, tag + ".dev.pcap")
         self.lnx = os.path.join(TMP, tag + ".lnx.pcap")
         self.path = os.path.join(TMP, tag + ".pcap")
+        self.full = full
         # --immediate-mode: no TPACKET_V3 block batching, whose last partial
         # block tcpdump would drop when SIGINT stops it.
         self.ps = [spawn(["tcpdump", "-i", "eth0", "-n", "--immediate-mode",
@@ -220,7 +294,8 @@ class Capture:
                          out=os.path.join(TMP, "%s.%d.tcpdump" % (tag, i)))
                    for i, (snap, path, flt) in enumerate((
                        ("0", self.dev, "src host " + DEV_IP),
-                       ("128", self.lnx, "not src host " + DEV_IP)))]
+                       ("0" if full else "128", self.lnx,
+                        "not src host " + DEV_IP)))]
         for p in self.ps:
             wait_text(p, "listening on", 5)
         self.merged = False
@@ -239,21 +314,19 @@ class Capture:
         if self.kdrop:
             log("info: tcpdump lost %d frames (judged what it kept)" % self.kdrop)
 
+    def judged(self, which="dev"):
+        """judge_pcap() of devtcp's frames ("dev") or Linux's ("lnx", whole
+        frames only with full=True), for the frames of that source."""
+        src = DEV_IP if which == "dev" else LNX_IP
+        d = judge_pcap(self.dev if which == "dev" else self.lnx)
+        return d.get(src, {"frames": 0, "tcp": 0, "bad_ip": 0, "bad_tcp": 0,
+                           "malformed": 0, "errors": 0, "bad": 0, "first": []})
+
     def bad_from_devtcp(self):
         """devtcp's frames that are malformed, carry a bad IPv4 or TCP
-        checksum or an expert error; returns (count, first few lines).
-        TCP sequence analysis is off: it costs much and flags nothing of
-        severity error."""
-        flt = ("_ws.malformed || ip.checksum.status==0 || "
-               "tcp.checksum.status==0 || _ws.expert.severity==error")
-        p = sh(["tshark", "-n", "-r", self.dev] + no_payload_dissectors() +
-               ["-o", "tcp.check_checksum:TRUE",
-                "-o", "ip.check_checksum:TRUE",
-                "-o", "tcp.analyze_sequence_numbers:FALSE",
-                "-o", "tcp.desegment_tcp_streams:FALSE", "-Y", flt],
-               check_rc=False, timeout=120)
-        lines = [l for l in p.stdout.splitlines() if l.strip()]
-        return len(lines), lines[:5]
+        checksum or an expert error; returns (count, first few lines)."""
+        d = self.judged("dev")
+        return bad_frames(d), d["first"]
 
     def count(self, flt):
         """Frames of both directions matching a tshark display filter."""
@@ -263,10 +336,17 @@ class Capture:
             self.merged = True
         p = sh(["tshark", "-n", "-r", self.path, "-Y", flt], check_rc=False,
                timeout=120)
+        if p.returncode != 0:
+            raise CaptureError("tshark -Y %r: rc %d: %s" % (
+                flt, p.returncode, p.stderr.strip()[-300:]))
         return len([l for l in p.stdout.splitlines() if l.strip()])
 
     def judge(self, case, allow_bad=False):
-        n, first = self.bad_from_devtcp()
+        try:
+            n, first = self.bad_from_devtcp()
+        except CaptureError as e:
+            check(False, "%s: capture judged (%s)" % (case, e))
+            return
         if allow_bad:
             log("info: %d frames from devtcp with bad checksums (corrupted on "
                 "purpose by the NIC after checksumming)" % n)
@@ -279,7 +359,7 @@ class Capture:
 # ---------------------------------------------------------------- programs
 
 SERVER_INI = """[port]
-mtu = 1500
+mtu = {mtu}
 split = proto
 tx_cksum = yes
 [port.0]
@@ -304,6 +384,7 @@ sha256 = yes
 """
 
 SEND_INI = """[port]
+mtu = {mtu}
 split = none
 [port.0]
 name = net_hsplit_io
@@ -322,10 +403,11 @@ def vdev(faults):
     return "--vdev=net_hsplit_io,iface=%s%s" % (NS, ("," + faults) if faults else "")
 
 
-def start_server(tag, faults="", extra="", template=None):
+def start_server(tag, faults="", extra="", template=None, mtu=1500):
     ini = os.path.join(TMP, tag + ".ini")
     with open(ini, "w") as f:
-        f.write((template or SERVER_INI).format(dev=DEV_IP, extra=extra))
+        f.write((template or SERVER_INI).format(dev=DEV_IP, extra=extra,
+                                                mtu=mtu))
     p = spawn([SERVER] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
                                 "--", "--config", ini, "--drain", "1"],
               out=os.path.join(TMP, tag + ".server"))
@@ -351,11 +433,11 @@ def server_streams(p):
         r"stream \w+ closed: (\d+) bytes, sha256 ([0-9a-f]{64})", text_of(p))]
 
 
-def linux_send(files, port=5001, timeout=30):
+def linux_send(files, port=5001, timeout=30, opts=""):
     """socat in the namespace sends each file on its own connection, all in
-    parallel; returns (seconds, [rc])."""
+    parallel (OPTS: more socat address options); returns (seconds, [rc])."""
     t0 = time.time()
-    ps = [spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:%d" % (DEV_IP, port)],
+    ps = [spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:%d%s" % (DEV_IP, port, opts)],
                 ns=True, out=os.path.join(TMP, "socat%d.out" % i))
           for i, f in enumerate(files)]
     rcs = []
@@ -374,16 +456,23 @@ def goodput(case, nbytes, secs):
     results.append((case, nbytes, secs, mbps))
 
 
-def rx_case(case, files, faults="", extra_check=None, allow_bad=False):
+def rx_case(case, files, faults="", extra_check=None, allow_bad=False,
+            full=False, mtu=1500, timeout=30, before=None, after=None,
+            opts=""):
     """Linux socat -> devtcp-server: SHA-256 of every stream as landed in
-    device memory equals the file's."""
-    cap = Capture(case)
-    srv = start_server(case, faults)
-    secs, rcs = linux_send(files)
+    device memory equals the file's. before(srv) runs once the server is up,
+    after(srv) once the transfer is over (the server still up)."""
+    cap = Capture(case, full=full)
+    srv = start_server(case, faults, mtu=mtu)
+    if before:
+        before(srv)
+    secs, rcs = linux_send(files, timeout=timeout, opts=opts)
     # The server logs a stream when it closes: wait for all of them.
     end = time.time() + 10
     while time.time() < end and len(server_streams(srv)) < len(files):
         time.sleep(0.1)
+    if after:
+        after(srv)
     rc = stop(srv)
     cap.stop()
     log(text_of(srv))
@@ -414,13 +503,14 @@ def linux_recv_start(out_path):
     return p
 
 
-def tx_case(case, path, faults="", device=False, allow_bad=False):
+def tx_case(case, path, faults="", device=False, allow_bad=False, full=False,
+            mtu=1500, extra_check=None):
     """devtcp-send -> socat TCP-LISTEN in the namespace: byte-exact."""
     out = os.path.join(TMP, case + ".recv")
     ini = os.path.join(TMP, case + ".send.ini")
     with open(ini, "w") as f:
-        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=path))
-    cap = Capture(case)
+        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=path, mtu=mtu))
+    cap = Capture(case, full=full)
     rcv = linux_recv_start(out)
     snd = spawn([SEND] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
                                 "--", "--config", ini, "--duration", "30"] +
@@ -458,6 +548,9 @@ def tx_case(case, path, faults="", device=False, allow_bad=False):
     # ARP, the handshake and the closing handshake are in secs.
     goodput(case, os.path.getsize(path), secs)
     cap.judge(case, allow_bad)
+    if extra_check:
+        extra_check(snd, cap)
+    return snd
 
 
 # ---------------------------------------------------------------- cases
@@ -499,6 +592,244 @@ def fault_case(name):
             allow_bad=name.startswith("corrupt"))
     tx_case("fault_%s_tx" % name, f, faults=tx + "," + rx + seed,
             allow_bad=name.startswith("corrupt"))
+
+
+def nft_counter(table):
+    """Packets the counter of nft table TABLE (netdev family) counted."""
+    out = sh(["nft", "list", "table", "netdev", table], ns=True).stdout
+    m = re.search(r"counter packets (\d+)", out)
+    if m is None:
+        raise RuntimeError("no counter in nft table %s: %s" % (table, out))
+    return int(m.group(1))
+
+
+def case_fault_corrupt():
+    """Corruption on the wire, each direction judged on its own with whole
+    frames captured both ways.
+    Toward devtcp: nftables on eth0's egress in the namespace (after Linux
+    checksummed the skb, before the capture point) overwrites the TCP
+    checksum of every 50th of Linux's TCP skbs (deterministic: a 16 MiB
+    transfer is 256 of them at least) (nft keeps checksums right when it
+    rewrites payload, so payload itself cannot be damaged this way; a GSO
+    skb leaves as several frames, each with the bad checksum), and net_hsplit's rx_corrupt= damages 0.1 % more inside devtcp's NIC
+    (after the capture point: not seen by it). The capture must count bad
+    TCP checksums on Linux's frames (at least one), none on devtcp's: devtcp drops what its NIC flags bad, never
+    sends a bad frame, and the stream lands byte-exact.
+    Toward Linux: net_hsplit's corrupt= on 0.1 % of devtcp's frames; the
+    capture counts them on devtcp's frames, none on Linux's."""
+    f = rand_file("fault", 16 * MIB)
+    seed = ",seed=%d" % (PID % 1000 + 1)
+    why = have_nft()
+    if why is None:
+        nft("""table netdev dtcorrupt {
+  chain out { type filter hook egress device eth0 priority 0; ip daddr %s ip protocol tcp numgen inc mod 50 == 49 tcp checksum set 0x5a5a counter; }
+}
+""" % DEV_IP)
+    else:
+        log("info: no corruption on the wire toward devtcp (%s): rx_corrupt= "
+            "only, the capture cannot see it" % why)
+
+    def toward_devtcp(srv, cap):
+        lnx = cap.judged("lnx")
+        log("info: Linux's frames: %s" % lnx)
+        if why is None:
+            n = nft_counter("dtcorrupt")
+            # One skb nft rewrote may leave as several frames (GSO).
+            check(n > 0 and lnx["bad_tcp"] > 0, "fault_corrupt_rx: capture "
+                  "sees bad TCP checksums on Linux's frames toward devtcp "
+                  "(%d of %d frames; nft rewrote %d skbs)" %
+                  (lnx["bad_tcp"], lnx["tcp"], n))
+        check(lnx["bad_ip"] == 0 and lnx["malformed"] == 0,
+              "fault_corrupt_rx: no bad IPv4 checksum or malformed frame "
+              "from Linux (%d, %d)" % (lnx["bad_ip"], lnx["malformed"]))
+
+    # No corrupt= here: cap.judge() asserts devtcp's frames are all good.
+    rx_case("fault_corrupt_rx", [f], faults="rx_corrupt=0.001" + seed,
+            full=True, extra_check=toward_devtcp)
+    nft_flush()
+
+    def toward_linux(snd, cap):
+        dev = cap.judged("dev")
+        lnx = cap.judged("lnx")
+        check(dev["bad_tcp"] > 0 and dev["bad_tcp"] <= dev["tcp"],
+              "fault_corrupt_tx: capture sees the bad TCP checksums corrupt= "
+              "put on devtcp's frames (%d of %d)" % (dev["bad_tcp"], dev["tcp"]))
+        check(bad_frames(lnx) == 0, "fault_corrupt_tx: none on Linux's frames "
+              "(%d of %d: %s)" % (bad_frames(lnx), lnx["frames"], lnx["first"]))
+
+    tx_case("fault_corrupt_tx", f, faults="corrupt=0.001" + seed,
+            allow_bad=True, full=True, extra_check=toward_linux)
+
+
+def mss_of_syns(cap, src):
+    """MSS options of the SYNs (and SYN-ACKs) from SRC."""
+    p = sh(["tshark", "-n", "-r", cap.dev if src == DEV_IP else cap.lnx,
+            "-Y", "tcp.flags.syn==1 && ip.src==%s" % src, "-T", "fields",
+            "-e", "tcp.options.mss_val"], check_rc=False)
+    if p.returncode != 0:
+        raise CaptureError("tshark (MSS of SYNs): rc %d: %s" % (
+            p.returncode, p.stderr.strip()[-300:]))
+    return [int(x) for x in p.stdout.split() if x.isdigit()]
+
+
+def case_mtu_mismatch():
+    """Linux's end of the veth at MTU 9000, devtcp's interface at 1500, and
+    devtcp configured for MTU 9000: the NIC reports what the interface
+    carries (max_mtu 1500), devtcp clamps its MTU and advertises MSS 1460,
+    both directions land byte-exact (a 9000-byte frame would be dropped by
+    the veth: the connection would black-hole)."""
+    sh(["ip", "link", "set", "dev", "eth0", "mtu", "9000"], ns=True)
+    try:
+        f = rand_file("mm", 16 * MIB)
+
+        def mss(who):
+            def fn(p, cap):
+                got = mss_of_syns(cap, DEV_IP)
+                check(got != [] and max(got) <= 1460,
+                      "mtu_mismatch_%s: devtcp's SYN/SYN-ACK MSS fits its "
+                      "interface's MTU 1500 (%s)" % (who, got))
+                check(cap.count("ip.src==%s && frame.len > 1514" % DEV_IP) == 0,
+                      "mtu_mismatch_%s: no frame from devtcp above 1514 "
+                      "bytes" % who)
+            return fn
+
+        rx_case("mtu_mismatch_rx", [f], mtu=9000, extra_check=mss("rx"))
+        tx_case("mtu_mismatch_tx", f, mtu=9000, extra_check=mss("tx"))
+    finally:
+        sh(["ip", "link", "set", "dev", "eth0", "mtu", "1500"], ns=True)
+
+
+def set_offloads(on):
+    v = "on" if on else "off"
+    for in_ns, dev in ((True, "eth0"), (False, NS)):
+        sh(["ethtool", "-K", dev, "tx", v, "tso", v, "gso", v, "gro", v],
+           ns=in_ns, check_rc=False)
+
+
+UDP_GSO = """import socket,sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(17, 103, 1400)  # SOL_UDP, UDP_SEGMENT: one 8000-byte GSO frame
+s.sendto(bytes(8000), (sys.argv[1], 9999))
+print("sent")
+"""
+TRUNC_LOG = "handed over a frame longer than its MTU"
+
+
+def case_offloads():
+    """Veth offloads on at both ends (checksum, TSO, GSO, GRO), as users
+    leave them: Linux hands devtcp's interface TCP frames of up to 64 KiB
+    (one header for many segments, as a NIC's LRO / HW-GRO). net_hsplit
+    takes them whole (RX LRO) with their payload over several device
+    buffers and lib/dp feeds them to the engine as the segments they were
+    merged from: both directions byte-exact, and the capture shows that
+    coalesced frames did go to devtcp. A frame that cannot be taken (here
+    a UDP GSO datagram of 8000 bytes) is dropped loudly: net_hsplit logs
+    it (and counts it, iface_rx_truncated); nothing truncated is silent."""
+    set_offloads(True)
+    try:
+        f = rand_file("ol", 32 * MIB)
+        udp = {}
+
+        def send_udp_gso(srv):
+            udp["p"] = sh(["python3", "-c", UDP_GSO, DEV_IP], ns=True,
+                          check_rc=False)
+            udp["logged"] = wait_text(srv, TRUNC_LOG, 3)
+
+        def coalesced(srv, cap):
+            n = cap.count("ip.src==%s && tcp && frame.len > 1514" % LNX_IP)
+            check(n > 0, "offloads_rx: Linux sent coalesced TCP frames above "
+                  "the MTU to devtcp (%d)" % n)
+            p = udp["p"]
+            check(p.returncode == 0 and "sent" in p.stdout,
+                  "offloads_rx: a UDP GSO datagram sent (rc %d %s)" %
+                  (p.returncode, p.stderr.strip()[-80:]))
+            check(udp["logged"], "offloads_rx: the frame net_hsplit could not "
+                  "take was logged (%r)" % TRUNC_LOG)
+            check(text_of(srv).count(TRUNC_LOG) == 1, "offloads_rx: logged "
+                  "once (%d)" % text_of(srv).count(TRUNC_LOG))
+
+        rx_case("offloads_rx", [f], extra_check=coalesced, after=send_udp_gso)
+        tx_case("offloads_tx", f)
+    finally:
+        set_offloads(False)
+
+
+def ping_min_ms(count=5):
+    """Smallest RTT of COUNT pings from Linux to devtcp (ICMP echo answered
+    by devtcp's stack); raises when ping fails or prints no summary."""
+    p = sh(["ping", "-n", "-c", str(count), "-i", "0.2", "-W", "2", DEV_IP],
+           ns=True, check_rc=False, timeout=30)
+    m = re.search(r"= ([0-9.]+)/([0-9.]+)/([0-9.]+)", p.stdout)
+    if p.returncode != 0 or m is None:
+        raise RuntimeError("ping %s: rc %d: %s" % (DEV_IP, p.returncode,
+                                                  (p.stdout + p.stderr)[-300:]))
+    return float(m.group(1))
+
+
+def delay_case(rtt_ms, mib):
+    """net_hsplit's delay line on devtcp's interface (delay_us = half the
+    RTT, each direction; jitter a tenth of it, never reordering) with 0.5 %
+    loss each way: byte-exact both directions at a real RTT (this kernel has
+    no sch_netem). Lower bounds only: ping's smallest RTT through the delay
+    line is at least the RTT asked for (minus 1 %: clock calibration)."""
+    d = rtt_ms * 1000 // 2
+    faults = "delay_us=%d,jitter_us=%d,loss=0.005,rx_loss=0.005,seed=%d" % (
+        d, d // 10, PID % 1000 + 1)
+    f = rand_file("dl", mib * MIB)
+    tag = "delay_%gms" % rtt_ms
+
+    def rtt(srv):
+        got = ping_min_ms()
+        check(got >= 0.99 * rtt_ms, "%s: ping RTT through the delay line "
+              "%.3f ms >= %g ms" % (tag, got, rtt_ms))
+
+    rx_case(tag + "_rx", [f], faults=faults, before=rtt, timeout=90)
+    tx_case(tag + "_tx", f, faults=faults)
+
+
+# Linux settings the interop matrix varies (per namespace sysctls of the
+# Linux peer): each runs Linux -> devtcp and devtcp -> Linux at 1 % loss
+# each way (the recovery paths the setting changes). Senders' congestion
+# control ("cc"): set on socat's socket (TCP_CONGESTION; a namespace may
+# only default to an algorithm the host allows), Linux -> devtcp only.
+MATRIX = {
+    "sack0": {"net.ipv4.tcp_sack": "0"},
+    "ts0": {"net.ipv4.tcp_timestamps": "0"},
+    "ws0": {"net.ipv4.tcp_window_scaling": "0"},
+    "ecn1": {"net.ipv4.tcp_ecn": "1"},
+    "cubic": {"cc": "cubic"},
+    "reno": {"cc": "reno"},
+    "bbr": {"cc": "bbr"},
+}
+TCP_CONGESTION = 13
+
+
+def ns_sysctl(key, value=None):
+    if value is not None:
+        sh(["sysctl", "-q", "-w", "%s=%s" % (key, value)], ns=True)
+    return sh(["sysctl", "-n", key], ns=True).stdout.strip()
+
+
+def matrix_case(name):
+    settings = dict(MATRIX[name])
+    cc = settings.pop("cc", None)
+    old = {k: ns_sysctl(k) for k in settings}
+    try:
+        for k, v in settings.items():
+            check(ns_sysctl(k, v) == v, "linux_%s: %s = %s in the Linux "
+                  "peer's namespace" % (name, k, v))
+        f = rand_file("mx", 8 * MIB)
+        faults = "loss=0.01,rx_loss=0.01,seed=%d" % (PID % 1000 + 1)
+        # socat fails (exit 1) when the kernel refuses the algorithm.
+        opts = ",setsockopt-string=%d:%d:%s" % (socket.IPPROTO_TCP,
+                                               TCP_CONGESTION, cc) if cc else ""
+        rx_case("linux_%s_rx" % name, [f], faults=faults, timeout=90,
+                opts=opts)
+        if cc is None:
+            tx_case("linux_%s_tx" % name, f, faults=faults)
+    finally:
+        for k, v in old.items():
+            ns_sysctl(k, v)
 
 
 def case_kernel_loss():
@@ -640,7 +971,7 @@ def case_rst_devtcp():
     out = os.path.join(TMP, "killed.recv")
     ini = os.path.join(TMP, "rst.send.ini")
     with open(ini, "w") as f:
-        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=big))
+        f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=big, mtu=1500))
     rcv = linux_recv_start(out)
     snd = spawn([SEND] + EAL + [vdev("rate=0.1"), "--", "--config", ini,
                                 "--duration", "30"],
@@ -861,9 +1192,16 @@ CASES = {
     "rst_linux": case_rst_linux,
     "rst_devtcp": case_rst_devtcp,
     "keepalive": case_keepalive,
+    "mtu_mismatch": case_mtu_mismatch,
+    "offloads": case_offloads,
+    "delay_1ms": lambda: delay_case(1, 8),
+    "delay_20ms": lambda: delay_case(20, 4),
 }
 for _n in FAULTS:
     CASES["fault_" + _n] = (lambda n: lambda: fault_case(n))(_n)
+CASES["fault_corrupt_0.1"] = case_fault_corrupt
+for _n in MATRIX:
+    CASES["linux_" + _n] = (lambda n: lambda: matrix_case(n))(_n)
 
 
 def main():

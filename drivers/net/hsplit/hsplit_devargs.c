@@ -15,7 +15,8 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
 	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
-	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT, NULL
+	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
+	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -151,6 +152,23 @@ one_arg(const char *key, const char *val, void *opaque)
 			return bad(c, key, val, "need a frame count in [64, 65536]");
 		da->iface_ring = (uint32_t)u;
 		da->iface_ring_set = 1;
+	} else if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0 ||
+			strcmp(key, HSPLIT_ARG_JITTER_US) == 0) {
+		if (parse_u64(val, 0, HSPLIT_DELAY_US_MAX, &u) < 0)
+			return bad(c, key, val, "need microseconds in [0, 10000000]");
+		if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0)
+			da->delay_us = (uint32_t)u;
+		else
+			da->jitter_us = (uint32_t)u;
+	} else if (strcmp(key, HSPLIT_ARG_DELAY_DIR) == 0) {
+		if (val != NULL && strcmp(val, "both") == 0)
+			da->delay_dir = HSPLIT_DELAY_RX | HSPLIT_DELAY_TX;
+		else if (val != NULL && strcmp(val, "rx") == 0)
+			da->delay_dir = HSPLIT_DELAY_RX;
+		else if (val != NULL && strcmp(val, "tx") == 0)
+			da->delay_dir = HSPLIT_DELAY_TX;
+		else
+			return bad(c, key, val, "need both, rx or tx");
 	}
 	return 0;
 }
@@ -168,6 +186,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	da->wire_bufs = 4096;
 	da->nomatch = HSPLIT_NOMATCH_HOST;
 	da->iface_ring = HSPLIT_IFACE_RING_DEFAULT;
+	da->delay_dir = HSPLIT_DELAY_RX | HSPLIT_DELAY_TX;
 	if (errlen > 0)
 		err[0] = '\0';
 	if (args == NULL || *args == '\0')
@@ -177,7 +196,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt)",
+			"rx_corrupt, delay_us, jitter_us, delay_dir)",
 			args);
 		return -EINVAL;
 	}
@@ -196,6 +215,13 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		/* On a loopback wire the peer's TX faults do this already. */
 		snprintf(err, errlen, "rx_loss/rx_dup/rx_reorder/rx_corrupt need "
 			"iface=NAME (on a loopback wire, set the faults on the peer)");
+		return -EINVAL;
+	}
+	if (da->iface[0] == '\0' &&
+			da->delay_dir != (HSPLIT_DELAY_RX | HSPLIT_DELAY_TX)) {
+		/* A loopback wire's frames are delayed by their sender. */
+		snprintf(err, errlen, "delay_dir needs iface=NAME (on a loopback "
+			"wire, set delay_us= on the sending port)");
 		return -EINVAL;
 	}
 	if (da->iface_ring_set && da->iface[0] == '\0') {

@@ -21,6 +21,16 @@
  *                      (AF_PACKET; see hsplit_iface.h); excludes wire=
  *   iface_ring=N       frames of the interface's RX ring (default 4096;
  *                      needs iface=)
+ *   delay_us=N         delay line: every frame the port sends, and every
+ *                      frame it receives from an interface, reaches the
+ *                      other side N microseconds later (default 0)
+ *   jitter_us=N        plus a uniform extra delay in [0, N] us per frame,
+ *                      never reordering frames (reorder= does that)
+ *   delay_dir=both|rx|tx  on an interface, which directions the delay line
+ *                      delays (default both; rx: frames received from the
+ *                      interface only, for applications that call tx_burst
+ *                      only with frames to send, which never release held
+ *                      TX frames otherwise)
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -49,6 +59,14 @@
 #define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
 #define HSPLIT_ARG_IFACE "iface"
 #define HSPLIT_ARG_IFACE_RING "iface_ring"
+#define HSPLIT_ARG_DELAY_US "delay_us"
+#define HSPLIT_ARG_JITTER_US "jitter_us"
+#define HSPLIT_ARG_DELAY_DIR "delay_dir"
+/** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
+#define HSPLIT_DELAY_RX 1u
+#define HSPLIT_DELAY_TX 2u
+/** Largest delay_us= and jitter_us= (10 s): beyond, a typo, not a wire. */
+#define HSPLIT_DELAY_US_MAX 10000000u
 
 /** Parsed devargs, defaults filled in. */
 struct hsplit_devargs {
@@ -66,6 +84,9 @@ struct hsplit_devargs {
 	char iface[HSPLIT_IFACE_NAME_MAX]; /**< "" = no interface backend */
 	uint32_t iface_ring;  /**< RX ring frames of the interface backend */
 	uint8_t iface_ring_set;
+	uint32_t delay_us;    /**< delay line, each direction (0: none) */
+	uint32_t jitter_us;   /**< uniform extra delay in [0, jitter_us] */
+	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
 };
 
 /**

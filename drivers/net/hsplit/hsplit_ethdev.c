@@ -76,14 +76,28 @@ hsplit_ptypes_get(struct rte_eth_dev *dev)
 static int
 hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
+	struct hsplit_port *p = hsplit_port_of(dev);
+
 	info->max_mac_addrs = 1;
-	info->max_rx_pktlen = HSPLIT_MAX_FRAME;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
-	info->max_mtu = HSPLIT_MAX_MTU;
+	/* On a Linux interface, what the interface carries (its MTU, now). */
+	info->max_mtu = p->iface != NULL ? (uint16_t)RTE_MIN(hsplit_iface_mtu(p),
+		(uint32_t)HSPLIT_MAX_MTU) : HSPLIT_MAX_MTU;
+	if (info->max_mtu < RTE_ETHER_MIN_MTU)
+		info->max_mtu = RTE_ETHER_MIN_MTU;
+	info->max_rx_pktlen = info->max_mtu + RTE_ETHER_HDR_LEN + 8;
 	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
 	info->max_rx_queues = HSPLIT_MAX_QUEUES;
 	info->max_tx_queues = HSPLIT_MAX_QUEUES;
 	info->rx_offload_capa = HSPLIT_RX_OFFLOADS;
+	/*
+	 * The kernel hands an interface's coalesced TCP frames (GSO/GRO, up
+	 * to 64 KiB) over whole, as a NIC's LRO / HW-GRO would.
+	 */
+	if (p->iface != NULL) {
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
+		info->max_lro_pkt_size = HSPLIT_LRO_MAX_FRAME;
+	}
 	info->rx_queue_offload_capa = HSPLIT_RXQ_OFFLOADS;
 	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
 	info->tx_queue_offload_capa = HSPLIT_TX_OFFLOADS;
@@ -137,6 +151,9 @@ hsplit_configure(struct rte_eth_dev *dev)
 	}
 	p->rx_offloads = dev->data->dev_conf.rxmode.offloads;
 	p->max_frame = dev->data->mtu + RTE_ETHER_HDR_LEN + 8;
+	p->max_lro = dev->data->dev_conf.rxmode.max_lro_pkt_size ?
+		RTE_MIN(dev->data->dev_conf.rxmode.max_lro_pkt_size,
+			(uint32_t)HSPLIT_LRO_MAX_FRAME) : HSPLIT_LRO_MAX_FRAME;
 	hsplit_rss_apply(dev);
 	return 0;
 }

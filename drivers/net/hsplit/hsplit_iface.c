@@ -12,9 +12,17 @@
  * TP_STATUS_CSUM_VALID (the kernel or the hardware under it verified it) is
  * flagged GOOD without a second verification. Every other frame is verified
  * by the NIC as on the loopback wire. Test set-ups turn the veth offloads off
- * anyway (scripts/netns.sh), so that frames cross with full checksums and
- * TCP/UDP segmentation offloads never produce frames above the MTU (those
- * are truncated by the ring and dropped: iface_rx_truncated).
+ * anyway (scripts/netns.sh), so that frames cross with full checksums.
+ *
+ * Coalesced frames: with TSO/GSO on the sender's side (or GRO here) the
+ * kernel hands over TCP frames of up to 64 KiB, one header for several
+ * segments. With RTE_ETH_RX_OFFLOAD_TCP_LRO enabled the RX ring's slots
+ * take such frames (fewer slots: IFACE_LRO_RING at most) and they are
+ * delivered whole, flagged RTE_MBUF_F_RX_LRO, their payload split over
+ * several device buffers, as from a NIC's LRO / HW-GRO (wire buffers of
+ * 64 KiB from a pool of their own, IFACE_LRO_WBUFS). Without LRO, or a
+ * coalesced frame that is not TCP, the frame is dropped, counted
+ * (iface_rx_truncated) and logged once at WARNING.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +56,10 @@
 #define IFACE_TX_OFF ((uint32_t)(TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)))
 /* Two VLAN tags beyond the MTU and the Ethernet header. */
 #define IFACE_FRAME_EXTRA (RTE_ETHER_HDR_LEN + 8)
+/* RX ring slots when they take coalesced frames (64 KiB each). */
+#define IFACE_LRO_RING 1024u
+/* Wire buffers for coalesced frames. */
+#define IFACE_LRO_WBUFS 256u
 
 /* One mmap'd TPACKET_V2 ring. */
 struct iface_ring {
@@ -63,6 +75,7 @@ struct iface_rx_stats {
 	uint64_t frames;
 	uint64_t bytes;
 	uint64_t truncated;     /* longer than a ring slot (GSO/GRO, MTU) */
+	uint64_t coalesced;     /* TCP frames above the MTU taken whole (LRO) */
 	uint64_t outgoing;      /* the interface's own transmissions, skipped */
 	uint64_t csum_completed;
 	uint64_t no_wbuf;       /* drains stopped for want of a wire buffer */
@@ -99,6 +112,9 @@ struct hsplit_iface {
 	struct iface_rx_stats rst;
 	uint64_t kdrops;        /* ring-full drops folded from PACKET_STATISTICS */
 	uint8_t trunc_logged;   /* the hint about truncated frames was given */
+	uint8_t lro;            /* the RX ring takes coalesced frames */
+	struct rte_mempool *lro_pool; /* their wire buffers (made at first use) */
+	struct hsplit_delay rx_dl; /* delay line of received frames (rx_lock) */
 	/* RX faults, under rx_lock: PRNG, and a frame held back for reordering. */
 	uint64_t prng;
 	struct hsplit_wbuf *held;
@@ -134,6 +150,19 @@ iface_mtu(const char *name, uint32_t *mtu)
 	return r;
 }
 
+uint32_t
+hsplit_iface_mtu(struct hsplit_port *p)
+{
+	uint32_t mtu;
+
+	if (p->iface == NULL)
+		return 0;
+	/* Not the fast path: ask the kernel each time (the MTU may change). */
+	if (iface_mtu(p->iface->name, &mtu) == 0)
+		p->iface->mtu = mtu;
+	return p->iface->mtu;
+}
+
 static void
 ring_unmap(struct iface_ring *r)
 {
@@ -156,7 +185,8 @@ ring_map(int fd, int opt, uint32_t frame_min, uint32_t nb, struct iface_ring *r)
 
 	fsz = RTE_ALIGN_CEIL(frame_min, TPACKET_ALIGNMENT);
 	block = RTE_MAX(IFACE_BLOCK, (uint32_t)page);
-	while (block < fsz)
+	/* Blocks are power-of-two page runs: big frames want several a block. */
+	while (block < fsz || (fsz > IFACE_BLOCK / 4 && block < 8 * fsz))
 		block <<= 1;
 	fpb = block / fsz;
 	nblk = (nb + fpb - 1) / fpb;
@@ -268,8 +298,13 @@ rx_close(struct hsplit_iface *ifc)
 static int
 rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 {
+	uint32_t nb = p->da.iface_ring;
 	int fd, one = 1, ret;
 
+	if (ifc->lro) {
+		max_frame = RTE_MAX(max_frame, (uint32_t)HSPLIT_LRO_MAX_FRAME);
+		nb = RTE_MIN(nb, IFACE_LRO_RING);
+	}
 	fd = sock_v2("RX", ifc->name);
 	if (fd < 0)
 		return fd;
@@ -278,10 +313,10 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_IGNORE_OUTGOING: %s",
 			ifc->name, strerror(errno));
 	ret = ring_map(fd, PACKET_RX_RING, IFACE_RX_MACOFF + max_frame,
-		p->da.iface_ring, &ifc->rx);
+		nb, &ifc->rx);
 	if (ret < 0) {
 		HSPLIT_LOG(ERR, "iface %s: RX ring of %u frames of %u bytes: %s",
-			ifc->name, p->da.iface_ring, IFACE_RX_MACOFF + max_frame,
+			ifc->name, nb, IFACE_RX_MACOFF + max_frame,
 			strerror(-ret));
 		close(fd);
 		return ret;
@@ -422,6 +457,7 @@ hsplit_iface_close(struct hsplit_port *p)
 	if (p->iface == NULL)
 		return;
 	hsplit_iface_stop(p);
+	rte_mempool_free(p->iface->lro_pool);
 	rte_free(p->iface);
 	p->iface = NULL;
 }
@@ -451,6 +487,25 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 		HSPLIT_LOG(WARNING, "port %u: MTU %u above %s's MTU %u: longer frames are dropped on TX",
 			p->port_id, dev->data->mtu, ifc->name, ifc->mtu);
 	max_frame = mtu + IFACE_FRAME_EXTRA;
+	ifc->lro = !!(p->rx_offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO);
+	if (ifc->lro && ifc->lro_pool == NULL) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		snprintf(name, sizeof(name), "hsplit_lro_%u", p->port_id);
+		ifc->lro_pool = rte_mempool_create(name, IFACE_LRO_WBUFS,
+			offsetof(struct hsplit_wbuf, data) + HSPLIT_WIRE_DATA_LRO,
+			0, 0, NULL, NULL, NULL, NULL, SOCKET_ID_ANY, 0);
+		if (ifc->lro_pool == NULL) {
+			HSPLIT_LOG(ERR, "port %u: no memory for %u wire buffers of coalesced frames",
+				p->port_id, IFACE_LRO_WBUFS);
+			return -ENOMEM;
+		}
+	}
+	if (p->da.delay_dir & HSPLIT_DELAY_RX)
+		hsplit_delay_init(&ifc->rx_dl, p->da.delay_us, p->da.jitter_us,
+			rte_get_tsc_hz(), p->da.seed, HSPLIT_MAX_QUEUES + 1);
+	else
+		memset(&ifc->rx_dl, 0, sizeof(ifc->rx_dl));
 	ret = rx_open(p, ifc, max_frame);
 	if (ret < 0)
 		return ret;
@@ -563,6 +618,26 @@ rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
 }
 
 /*
+ * A frame above the port's MTU: a TCP/IPv4 frame the kernel coalesced
+ * (GSO/GRO) is taken whole, as a NIC's LRO delivers it; anything else is
+ * not. Returns whether it is taken.
+ */
+static int
+rx_coalesced(struct hsplit_port *p, struct hsplit_iface *ifc,
+	struct hsplit_wbuf *w)
+{
+	const struct hsplit_pkt_info *pi = &w->pi;
+
+	if (!ifc->lro || pi->ip_proto != IPPROTO_TCP || pi->is_fragment ||
+			pi->l4_len == 0 || !RTE_ETH_IS_IPV4_HDR(pi->ptype) ||
+			w->len > p->max_lro)
+		return 0;
+	w->rx_flags |= RTE_MBUF_F_RX_LRO;
+	ifc->rst.coalesced++;
+	return 1;
+}
+
+/*
  * Faults on the frame just received, wb[n] (rx_loss=, rx_dup=, rx_reorder=;
  * rx_corrupt= is applied in rx_frame()). They stand in for netem on the
  * kernel side when the kernel has none, so that the stack sees a faulty wire
@@ -579,7 +654,7 @@ rx_faults(struct hsplit_port *p, struct hsplit_iface *ifc,
 		return n + 1;
 	if (p->rx_loss_thr && hsplit_prng_next(&ifc->prng) < p->rx_loss_thr) {
 		ifc->rst.f_loss++;
-		rte_mempool_put(p->wire_pool, w);
+		rte_mempool_put(rte_mempool_from_obj(w), w);
 		return n;
 	}
 	n++;
@@ -595,7 +670,7 @@ rx_faults(struct hsplit_port *p, struct hsplit_iface *ifc,
 		n--;
 	}
 	if (p->rx_dup_thr && hsplit_prng_next(&ifc->prng) < p->rx_dup_thr &&
-			rte_mempool_get(p->wire_pool, (void **)&c) == 0) {
+			rte_mempool_get(rte_mempool_from_obj(w), (void **)&c) == 0) {
 		c->len = w->len;
 		c->rss_hash = w->rss_hash;
 		c->rx_flags = w->rx_flags;
@@ -634,17 +709,26 @@ rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
 		if (sll->sll_pkttype == PACKET_OUTGOING) {
 			ifc->rst.outgoing++;
 		} else if (h->tp_snaplen < h->tp_len ||
-				h->tp_snaplen + 4 > HSPLIT_WIRE_DATA ||
-				h->tp_snaplen < RTE_ETHER_HDR_LEN) {
+				h->tp_snaplen < RTE_ETHER_HDR_LEN ||
+				h->tp_snaplen + 4 > (ifc->lro ? HSPLIT_WIRE_DATA_LRO :
+					HSPLIT_WIRE_DATA)) {
 			ifc->rst.truncated++;
 		} else {
+			struct rte_mempool *mp = h->tp_snaplen + 4 > HSPLIT_WIRE_DATA ?
+				ifc->lro_pool : p->wire_pool;
+
 			/* No buffer: leave the frame in the ring for the next poll. */
-			if (rte_mempool_get(p->wire_pool, (void **)&wb[n]) != 0) {
+			if (rte_mempool_get(mp, (void **)&wb[n]) != 0) {
 				ifc->rst.no_wbuf++;
 				break;
 			}
 			rx_frame(p, ifc, wb[n], slot, h, status);
-			n = rx_faults(p, ifc, wb, n);
+			if (wb[n]->len > p->max_frame && !rx_coalesced(p, ifc, wb[n])) {
+				ifc->rst.truncated++;
+				rte_mempool_put(mp, wb[n]);
+			} else {
+				n = rx_faults(p, ifc, wb, n);
+			}
 		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		r->head = r->head + 1 == r->nb ? 0 : r->head + 1;
@@ -655,14 +739,21 @@ rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
 		wb[n++] = ifc->held;
 		ifc->held = NULL;
 	}
+	if (unlikely(hsplit_delay_on(&ifc->rx_dl) && n)) {
+		uint64_t now = rte_rdtsc();
+		uint32_t i;
+
+		for (i = 0; i < n; i++)
+			wb[i]->due = hsplit_delay_due(&ifc->rx_dl, now);
+	}
 	/* Under the lock: frames of one flow reach their queue in wire order. */
 	if (n)
 		hsplit_wire_ingress(p, wb, (uint16_t)n);
 	if (unlikely(ifc->rst.truncated != 0 && !ifc->trunc_logged)) {
-		HSPLIT_LOG(WARNING, "port %u: %s handed over a frame longer than its MTU: "
-			"turn GRO off here and TSO/GSO off on the sender (ethtool -K IF tx off tso off gso off gro off); "
-			"such frames are dropped (xstat iface_rx_truncated)",
-			p->port_id, ifc->name);
+		HSPLIT_LOG(WARNING, "port %u: %s handed over a frame longer than its MTU %s: "
+			"enable RX LRO on the port (RTE_ETH_RX_OFFLOAD_TCP_LRO), or turn GRO off here and TSO/GSO off on the sender "
+			"(ethtool -K IF tx off tso off gso off gro off); such frames are dropped (xstat iface_rx_truncated)",
+			p->port_id, ifc->name, ifc->lro ? "(not TCP, or above 64 KiB)" : "(LRO off)");
 		ifc->trunc_logged = 1;
 	}
 }
@@ -712,6 +803,8 @@ tx_kick(struct iface_tx *t, const char *ifname)
 		HSPLIT_LOG(WARNING, "iface %s: send: %s", ifname, strerror(err));
 }
 
+static void delay_release(struct hsplit_txq *tq);
+
 uint16_t
 hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -719,6 +812,8 @@ hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	struct iface_tx *t = &q->port->iface->tx[q->qid];
 	uint32_t i, pos;
 
+	if (q->dq != NULL && q->dq_head != q->dq_tail)
+		delay_release(q);
 	if (t->fd >= 0) {
 		if (t->kick)
 			tx_kick(t, q->port->iface->name);
@@ -730,8 +825,8 @@ hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	return hsplit_tx_burst(txq, pkts, n);
 }
 
-void
-hsplit_iface_xmit(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
+static void
+xmit_now(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
 {
 	struct hsplit_port *p = tq->port;
 	struct iface_tx *t = &p->iface->tx[tq->qid];
@@ -768,11 +863,55 @@ hsplit_iface_xmit(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
 		tx_kick(t, p->iface->name);
 }
 
+/*
+ * Delay line: frames of the FIFO that are due go on the ring, as far as it
+ * has free slots (the rest wait: a full ring is backpressure, not a drop).
+ */
+static void
+delay_release(struct hsplit_txq *tq)
+{
+	struct iface_tx *t = &tq->port->iface->tx[tq->qid];
+	struct hsplit_wbuf *out[HSPLIT_BURST];
+	uint64_t now = rte_rdtsc();
+	uint32_t pos = t->r.head;
+	uint16_t k;
+
+	while (tq->dq_head != tq->dq_tail) {
+		for (k = 0; k < HSPLIT_BURST && tq->dq_head != tq->dq_tail; k++) {
+			struct hsplit_wbuf *w = tq->dq[tq->dq_head & tq->dq_mask];
+
+			if (w->due > now || (t->fd >= 0 && !slot_free(t->r.slot[pos])))
+				break;
+			pos = pos + 1 == t->r.nb ? 0 : pos + 1;
+			out[k] = w;
+			tq->dq_head++;
+		}
+		if (k == 0)
+			return;
+		xmit_now(tq, out, k);
+	}
+}
+
+void
+hsplit_iface_xmit(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
+{
+	uint16_t i;
+
+	if (tq->dq == NULL) {
+		xmit_now(tq, wb, n);
+		return;
+	}
+	/* Stamped by hsplit_wire_deliver(); the FIFO holds every wire buffer. */
+	for (i = 0; i < n; i++)
+		tq->dq[tq->dq_tail++ & tq->dq_mask] = wb[i];
+	delay_release(tq);
+}
+
 /* xstats: port counters of the backend. */
 enum {
 	X_RX_FRAMES, X_RX_BYTES, X_RX_KDROPS, X_RX_TRUNC, X_RX_OUTGOING,
 	X_RX_CSUM, X_RX_NOWBUF, X_RX_FLOSS, X_RX_FDUP, X_RX_FREORDER,
-	X_RX_FCORRUPT, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
+	X_RX_FCORRUPT, X_RX_COALESCED, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
 	X_TX_BIG, X_TX_KICK, X_NB
 };
 
@@ -781,7 +920,7 @@ static const char *const iface_xnames[X_NB] = {
 	"iface_rx_truncated", "iface_rx_outgoing_skipped",
 	"iface_rx_csum_completed", "iface_rx_no_wire_buf",
 	"iface_rx_fault_loss", "iface_rx_fault_dup", "iface_rx_fault_reorder",
-	"iface_rx_fault_corrupt",
+	"iface_rx_fault_corrupt", "iface_rx_coalesced",
 	"iface_tx_frames", "iface_tx_bytes", "iface_tx_ring_full",
 	"iface_tx_too_big", "iface_tx_kick_errors",
 };
@@ -847,6 +986,7 @@ hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
 	v[X_RX_FDUP] = rd(&ifc->rst.f_dup);
 	v[X_RX_FREORDER] = rd(&ifc->rst.f_reorder);
 	v[X_RX_FCORRUPT] = rd(&ifc->rst.f_corrupt);
+	v[X_RX_COALESCED] = rd(&ifc->rst.coalesced);
 	for (i = 0; i < HSPLIT_MAX_QUEUES; i++) {
 		const struct iface_tx_stats *s = &ifc->tx[i].st;
 

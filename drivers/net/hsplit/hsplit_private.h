@@ -18,9 +18,11 @@
 #include <ethdev_driver.h>
 
 #include "dt_copy.h"
+#include "hsplit_delay.h"
 #include "hsplit_devargs.h"
 #include "hsplit_flow.h"
 #include "hsplit_pkt.h"
+#include "hsplit_prng.h"
 #include "hsplit_rss.h"
 #include "hsplit_split.h"
 
@@ -34,6 +36,10 @@ extern int hsplit_logtype;
 /** Largest frame: MTU + Ethernet header + two VLAN tags. */
 #define HSPLIT_MAX_FRAME (HSPLIT_MAX_MTU + RTE_ETHER_HDR_LEN + 8)
 #define HSPLIT_WIRE_DATA 9216
+/** Largest coalesced TCP frame (LRO): an IPv4 packet of 64 KiB, Ethernet, two tags. */
+#define HSPLIT_LRO_MAX_FRAME (65535 + RTE_ETHER_HDR_LEN + 8)
+/** Data room of a wire buffer for coalesced frames (+4: a VLAN tag put back). */
+#define HSPLIT_WIRE_DATA_LRO (HSPLIT_LRO_MAX_FRAME + 4)
 #define HSPLIT_BURST 32
 /**
  * Frames an RX queue holds between ingest and copy completion: at least
@@ -67,6 +73,8 @@ struct hsplit_wbuf {
 	uint32_t rss_hash;
 	uint64_t rx_flags;      /**< RX ol_flags (checksums, RSS) */
 	uint16_t queue;         /**< receiving queue */
+	/** Delay line: TSC before which the frame is not received (0: now). */
+	uint64_t due;
 	struct hsplit_pkt_info pi;
 	uint8_t data[HSPLIT_WIRE_DATA] __rte_cache_aligned;
 };
@@ -168,6 +176,7 @@ struct hsplit_txq_stats {
 	uint64_t reorder;
 	uint64_t corrupt;        /**< injected: one byte flipped after checksumming */
 	uint64_t paced;          /**< packets tx_burst declined for pacing */
+	uint64_t delayed;        /**< frames that went through the delay line */
 };
 
 #define HSPLIT_HOST_POOLS 8
@@ -189,6 +198,10 @@ struct hsplit_txq {
 	uint64_t last_tsc;
 	struct hsplit_wbuf *held;
 	uint64_t held_tsc;
+	struct hsplit_delay dl;  /**< delay line of the frames this queue sends */
+	/** Interface backend with a delay line: frames not yet due, in order. */
+	struct hsplit_wbuf **dq;
+	uint32_t dq_head, dq_tail, dq_mask;
 	struct dt_copy_op ops[HSPLIT_OPS_MAX];
 	struct hsplit_txq_stats st;
 };
@@ -214,7 +227,8 @@ struct hsplit_port {
 	/** Faults on frames received from a Linux interface (hsplit_iface.c). */
 	uint64_t rx_loss_thr, rx_dup_thr, rx_reorder_thr, rx_corrupt_thr;
 	uint64_t rx_offloads;
-	uint32_t max_frame;       /**< frames above are dropped on RX */
+	uint32_t max_frame;       /**< frames above are dropped on RX (but LRO ones) */
+	uint32_t max_lro;         /**< coalesced frames above are dropped (RX LRO on) */
 	uint64_t rss_hf;
 	uint8_t rss_key[HSPLIT_RSS_KEY_LEN];
 	uint16_t reta[HSPLIT_RETA_SIZE];
@@ -234,8 +248,6 @@ hsplit_port_of(struct rte_eth_dev *dev)
 int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops);
 void hsplit_wire_detach(struct hsplit_port *p);
 uint64_t hsplit_prob_threshold(double p);
-uint64_t hsplit_prng_next(uint64_t *s);
-void hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid);
 int hsplit_wire_corrupt(struct hsplit_wbuf *wb, uint64_t draw);
 void hsplit_pace_init(struct hsplit_txq *q, double rate_gbps, uint16_t nb_txq);
 uint16_t hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
@@ -179,7 +180,9 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 	uint32_t i, pos = 0, e;
 	int err = 0;
 
-	if (wb->len > q->port->max_frame) {
+	/* Above the MTU only a coalesced TCP frame (RX LRO), flagged at ingress. */
+	if (wb->len > q->port->max_frame &&
+			!(wb->rx_flags & RTE_MBUF_F_RX_LRO)) {
 		q->st.drop_too_big++;
 		wbuf_free(wb);
 		return 0;
@@ -236,6 +239,10 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 	/* OR, never assign: pinned external buffers carry RTE_MBUF_F_EXTERNAL. */
 	head->ol_flags |= wb->rx_flags;
 	head->hash.rss = wb->rss_hash;
+	if (unlikely(wb->rx_flags & RTE_MBUF_F_RX_LRO))
+		/* The segments it was merged from were at most an MTU's. */
+		head->tso_segsz = (uint16_t)(q->port->max_frame - wb->pi.l2_len -
+			wb->pi.l3_len - wb->pi.l4_len - 8);
 	p->m = head;
 	if (err) {
 		/* Queued copies of this frame may still land: drop after them. */
@@ -266,6 +273,7 @@ static void
 rx_ingest(struct hsplit_rxq *q, uint32_t want)
 {
 	uint32_t space = q->pend_mask + 1 - (q->pend_tail - q->pend_head);
+	uint64_t now = 0;
 
 	if (want > space)
 		want = space;
@@ -278,6 +286,13 @@ rx_ingest(struct hsplit_rxq *q, uint32_t want)
 				break;
 		}
 		while (q->in_pos < q->in_n && want > 0) {
+			/* Delay line: the wire holds the frame until it is due. */
+			if (unlikely(q->in[q->in_pos]->due != 0)) {
+				if (now == 0)
+					now = rte_rdtsc();
+				if (q->in[q->in_pos]->due > now)
+					goto out;
+			}
 			if (rx_one(q, q->in[q->in_pos]) < 0)
 				goto out;
 			q->in_pos++;

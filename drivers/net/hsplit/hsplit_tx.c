@@ -30,9 +30,16 @@
 void
 hsplit_txq_flush(struct hsplit_txq *q)
 {
+	struct hsplit_wbuf *w;
+
 	if (q->held != NULL) {
 		rte_mempool_put(rte_mempool_from_obj(q->held), q->held);
 		q->held = NULL;
+	}
+	/* Frames still in the delay line when the port stops: lost. */
+	while (q->dq != NULL && q->dq_head != q->dq_tail) {
+		w = q->dq[q->dq_head++ & q->dq_mask];
+		rte_mempool_put(rte_mempool_from_obj(w), w);
 	}
 }
 
@@ -54,6 +61,7 @@ hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid)
 		return;
 	hsplit_txq_flush(q);
 	hsplit_eng_close_all(q->eng, &q->nb_eng);
+	rte_free(q->dq);
 	rte_free(q);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -77,6 +85,23 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->nb_desc = nb_desc;
 	hsplit_prng_seed(&q->prng, p->da.seed, qid);
 	hsplit_pace_init(q, p->da.rate_gbps, dev->data->nb_tx_queues);
+	if (p->da.delay_dir & HSPLIT_DELAY_TX)
+		hsplit_delay_init(&q->dl, p->da.delay_us, p->da.jitter_us,
+			rte_get_tsc_hz(), p->da.seed, qid);
+	if (p->iface != NULL && hsplit_delay_on(&q->dl)) {
+		/* Room for every wire buffer of the port: the FIFO never fills. */
+		uint32_t sz = rte_align32pow2(p->da.wire_bufs + 1);
+
+		q->dq = rte_zmalloc_socket("hsplit_txq_delay",
+			sizeof(q->dq[0]) * sz, RTE_CACHE_LINE_SIZE, (int)socket);
+		if (q->dq == NULL) {
+			HSPLIT_LOG(ERR, "port %u txq %u: no memory for the delay line",
+				p->port_id, qid);
+			rte_free(q);
+			return -ENOMEM;
+		}
+		q->dq_mask = sz - 1;
+	}
 	dev->data->tx_queues[qid] = q;
 	return 0;
 }
@@ -231,6 +256,7 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 			c->rss_hash = wb[i]->rss_hash;
 			c->rx_flags = wb[i]->rx_flags;
 			c->queue = wb[i]->queue;
+			c->due = 0;
 			c->pi = wb[i]->pi;
 			rte_memcpy(c->data, wb[i]->data, wb[i]->len);
 			out[k++] = c;

@@ -84,31 +84,6 @@ hsplit_prob_threshold(double pr)
 	return (uint64_t)(pr * 18446744073709551616.0);
 }
 
-/* xorshift64*: fast, deterministic for a seed, no shared state. */
-uint64_t
-hsplit_prng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
-void
-hsplit_prng_seed(uint64_t *s, uint64_t seed, uint16_t qid)
-{
-	/* splitmix64 of (seed, queue): never 0, distinct per queue. */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull * (qid + 1u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	*s = z ? z : 1;
-}
-
 /*
  * Corrupt a frame as a bad wire would, after every checksum was computed:
  * flip one bit of a byte covered by the IPv4 header checksum or by the
@@ -196,6 +171,7 @@ hsplit_wire_classify(struct hsplit_port *peer, struct hsplit_wbuf *wb,
 	wb->rx_flags = 0;
 	wb->rss_hash = 0;
 	wb->queue = 0;
+	wb->due = 0;
 	if (peer == NULL)
 		return;
 	off = peer->rx_offloads;
@@ -264,10 +240,24 @@ hsplit_wire_ingress(struct hsplit_port *rx, struct hsplit_wbuf **wb, uint16_t n)
 	}
 }
 
+/* Due times of frames entering the delay line, in the order they go out. */
+static void
+delay_stamp(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
+{
+	uint64_t now = rte_rdtsc();
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		wb[i]->due = hsplit_delay_due(&tq->dl, now);
+	tq->st.delayed += n;
+}
+
 int
 hsplit_wire_deliver(struct hsplit_port *peer, struct hsplit_wbuf **wb,
 	uint16_t n, struct hsplit_txq *tq)
 {
+	if (unlikely(hsplit_delay_on(&tq->dl)))
+		delay_stamp(tq, wb, n);
 	if (tq->port->iface != NULL) {
 		hsplit_iface_xmit(tq, wb, n);
 		return 0;

@@ -46,6 +46,7 @@ static const struct xname_off wire_xstats[] = {
 	{ "wire_corrupt", offsetof(struct hsplit_txq_stats, corrupt) },
 	{ "wire_paced", offsetof(struct hsplit_txq_stats, paced) },
 	{ "wire_peer_down", offsetof(struct hsplit_txq_stats, peer_down) },
+	{ "wire_delayed", offsetof(struct hsplit_txq_stats, delayed) },
 };
 
 #define NB_RX RTE_DIM(rx_xstats)
