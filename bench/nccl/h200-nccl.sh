@@ -30,7 +30,25 @@ out=$(cd "$out" && pwd)
 # The bundle's libraries serve the plugin (its RPATH finds them); torch keeps
 # the machine's own.
 eal_d=${DEVTCP_EAL_ARGS:-}
+bundle_ld=${LD_LIBRARY_PATH:-}
 unset LD_LIBRARY_PATH
+# The GPU machine's image has no iproute2 or ethtool: the bundle carries
+# them (next to this script) with their libraries in the bundle's lib/;
+# what "ip netns exec" starts gets the machine's own libraries back.
+ethtool_bin=ethtool
+command -v ethtool >/dev/null || ethtool_bin="env LD_LIBRARY_PATH=$bundle_ld $here/ethtool"
+if ! command -v ip >/dev/null && [ -x "$here/ip" ]; then
+	ip() {
+		if [ "$1" = netns ] && [ "$2" = exec ]; then
+			local ns=$3
+			shift 3
+			LD_LIBRARY_PATH="$bundle_ld" "$here/ip" netns exec "$ns" \
+				env -u LD_LIBRARY_PATH "$@"
+		else
+			LD_LIBRARY_PATH="$bundle_ld" "$here/ip" "$@"
+		fi
+	}
+fi
 if [ "$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)" -lt 2048 ]; then
 	echo 2048 > /proc/sys/vm/nr_hugepages || true
 fi
@@ -56,7 +74,7 @@ for side in a b; do
 	n=$([ $side = a ] && echo 1 || echo 2)
 	ip -n "$ns" link set lo up
 	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.d$S.disable_ipv6=1"
-	ip netns exec "$ns" ethtool -K "d$S" rx off tx off tso off gso off gro off >/dev/null 2>&1 || true
+	ip netns exec "$ns" $ethtool_bin -K "d$S" rx off tx off tso off gso off gro off >/dev/null 2>&1 || true
 	ip -n "$ns" link set "d$S" mtu "$MTU" up
 	ip -n "$ns" addr add "10.90.0.$n/24" dev "c$S"
 	ip -n "$ns" link set "c$S" up
