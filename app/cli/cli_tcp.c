@@ -1179,6 +1179,8 @@ show_stats(struct cmdline *cl, struct cli_ctx *ctx)
 		STAT(drop_l4_cksum_unknown), STAT(drop_too_many_segs),
 		STAT(drop_bad_arp), STAT(drop_synq_full), STAT(rx_hdr_spill),
 		STAT(rx_throttled), STAT(rx_bursts), STAT(rx_cycles),
+		STAT(neigh_held), STAT(drop_neigh_hold_full), STAT(neigh_shared),
+		STAT(neigh_published),
 	};
 	struct dt_dp_stats s;
 	unsigned int n = 0, i;
