@@ -39,6 +39,7 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(drop_unsupported_proto); ADD(drop_tx_no_mbuf); ADD(drop_tx_ring_full);
 	ADD(drop_no_neighbour); ADD(arp_requests); ADD(arp_timeouts);
 	ADD(host_chunks); ADD(device_chunks); ADD(events_overflow);
+	ADD(neigh_held); ADD(drop_neigh_hold_full); ADD(neigh_shared);
 }
 
 static void
