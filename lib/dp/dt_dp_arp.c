@@ -52,16 +52,37 @@ dt_dp_arp_send(struct dt_dp_stack *st, uint16_t op, uint32_t tpa,
 	dt_dp_tx_push(st, m);
 }
 
-/* Send the frames that waited for @p n's address, oldest first. */
+/*
+ * Send the frames that waited for @p n's address, oldest first, as far as
+ * the TX buffer has room below its soft limit: a hold queue larger than
+ * the TX ring (many connections' SYNs) drains over several polls instead
+ * of overflowing it (dt_dp_neigh_drain() sends the rest).
+ */
 void
 dt_dp_neigh_send_held(struct dt_dp_stack *st, struct dt_dp_neigh *n)
 {
+	uint32_t room = dt_dp_tx_room(st);
 	struct rte_mbuf *m;
 
-	while ((m = dt_dp_neigh_unhold(&st->neigh, n)) != NULL) {
+	while (room-- > 0 && (m = dt_dp_neigh_unhold(&st->neigh, n)) != NULL) {
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac, 6);
 		st->st.neigh_held++;
 		dt_dp_tx_push(st, m);
+	}
+}
+
+/* Held frames of resolved neighbours that did not fit the TX buffer yet. */
+void
+dt_dp_neigh_drain(struct dt_dp_stack *st)
+{
+	struct dt_dp_neigh *n;
+	uint32_t i;
+
+	for (i = 0; i <= st->neigh.mask && st->neigh.hold_used > 0 &&
+			dt_dp_tx_room(st) > 0; i++) {
+		n = &st->neigh.e[i];
+		if (n->state == DT_DP_NEIGH_REACHABLE && n->nb_held > 0)
+			dt_dp_neigh_send_held(st, n);
 	}
 }
 

@@ -328,6 +328,7 @@ void dt_dp_arp_flush(struct dt_dp_stack *st);
 void dt_dp_neigh_sync(struct dt_dp_stack *st);
 bool dt_dp_neigh_from_port(struct dt_dp_stack *st, struct dt_dp_neigh *n);
 void dt_dp_neigh_send_held(struct dt_dp_stack *st, struct dt_dp_neigh *n);
+void dt_dp_neigh_drain(struct dt_dp_stack *st);
 
 /* ---- steering (dt_dp_steer.c) ---- */
 int dt_dp_steer_ref(struct dt_dp_stack *st, uint16_t port);

@@ -504,6 +504,8 @@ dt_dp_poll(struct dt_dp_stack *st)
 		dt_dp_arp_tick(st);
 		st->neigh_next_tick = st->now + DT_DP_NEIGH_TICK_US;
 	}
+	if (st->neigh.hold_used > 0)
+		dt_dp_neigh_drain(st);
 	dt_dp_tx_flush(st);
 	dt_dp_finish_lists(st);
 	return (int)(st->st.rx_frames - rx0);

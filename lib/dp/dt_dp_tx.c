@@ -112,12 +112,13 @@ dt_dp_tx_l2(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t dst_ip,
 		neigh_drop(st, m);
 		return;
 	}
-	if (n->state == DT_DP_NEIGH_REACHABLE) {
+	/* Frames still held for this neighbour go first: order is kept. */
+	if (n->state == DT_DP_NEIGH_REACHABLE && n->nb_held == 0) {
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac, 6);
 		dt_dp_tx_push(st, m);
 		return;
 	}
-	/* Waits for the answer; only a full hold queue drops (counted apart). */
+	/* Waits for the answer (or its turn); only a full hold queue drops. */
 	if (dt_dp_neigh_hold(&st->neigh, n, m) != 0) {
 		st->st.drop_neigh_hold_full++;
 		rte_pktmbuf_free(m);
