@@ -82,6 +82,9 @@ struct bt_side {
 	struct bench_result vres;        /* where both verifiers account */
 	struct dt_copy_chan *ch;
 	uint32_t nops, nvs;
+	/* This stack's slice of the landing region (stacks never share one). */
+	uintptr_t land_base;
+	size_t land_len;
 	uint64_t land_off;
 	struct dt_copy_op ops[BT_COPY_BATCH];
 	uint64_t tok[BT_COPY_BATCH];
@@ -200,11 +203,10 @@ bt_copy_flush(struct bt_side *s)
 static void
 bt_land(struct bt_side *s, const struct dt_dp_chunk *ch, uint32_t pos)
 {
-	struct bt_run *run = s->run;
 	uint32_t len = ch->len, n;
 	uintptr_t dst;
 
-	if (s->land_off + len > run->land_len) {
+	if (s->land_off + len > s->land_len) {
 		/* Wrapping: what the verifier holds there must be checked first. */
 		bt_copy_flush(s);
 		if (s->ver_land != NULL)
@@ -213,7 +215,7 @@ bt_land(struct bt_side *s, const struct dt_dp_chunk *ch, uint32_t pos)
 	}
 	if (s->nops == BT_COPY_BATCH)
 		bt_copy_flush(s);
-	dst = run->land_base + s->land_off;
+	dst = s->land_base + s->land_off;
 	s->ops[s->nops] = (struct dt_copy_op){ .dst = (void *)dst,
 		.src = ch->addr, .len = len };
 	s->tok[s->nops++] = ch->token;
@@ -721,7 +723,8 @@ stack_drops(const struct dt_dp_stats *s)
 		s->drop_hdr_in_device + s->drop_unsupported_proto +
 		s->drop_tx_no_mbuf + s->drop_tx_ring_full +
 		s->drop_no_neighbour + s->drop_l4_cksum_unknown +
-		s->drop_too_many_segs + s->drop_bad_arp + s->drop_synq_full;
+		s->drop_too_many_segs + s->drop_bad_arp + s->drop_synq_full +
+		s->drop_neigh_hold_full;
 }
 
 /* Nothing silent: name every drop counter of a stack that is not zero. */
@@ -739,7 +742,7 @@ report_drops(enum bench_mode mode, const struct bt_side *s, unsigned int q,
 		BT_DROP(drop_tx_no_mbuf), BT_DROP(drop_tx_ring_full),
 		BT_DROP(drop_no_neighbour), BT_DROP(drop_l4_cksum_unknown),
 		BT_DROP(drop_too_many_segs), BT_DROP(drop_bad_arp),
-		BT_DROP(drop_synq_full),
+		BT_DROP(drop_synq_full), BT_DROP(drop_neigh_hold_full),
 	};
 #undef BT_DROP
 	unsigned int i;
@@ -754,6 +757,28 @@ report_drops(enum bench_mode mode, const struct bt_side *s, unsigned int q,
 	fprintf(stderr, "\n");
 }
 
+/*
+ * With several stacks a side, where the connections went (RSS spread on
+ * the server, the openers' own queues on the client): one line, for the
+ * reader and for the tests that check every stack took part.
+ */
+static void
+report_spread(const struct bt_run *run)
+{
+	unsigned int i, k = run->nb_sides / 2;
+
+	if (k < 2)
+		return;
+	fprintf(stderr, "devtcp-bench: %s: %u server stacks, connections accepted per stack:",
+		bench_mode_name(run->mode), k);
+	for (i = 0; i < k; i++)
+		fprintf(stderr, " %u", run->sides[i].nb);
+	fprintf(stderr, "; %u client stacks, opened per stack:", k);
+	for (i = k; i < 2 * k; i++)
+		fprintf(stderr, " %u", run->sides[i].nb);
+	fprintf(stderr, "\n");
+}
+
 /* Everything the run measured, once every lcore is back. */
 static void
 tcp_collect(struct bt_run *run, struct bench_result *res)
@@ -765,6 +790,7 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 	unsigned int i;
 	uint32_t k;
 
+	report_spread(run);
 	res->conns = run->conns;
 	res->server_stacks = run->nsrv;
 	res->client_stacks = run->ncli;
@@ -843,6 +869,10 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 		run->nb_sides++;
 		if (server) {
 			s->cap = run->conns;
+			/* Slices of whole cache lines, as bt_land() fills them. */
+			s->land_len = RTE_ALIGN_FLOOR(run->land_len / k,
+				RTE_CACHE_LINE_SIZE);
+			s->land_base = run->land_base + (uintptr_t)q * s->land_len;
 			if (dt_dp_listen(s->st, BT_SRV_PORT) != 0)
 				return -EADDRINUSE;
 		} else {

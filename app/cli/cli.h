@@ -33,6 +33,7 @@ extern int cli_logtype;
 #define CLI_MAX_SEGS 2
 #define CLI_MAX_CONNS 256      /* connections the console tracks at once */
 #define CLI_MAX_LISTEN 16      /* TCP ports listened on per stack */
+#define CLI_MAX_STACKS 8       /* stacks (queue pairs) per port */
 #define CLI_SLOT_SIZE (64u * 1024) /* one send buffer (one dt_dp_send) */
 #define CLI_SLOTS 64           /* send buffers per port (host and device) */
 #define CLI_CONN_INFLIGHT 32   /* sends one connection has queued at most */
@@ -52,7 +53,16 @@ struct cli_port {
 	/* TCP ("set ip"): the stack exists while started and addressed. */
 	uint32_t ipv4, netmask;      /* network order, 0: no address */
 	uint8_t prefix_len;
-	struct dt_dp_stack *stack;
+	struct dt_dp_stack *stack;   /* stacks[0]; NULL: the port has none */
+	/*
+	 * "set stacks": one stack per RX/TX queue pair, RSS across them;
+	 * listeners on every stack, connects spread over them.
+	 */
+	struct dt_dp_stack *stacks[CLI_MAX_STACKS];
+	uint16_t nb_stacks;          /* created */
+	uint16_t stacks_conf;        /* asked for ("set stacks"), 0: one */
+	uint16_t nb_queues;          /* queue pairs the port started with */
+	uint16_t next_sq;            /* the stack of the next connect */
 	uint16_t listen[CLI_MAX_LISTEN]; /* TCP ports, re-listened on re-create */
 	uint16_t nb_listen;
 	const uint8_t *rx_alias;     /* CPU alias of region, for "set tcp verify" */
@@ -85,6 +95,7 @@ struct cli_conn {
 	bool used;
 	uint32_t id;                 /* 1, 2, ...: never reused in a run */
 	uint16_t port_id;            /* whose stack */
+	uint16_t sq;                 /* which of the port's stacks */
 	uint64_t conn;               /* dt_dp_conn_t */
 	bool passive;                /* accepted (a sink: consumed and counted) */
 	bool bench;                  /* opened or accepted by "bench start" */
@@ -180,7 +191,7 @@ extern cmdline_parse_inst_t cli_cmd_set_ip, cli_cmd_set_tcp_verify,
 	cli_cmd_tcp_connect_port, cli_cmd_tcp_send, cli_cmd_tcp_send_kind,
 	cli_cmd_tcp_close, cli_cmd_show_tcp, cli_cmd_sleep, cli_cmd_wait,
 	cli_cmd_wait_ms, cli_cmd_bench_start, cli_cmd_bench_start_ports,
-	cli_cmd_bench_stop_show;
+	cli_cmd_bench_stop_show, cli_cmd_set_stacks;
 
 /* Notice between commands (a connection event): redraws the prompt. */
 void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -190,6 +201,13 @@ void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * addressed, and destroyed before the port stops or its address changes.
  */
 int cli_stack_create(struct cmdline *cl, uint16_t port);
+/* Stacks a port starts with ("set stacks", default 1). */
+uint16_t cli_port_stacks(const struct cli_ctx *ctx, uint16_t port);
+/* The stack that owns @p c (NULL: gone). */
+struct dt_dp_stack *cli_conn_stack(const struct cli_ctx *ctx,
+	const struct cli_conn *c);
+/* The stack of the port's next active open (round-robin). */
+uint16_t cli_next_stack(struct cli_ctx *ctx, uint16_t port);
 void cli_stack_destroy(uint16_t port);
 /* Poll every stack once and handle its events; returns frames received. */
 unsigned int cli_poll(struct cli_ctx *ctx);

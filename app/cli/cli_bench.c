@@ -196,8 +196,10 @@ bench_start_cb(void *res, struct cmdline *cl, void *data)
 		}
 		c->bench = true;
 		c->fill = b->verify;
-		rc = dt_dp_connect(ctx->port[src].stack, ctx->port[dst].ipv4,
-			CLI_BENCH_TCP_PORT, c, &conn);
+		/* Spread over the sender's stacks (each picks a port RSS maps back). */
+		c->sq = cli_next_stack(ctx, src);
+		rc = dt_dp_connect(ctx->port[src].stacks[c->sq],
+			ctx->port[dst].ipv4, CLI_BENCH_TCP_PORT, c, &conn);
 		if (rc != 0) {
 			c->used = false;
 			cli_fail(cl, "bench start: connect %u: %s", i, rte_strerror(-rc));
@@ -268,8 +270,8 @@ bench_cb(void *res, struct cmdline *cl, void *data)
 		struct cli_conn *c = &ctx->conns[i];
 
 		if (c->used && c->bench && !c->closed &&
-				ctx->port[c->port_id].stack != NULL) {
-			dt_dp_abort(ctx->port[c->port_id].stack, c->conn);
+				cli_conn_stack(ctx, c) != NULL) {
+			dt_dp_abort(cli_conn_stack(ctx, c), c->conn);
 			c->nb_req = 0;
 			c->why = "bench stopped";
 		}

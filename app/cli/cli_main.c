@@ -184,6 +184,7 @@ cmdline_parse_ctx_t cli_main_ctx[] = {
 	&cli_cmd_show_devmem,
 	&cli_cmd_show_gpu,
 	&cli_cmd_set_ip,
+	&cli_cmd_set_stacks,
 	&cli_cmd_set_tcp_verify,
 	&cli_cmd_tcp_listen,
 	&cli_cmd_tcp_listen_port,

@@ -241,7 +241,9 @@ port_start(struct cmdline *cl, struct cli_ctx *ctx, uint16_t p)
 {
 	struct cli_port *cp = &ctx->port[p];
 	/* Checksums and multi-segment TX: the stack chains payload by reference. */
-	struct dt_dp_port_conf c = { .nb_rxq = 1, .nb_txq = 1, .tx_cksum = true,
+	uint16_t nq = cli_port_stacks(ctx, p);
+	/* One queue pair per stack; RSS spreads connections over them. */
+	struct dt_dp_port_conf c = { .nb_rxq = nq, .nb_txq = nq, .tx_cksum = true,
 		.tx_multi_seg = true, .nb_rxd = CLI_NB_RXD };
 	uint16_t pay = 2048;
 	char err[256];
@@ -270,6 +272,7 @@ port_start(struct cmdline *cl, struct cli_ctx *ctx, uint16_t p)
 	if (rc != 0)
 		return cli_fail(cl, "%s", err);
 	cp->started = true;
+	cp->nb_queues = nq;
 	cmdline_printf(cl, "port %u: started (%s)\n", p,
 		c.split == DT_DP_SPLIT_PROTO ? "protocol split, payload in device memory" :
 		c.split == DT_DP_SPLIT_LEN ? "length split, payload in device memory" :

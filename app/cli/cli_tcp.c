@@ -150,11 +150,11 @@ cli_conn_new(struct cli_ctx *ctx, uint16_t port, uint64_t conn)
 static void
 conn_refresh(struct cli_ctx *ctx, struct cli_conn *c)
 {
-	struct cli_port *cp = &ctx->port[c->port_id];
+	struct dt_dp_stack *st = cli_conn_stack(ctx, c);
 	struct dt_dp_conn_stats s;
 
-	if (c->closed || cp->stack == NULL ||
-			dt_dp_conn_stats_get(cp->stack, c->conn, &s) != 0)
+	if (c->closed || st == NULL ||
+			dt_dp_conn_stats_get(st, c->conn, &s) != 0)
 		return;
 	c->last.state = s.state;
 	c->last.laddr = s.tuple.laddr;
@@ -191,13 +191,40 @@ conn_gone(struct cli_ctx *ctx, struct cli_conn *c, const char *why)
 		c->why = why;
 }
 
+struct dt_dp_stack *
+cli_conn_stack(const struct cli_ctx *ctx, const struct cli_conn *c)
+{
+	const struct cli_port *cp = &ctx->port[c->port_id];
+
+	return c->sq < cp->nb_stacks ? cp->stacks[c->sq] : NULL;
+}
+
+uint16_t
+cli_next_stack(struct cli_ctx *ctx, uint16_t port)
+{
+	struct cli_port *cp = &ctx->port[port];
+	uint16_t sq = cp->next_sq < cp->nb_stacks ? cp->next_sq : 0;
+
+	cp->next_sq = (uint16_t)(sq + 1 < cp->nb_stacks ? sq + 1 : 0);
+	return sq;
+}
+
+uint16_t
+cli_port_stacks(const struct cli_ctx *ctx, uint16_t port)
+{
+	uint16_t n = ctx->port[port].stacks_conf;
+
+	return n ? n : 1;
+}
+
 void
 cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c)
 {
 	struct cli_port *cp = &ctx->port[c->port_id];
+	struct dt_dp_stack *st = cli_conn_stack(ctx, c);
 	int rc;
 
-	if (c->closed || cp->stack == NULL)
+	if (c->closed || st == NULL)
 		return;
 	while (c->connected && c->nb_req > 0 && !c->close_sent) {
 		struct cli_send_req *r = &c->req[c->req_head];
@@ -226,7 +253,7 @@ cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c)
 		}
 		if (c->fill)
 			pattern_fill(cpu, len, (uint32_t)c->queued);
-		rc = dt_dp_send(cp->stack, c->conn, &b);
+		rc = dt_dp_send(st, c->conn, &b);
 		if (rc == -DT_DP_E_FULL)
 			return;
 		if (rc != 0) {
@@ -247,7 +274,7 @@ cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c)
 	}
 	/* Close is FIN after queued data: once every request is queued. */
 	if (c->close_req && c->nb_req == 0 && !c->close_sent) {
-		rc = dt_dp_close(cp->stack, c->conn);
+		rc = dt_dp_close(st, c->conn);
 		c->close_sent = true;
 		if (rc != 0)
 			cli_notice("conn %u: close failed: %s", c->id, rte_strerror(-rc));
@@ -361,9 +388,11 @@ conn_desc(const struct cli_conn *c, char *buf, size_t len)
 }
 
 static void
-handle_event(struct cli_ctx *ctx, uint16_t port, const struct dt_dp_event *ev)
+handle_event(struct cli_ctx *ctx, uint16_t port, uint16_t sq,
+	const struct dt_dp_event *ev)
 {
 	struct cli_port *cp = &ctx->port[port];
+	struct dt_dp_stack *st = cp->stacks[sq];
 	struct cli_conn *c = ev->udata;
 	char d[96];
 	unsigned int i;
@@ -371,18 +400,19 @@ handle_event(struct cli_ctx *ctx, uint16_t port, const struct dt_dp_event *ev)
 	if (ev->type == DT_DP_EV_ACCEPTED) {
 		c = cli_conn_new(ctx, port, ev->conn);
 		if (c == NULL) {
-			dt_dp_abort(cp->stack, ev->conn);
+			dt_dp_abort(st, ev->conn);
 			cli_notice("port %u: connection on TCP port %u aborted: %u "
 				"connections open already", port, ev->listen_port,
 				CLI_MAX_CONNS);
 			return;
 		}
+		c->sq = sq;
 		c->passive = true;
 		c->connected = true;
 		c->bench = ctx->bench.running && port == ctx->bench.dst &&
 			ev->listen_port == CLI_BENCH_TCP_PORT;
 		c->verify = c->bench ? ctx->bench.verify : ctx->verify;
-		dt_dp_set_udata(cp->stack, ev->conn, c);
+		dt_dp_set_udata(st, ev->conn, c);
 		conn_refresh(ctx, c);
 		conn_desc(c, d, sizeof(d));
 		if (!c->bench)
@@ -391,7 +421,7 @@ handle_event(struct cli_ctx *ctx, uint16_t port, const struct dt_dp_event *ev)
 	}
 	if (c == NULL) {
 		if (ev->type == DT_DP_EV_DATA)
-			dt_dp_release(cp->stack, ev->chunk.token);
+			dt_dp_release(st, ev->chunk.token);
 		return;
 	}
 	switch (ev->type) {
@@ -405,7 +435,7 @@ handle_event(struct cli_ctx *ctx, uint16_t port, const struct dt_dp_event *ev)
 		break;
 	case DT_DP_EV_DATA:
 		consume(ctx, cp, c, &ev->chunk);
-		dt_dp_release(cp->stack, ev->chunk.token);
+		dt_dp_release(st, ev->chunk.token);
 		break;
 	case DT_DP_EV_SENT:
 		slots_return(cp, c, ev->sent.count);
@@ -462,16 +492,20 @@ cli_poll(struct cli_ctx *ctx)
 	unsigned int frames = 0;
 	uint16_t p, n, i;
 
+	uint16_t sq;
+
 	for (p = 0; p < CLI_MAX_PORTS; p++) {
-		if (ctx->port[p].stack == NULL)
-			continue;
-		frames += dt_dp_poll(ctx->port[p].stack);
-		/* Events are bounded: drain them after every poll. */
-		do {
-			n = dt_dp_events(ctx->port[p].stack, ev, CLI_EVENTS);
-			for (i = 0; i < n && ctx->port[p].stack != NULL; i++)
-				handle_event(ctx, p, &ev[i]);
-		} while (n > 0 && ctx->port[p].stack != NULL);
+		for (sq = 0; sq < ctx->port[p].nb_stacks; sq++) {
+			struct dt_dp_stack *st = ctx->port[p].stacks[sq];
+
+			frames += dt_dp_poll(st);
+			/* Events are bounded: drain them after every poll. */
+			do {
+				n = dt_dp_events(st, ev, CLI_EVENTS);
+				for (i = 0; i < n && ctx->port[p].nb_stacks > sq; i++)
+					handle_event(ctx, p, sq, &ev[i]);
+			} while (n > 0 && ctx->port[p].nb_stacks > sq);
+		}
 	}
 	return frames;
 }
@@ -547,10 +581,14 @@ cli_listen(struct cli_ctx *ctx, uint16_t port, uint16_t tcp_port)
 			return -EEXIST;
 	if (cp->nb_listen == CLI_MAX_LISTEN)
 		return -ENOSPC;
-	if (cp->stack != NULL) {
-		rc = dt_dp_listen(cp->stack, tcp_port);
-		if (rc != 0)
+	/* Every stack listens: RSS may bring a connection to any of them. */
+	for (i = 0; i < cp->nb_stacks; i++) {
+		rc = dt_dp_listen(cp->stacks[i], tcp_port);
+		if (rc != 0) {
+			while (i-- > 0)
+				dt_dp_unlisten(cp->stacks[i], tcp_port);
 			return rc;
+		}
 	}
 	cp->listen[cp->nb_listen++] = tcp_port;
 	return 0;
@@ -564,9 +602,11 @@ cli_unlisten(struct cli_ctx *ctx, uint16_t port, uint16_t tcp_port)
 
 	for (i = 0; i < cp->nb_listen; i++)
 		if (cp->listen[i] == tcp_port) {
+			uint16_t k;
+
 			cp->listen[i] = cp->listen[--cp->nb_listen];
-			if (cp->stack != NULL)
-				dt_dp_unlisten(cp->stack, tcp_port);
+			for (k = 0; k < cp->nb_stacks; k++)
+				dt_dp_unlisten(cp->stacks[k], tcp_port);
 			return;
 		}
 }
@@ -578,7 +618,7 @@ cli_stack_create(struct cmdline *cl, uint16_t port)
 	struct cli_port *cp = &ctx->port[port];
 	struct dt_dp_stack_conf sc;
 	char ip[32];
-	uint16_t i;
+	uint16_t i, k;
 	int rc;
 
 	if (cp->stack != NULL || !cp->started || cp->ipv4 == 0)
@@ -609,20 +649,40 @@ cli_stack_create(struct cmdline *cl, uint16_t port)
 	sc.region = cp->region;
 	sc.tx_cksum_offload = true;   /* port start asks for it */
 	sc.tcp.msl_us = CLI_MSL_US;
-	cp->stack = dt_dp_stack_create(&sc);
-	if (cp->stack == NULL) {
-		cli_fail(cl, "port %u: cannot create the TCP stack: %s (the log "
-			"line above says why)", port, rte_strerror(rte_errno));
-		return -rte_errno;
+	/* One stack per queue pair the port started with. */
+	for (k = 0; k < RTE_MAX(cp->nb_queues, (uint16_t)1); k++) {
+		sc.rxq = k;
+		sc.txq = k;
+		cp->stacks[k] = dt_dp_stack_create(&sc);
+		if (cp->stacks[k] == NULL) {
+			rc = -rte_errno;
+			cli_fail(cl, "port %u: cannot create TCP stack %u: %s (the "
+				"log line above says why)", port, k,
+				rte_strerror(rte_errno));
+			while (k-- > 0)
+				dt_dp_stack_destroy(cp->stacks[k]);
+			return rc;
+		}
 	}
-	for (i = 0; i < cp->nb_listen; i++) {
-		rc = dt_dp_listen(cp->stack, cp->listen[i]);
-		if (rc != 0)
-			cli_fail(cl, "port %u: cannot listen on TCP port %u again: %s",
-				port, cp->listen[i], rte_strerror(-rc));
-	}
-	cmdline_printf(cl, "port %u: TCP stack at %s/%u\n", port,
-		ip_str(cp->ipv4, ip, sizeof(ip)), cp->prefix_len);
+	cp->nb_stacks = k;
+	cp->stack = cp->stacks[0];
+	cp->next_sq = 0;
+	for (i = 0; i < cp->nb_listen; i++)
+		for (k = 0; k < cp->nb_stacks; k++) {
+			rc = dt_dp_listen(cp->stacks[k], cp->listen[i]);
+			if (rc != 0)
+				cli_fail(cl, "port %u: stack %u cannot listen on TCP "
+					"port %u again: %s", port, k, cp->listen[i],
+					rte_strerror(-rc));
+		}
+	if (cp->nb_stacks == 1)
+		cmdline_printf(cl, "port %u: TCP stack at %s/%u\n", port,
+			ip_str(cp->ipv4, ip, sizeof(ip)), cp->prefix_len);
+	else
+		cmdline_printf(cl, "port %u: %u TCP stacks at %s/%u (RSS across "
+			"queues 0-%u)\n", port, cp->nb_stacks,
+			ip_str(cp->ipv4, ip, sizeof(ip)), cp->prefix_len,
+			cp->nb_stacks - 1);
 	return 0;
 }
 
@@ -647,7 +707,11 @@ cli_stack_destroy(uint16_t port)
 					c->id, port);
 		}
 	}
-	dt_dp_stack_destroy(cp->stack);
+	for (i = 0; i < cp->nb_stacks; i++) {
+		dt_dp_stack_destroy(cp->stacks[i]);
+		cp->stacks[i] = NULL;
+	}
+	cp->nb_stacks = 0;
 	cp->stack = NULL;
 }
 
@@ -754,6 +818,46 @@ cmdline_parse_inst_t cli_cmd_set_ip = {
 		"port is started)",
 	.tokens = { (void *)&si_set, (void *)&si_ip, (void *)&si_port,
 		(void *)&si_addr, NULL },
+};
+
+/* --- set stacks <port_id> <n> --- */
+struct set_stacks_res {
+	cmdline_fixed_string_t set, stacks;
+	uint16_t port_id, n;
+};
+
+static void
+set_stacks_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct set_stacks_res *r = res;
+	struct cli_ctx *ctx = cli_ctx();
+
+	RTE_SET_USED(data);
+	if (!cli_port_ok(cl, r->port_id))
+		return;
+	if (r->n < 1 || r->n > CLI_MAX_STACKS)
+		return cli_fail(cl, "set stacks: expected 1 to %u stacks",
+			CLI_MAX_STACKS);
+	ctx->port[r->port_id].stacks_conf = r->n;
+	cmdline_printf(cl, "port %u: %u TCP stack%s (applied at the next port "
+		"start)\n", r->port_id, r->n, r->n > 1 ? "s" : "");
+}
+
+static cmdline_parse_token_string_t sst_set =
+	TOKEN_STRING_INITIALIZER(struct set_stacks_res, set, "set");
+static cmdline_parse_token_string_t sst_stacks =
+	TOKEN_STRING_INITIALIZER(struct set_stacks_res, stacks, "stacks");
+static cmdline_parse_token_num_t sst_port =
+	TOKEN_NUM_INITIALIZER(struct set_stacks_res, port_id, RTE_UINT16);
+static cmdline_parse_token_num_t sst_n =
+	TOKEN_NUM_INITIALIZER(struct set_stacks_res, n, RTE_UINT16);
+
+cmdline_parse_inst_t cli_cmd_set_stacks = {
+	.f = set_stacks_cb,
+	.help_str = "set stacks <port_id> <n>: TCP stacks of the port, one per "
+		"RX/TX queue pair with RSS across them (at the next port start)",
+	.tokens = { (void *)&sst_set, (void *)&sst_stacks, (void *)&sst_port,
+		(void *)&sst_n, NULL },
 };
 
 /* --- set tcp verify on|off --- */
@@ -927,7 +1031,9 @@ connect_cb(void *res, struct cmdline *cl, void *data)
 		return cli_fail(cl, "tcp connect: %u connections open already",
 			CLI_MAX_CONNS);
 	c->verify = ctx->verify;
-	rc = dt_dp_connect(ctx->port[p].stack, ip, r->tcp_port, c, &conn);
+	c->sq = cli_next_stack(ctx, (uint16_t)p);
+	rc = dt_dp_connect(ctx->port[p].stacks[c->sq], ip, r->tcp_port, c,
+		&conn);
 	if (rc != 0) {
 		c->used = false;
 		return cli_fail(cl, "tcp connect: %s:%u from port %u: %s",
@@ -1084,7 +1190,7 @@ close_cb(void *res, struct cmdline *cl, void *data)
 		return;
 	conn_refresh(ctx, c);
 	if (strcmp(r->op, "abort") == 0) {
-		rc = dt_dp_abort(ctx->port[c->port_id].stack, c->conn);
+		rc = dt_dp_abort(cli_conn_stack(ctx, c), c->conn);
 		if (rc != 0)
 			return cli_fail(cl, "tcp abort: connection %u: %s", r->id,
 				rte_strerror(-rc));
@@ -1188,24 +1294,31 @@ show_stats(struct cmdline *cl, struct cli_ctx *ctx)
 		STAT(drop_l4_cksum_unknown), STAT(drop_too_many_segs),
 		STAT(drop_bad_arp), STAT(drop_synq_full), STAT(rx_hdr_spill),
 		STAT(rx_throttled), STAT(rx_bursts), STAT(rx_cycles),
+		STAT(neigh_held), STAT(drop_neigh_hold_full), STAT(neigh_shared),
+		STAT(neigh_published),
 	};
 	struct dt_dp_stats s;
 	unsigned int n = 0, i;
-	uint16_t p;
+	uint16_t p, k;
 	char ip[32];
 
 	for (p = 0; p < CLI_MAX_PORTS; p++) {
 		const struct cli_port *cp = &ctx->port[p];
 
-		if (cp->stack == NULL)
-			continue;
-		dt_dp_stats_get(cp->stack, &s);
-		cmdline_printf(cl, "port %u TCP stack %s/%u\n", p,
-			ip_str(cp->ipv4, ip, sizeof(ip)), cp->prefix_len);
-		for (i = 0; i < RTE_DIM(stats); i++)
-			cmdline_printf(cl, "  %s: %" PRIu64 "\n", stats[i].name,
-				*(const uint64_t *)((const char *)&s + stats[i].off));
-		n++;
+		for (k = 0; k < cp->nb_stacks; k++) {
+			dt_dp_stats_get(cp->stacks[k], &s);
+			/* Several stacks: each names its queue. */
+			cmdline_printf(cl, "port %u TCP stack %s/%u", p,
+				ip_str(cp->ipv4, ip, sizeof(ip)), cp->prefix_len);
+			if (cp->nb_stacks > 1)
+				cmdline_printf(cl, " queue %u", k);
+			cmdline_printf(cl, "\n");
+			for (i = 0; i < RTE_DIM(stats); i++)
+				cmdline_printf(cl, "  %s: %" PRIu64 "\n",
+					stats[i].name, *(const uint64_t *)
+					((const char *)&s + stats[i].off));
+			n++;
+		}
 	}
 	if (n == 0)
 		cmdline_printf(cl, "no TCP stack (set ip <port_id> <addr>/<len>, "

@@ -341,6 +341,49 @@ srv_stacks_run(struct srv_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Nothing silent: at exit, per stack, what it took and every drop counter
+ * that is not 0 (with several stacks, how RSS spread the connections).
+ */
+static void
+stack_report(const struct srv_stack *s)
+{
+#define SRV_DROP(f) { #f, d.f }
+	struct dt_dp_stats d;
+	char buf[512];
+	size_t n = 0;
+	unsigned int i;
+
+	dt_dp_stats_get(s->st, &d);
+	{
+		const struct { const char *name; uint64_t v; } c[] = {
+			SRV_DROP(drop_not_ipv4), SRV_DROP(drop_bad_ip),
+			SRV_DROP(drop_ip_fragment), SRV_DROP(drop_not_for_us),
+			SRV_DROP(drop_bad_tcp), SRV_DROP(drop_l4_cksum),
+			SRV_DROP(drop_no_conn), SRV_DROP(drop_conn_table_full),
+			SRV_DROP(drop_hdr_in_device),
+			SRV_DROP(drop_unsupported_proto),
+			SRV_DROP(drop_tx_no_mbuf), SRV_DROP(drop_tx_ring_full),
+			SRV_DROP(drop_no_neighbour),
+			SRV_DROP(drop_neigh_hold_full),
+			SRV_DROP(drop_l4_cksum_unknown),
+			SRV_DROP(drop_too_many_segs), SRV_DROP(drop_bad_arp),
+			SRV_DROP(drop_synq_full), SRV_DROP(events_overflow),
+		};
+
+		buf[0] = '\0';
+		for (i = 0; i < RTE_DIM(c) && n < sizeof(buf); i++)
+			if (c[i].v != 0)
+				n += snprintf(buf + n, sizeof(buf) - n, " %s %" PRIu64,
+					c[i].name, c[i].v);
+	}
+#undef SRV_DROP
+	SRV_LOG(INFO, "stack %u (%s, queue %u): %" PRIu64 " frames in, %" PRIu64
+		" connections accepted, %" PRIu64 " connected; drops:%s",
+		s->queue, s->client ? "client" : "server", s->queue, d.rx_frames,
+		d.conns_accepted, d.conns_connected, n ? buf : " none");
+}
+
 void
 srv_stacks_destroy(struct srv_ctx *ctx)
 {
@@ -351,6 +394,7 @@ srv_stacks_destroy(struct srv_ctx *ctx)
 
 		if (s->st != NULL) {
 			srv_stack_snapshot(s);
+			stack_report(s);
 			if (!s->client)
 				srv_consumer_fini(s);
 			dt_dp_stack_destroy(s->st);

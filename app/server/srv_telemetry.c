@@ -46,6 +46,7 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(syncookies_ok); ADD(syncookies_bad);
 	/* The stack's own processing: RX bursts with frames, TSC cycles. */
 	ADD(rx_bursts); ADD(rx_cycles); ADD(rx_throttled);
+	ADD(neigh_held); ADD(drop_neigh_hold_full); ADD(neigh_shared);
 }
 
 static void

@@ -71,9 +71,10 @@ struct dt_dp_stack_conf {
 	/**
 	 * Port started with a host queue (dt_dp_port_conf.host_queue): this
 	 * stack also polls queue 0 (whole frames in host memory: ARP, ICMP,
-	 * traffic no rule steers), answers ARP and ICMP for the port and
-	 * shares the neighbours it learns with the port's other stacks. One
+	 * traffic no rule steers) and answers ARP and ICMP for the port. One
 	 * stack per such port does (a stack whose @c rxq is 0 does anyway).
+	 * On every port started by dt_dp_port_start(), whichever stack
+	 * receives an ARP answer shares it with the port's other stacks.
 	 */
 	bool host_queue;
 };
@@ -255,7 +256,8 @@ struct dt_dp_stats {
 	uint64_t drop_bad_tcp, drop_l4_cksum, drop_no_conn, drop_conn_table_full;
 	uint64_t drop_hdr_in_device;     /**< header spilled into device memory, no CPU map */
 	uint64_t drop_unsupported_proto;
-	uint64_t drop_tx_no_mbuf, drop_tx_ring_full, drop_no_neighbour;
+	uint64_t drop_tx_no_mbuf, drop_tx_ring_full;
+	uint64_t drop_no_neighbour;      /**< no route, table full, or resolution failed (no answer) */
 	uint64_t arp_requests, arp_timeouts;
 	uint64_t host_chunks, device_chunks;
 	uint64_t events_overflow;        /**< must stay 0: the application drains too slowly */
@@ -271,7 +273,7 @@ struct dt_dp_stats {
 	/* Steering (ports with a host queue). */
 	uint64_t steer_rules;            /**< rte_flow rules created */
 	uint64_t steer_errors;           /**< rules refused (listen/connect failed) or not destroyed */
-	uint64_t neigh_shared;           /**< neighbours learned from the port's host-queue stack */
+	uint64_t neigh_shared;           /**< neighbours learned from ARP another stack of the port received */
 	uint64_t rx_host_queue;          /**< frames taken from queue 0 */
 	uint64_t rst_data_after_close;   /**< new data after close(): RST, connection aborted */
 	/* Listeners (dt_tcp_lst_stats, summed over the stack's listeners). */
@@ -286,6 +288,10 @@ struct dt_dp_stats {
 	uint64_t syncookies_ok;          /**< final ACKs validated as SYN cookies */
 	uint64_t syncookies_bad;         /**< ACKs that failed cookie validation (RST) */
 	uint64_t rx_coalesced;           /**< coalesced frames (NIC LRO) taken in as several segments */
+	/* Neighbour resolution. */
+	uint64_t neigh_held;             /**< frames that waited for an address, then went out */
+	uint64_t drop_neigh_hold_full;   /**< frame dropped: the hold queue was full */
+	uint64_t neigh_published;        /**< neighbours this stack published to the port's others */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

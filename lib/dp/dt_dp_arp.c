@@ -52,28 +52,46 @@ dt_dp_arp_send(struct dt_dp_stack *st, uint16_t op, uint32_t tpa,
 	dt_dp_tx_push(st, m);
 }
 
-/* Send the frames that waited for @p n's address. */
-static void
-send_held(struct dt_dp_stack *st, const struct dt_dp_neigh *n, void **held,
-	uint16_t nb)
+/*
+ * Send the frames that waited for @p n's address, oldest first, as far as
+ * the TX buffer has room below its soft limit: a hold queue larger than
+ * the TX ring (many connections' SYNs) drains over several polls instead
+ * of overflowing it (dt_dp_neigh_drain() sends the rest).
+ */
+void
+dt_dp_neigh_send_held(struct dt_dp_stack *st, struct dt_dp_neigh *n)
 {
+	uint32_t room = dt_dp_tx_room(st);
 	struct rte_mbuf *m;
-	uint16_t i;
 
-	for (i = 0; i < nb; i++) {
-		m = held[i];
+	while (room-- > 0 && (m = dt_dp_neigh_unhold(&st->neigh, n)) != NULL) {
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac, 6);
+		st->st.neigh_held++;
 		dt_dp_tx_push(st, m);
+	}
+}
+
+/* Held frames of resolved neighbours that did not fit the TX buffer yet. */
+void
+dt_dp_neigh_drain(struct dt_dp_stack *st)
+{
+	struct dt_dp_neigh *n;
+	uint32_t i;
+
+	for (i = 0; i <= st->neigh.mask && st->neigh.hold_used > 0 &&
+			dt_dp_tx_room(st) > 0; i++) {
+		n = &st->neigh.e[i];
+		if (n->state == DT_DP_NEIGH_REACHABLE && n->nb_held > 0)
+			dt_dp_neigh_send_held(st, n);
 	}
 }
 
 void
 dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len)
 {
-	void *held[DT_DP_NEIGH_HOLD];
 	struct dt_dp_neigh *n;
 	struct dt_net_arp arp;
-	uint16_t nb;
+	uint16_t cnt;
 	bool for_us;
 
 	st->st.rx_arp++;
@@ -85,14 +103,23 @@ dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len)
 	if (arp.spa == 0 || arp.spa == st->ip || dt_net_eth_is_group(&arp.sha))
 		goto out;       /* probe, our own address, or nonsense */
 	for_us = arp.tpa == st->ip;
-	/* Requests for us create entries; other ARP only refreshes. */
-	n = dt_dp_neigh_learn(&st->neigh, arp.spa, arp.sha.b, st->now, for_us,
-		held, &nb);
-	if (n != NULL)
-		send_held(st, n, held, nb);
-	/* Replies to the port's other stacks' requests arrive here too. */
-	if (n != NULL && st->host_rx)
-		dt_dp_sh_neigh_publish(st->sh, arp.spa, arp.sha.b);
+	/* Requests for us and replies to us create entries; other ARP only refreshes. */
+	n = dt_dp_neigh_learn(&st->neigh, arp.spa, arp.sha.b, st->now, for_us);
+	if (n != NULL) {
+		/*
+		 * The answer may be to another stack's request (the NIC picks
+		 * the queue, not the asker): every stack of the port learns it.
+		 * Our own entry is up to date with what we publish.
+		 */
+		if (st->psh != NULL) {
+			cnt = dt_dp_sh_neigh_publish(st->psh, arp.spa, arp.sha.b);
+			if (cnt != 0) {
+				n->sh_count = cnt;
+				st->st.neigh_published++;
+			}
+		}
+		dt_dp_neigh_send_held(st, n);
+	}
 	if (for_us && arp.op == DT_NET_ARP_OP_REQUEST)
 		dt_dp_arp_send(st, DT_NET_ARP_OP_REPLY, arp.spa, arp.sha.b);
 out:
@@ -100,14 +127,13 @@ out:
 }
 
 /*
- * A stack without the host queue never sees ARP: it learns what the host
- * queue's stack published. Called on every poll; walks the table only
- * when something was published since the last walk.
+ * Learn what the port's other stacks published. Called on every poll;
+ * walks the table only when something was published since the last walk.
  */
 void
 dt_dp_neigh_sync(struct dt_dp_stack *st)
 {
-	uint32_t gen = __atomic_load_n(&st->sh->neigh_gen, __ATOMIC_ACQUIRE), i;
+	uint32_t gen = __atomic_load_n(&st->psh->neigh_gen, __ATOMIC_ACQUIRE), i;
 	struct dt_dp_neigh *n;
 
 	if (gen == st->neigh_gen_seen)
@@ -128,21 +154,20 @@ dt_dp_neigh_sync(struct dt_dp_stack *st)
 bool
 dt_dp_neigh_from_port(struct dt_dp_stack *st, struct dt_dp_neigh *n)
 {
-	void *held[DT_DP_NEIGH_HOLD];
 	uint8_t mac[6];
-	uint16_t cnt, nb;
+	uint16_t cnt;
 	uint32_t ip = n->ip;
 
-	if (!dt_dp_sh_neigh_lookup(st->sh, ip, mac, &cnt))
+	if (!dt_dp_sh_neigh_lookup(st->psh, ip, mac, &cnt))
 		return false;
 	if (n->state == DT_DP_NEIGH_REACHABLE && cnt == n->sh_count)
 		return false;
-	n = dt_dp_neigh_learn(&st->neigh, ip, mac, st->now, false, held, &nb);
+	n = dt_dp_neigh_learn(&st->neigh, ip, mac, st->now, false);
 	if (n == NULL)
 		return false;
 	n->sh_count = cnt;
 	st->st.neigh_shared++;
-	send_held(st, n, held, nb);
+	dt_dp_neigh_send_held(st, n);
 	return true;
 }
 

@@ -9,16 +9,36 @@
 #define NEIGH_RETRIES 3
 #define NEIGH_REACHABLE_US 60000000ull
 
+/* Every slot of the hold pool on the free list. */
+static void
+hold_reset(struct dt_dp_neigh_tbl *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->hold_cap; i++) {
+		t->hold[i].frame = NULL;
+		t->hold[i].next = i + 1 < t->hold_cap ? i + 1 : DT_DP_NEIGH_NIL;
+	}
+	t->hold_free = t->hold_cap ? 0 : DT_DP_NEIGH_NIL;
+	t->hold_used = 0;
+}
+
 int
 dt_dp_neigh_init(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *e,
-	uint32_t nb, const struct dt_dp_neigh_conf *conf)
+	uint32_t nb, struct dt_dp_neigh_held *hold, uint32_t nb_hold,
+	const struct dt_dp_neigh_conf *conf)
 {
-	if (e == NULL || nb < 2 || (nb & (nb - 1)))
+	if (e == NULL || nb < 2 || (nb & (nb - 1)) ||
+			(hold == NULL && nb_hold != 0) ||
+			nb_hold >= DT_DP_NEIGH_NIL)
 		return -EINVAL;
 	memset(e, 0, sizeof(*e) * nb);
 	t->e = e;
 	t->mask = nb - 1;
 	t->used = 0;
+	t->hold = hold;
+	t->hold_cap = nb_hold;
+	hold_reset(t);
 	memset(&t->conf, 0, sizeof(t->conf));
 	if (conf != NULL)
 		t->conf = *conf;
@@ -70,6 +90,8 @@ neigh_new(struct dt_dp_neigh_tbl *t, uint32_t ip)
 		return NULL;
 	memset(n, 0, sizeof(*n));
 	n->ip = ip;
+	n->held_head = DT_DP_NEIGH_NIL;
+	n->held_tail = DT_DP_NEIGH_NIL;
 	t->used++;
 	return n;
 }
@@ -117,12 +139,10 @@ dt_dp_neigh_resolve(struct dt_dp_neigh_tbl *t, uint32_t ip, uint64_t now,
 
 struct dt_dp_neigh *
 dt_dp_neigh_learn(struct dt_dp_neigh_tbl *t, uint32_t ip, const uint8_t mac[6],
-	uint64_t now, bool create, void **out, uint16_t *nb_out)
+	uint64_t now, bool create)
 {
 	struct dt_dp_neigh *n = dt_dp_neigh_find(t, ip);
-	uint16_t i;
 
-	*nb_out = 0;
 	if (n == NULL) {
 		if (!create)
 			return NULL;
@@ -135,30 +155,59 @@ dt_dp_neigh_learn(struct dt_dp_neigh_tbl *t, uint32_t ip, const uint8_t mac[6],
 	n->retries = 0;
 	n->refreshing = false;
 	n->confirmed = now;
-	for (i = 0; i < n->nb_held; i++)
-		out[i] = n->held[i];
-	*nb_out = n->nb_held;
-	n->nb_held = 0;
 	return n;
 }
 
 int
-dt_dp_neigh_hold(struct dt_dp_neigh *n, void *frame)
+dt_dp_neigh_hold(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n,
+	void *frame)
 {
-	if (n->nb_held >= DT_DP_NEIGH_HOLD)
+	uint32_t s = t->hold_free;
+
+	if (s == DT_DP_NEIGH_NIL)
 		return -ENOBUFS;
-	n->held[n->nb_held++] = frame;
+	t->hold_free = t->hold[s].next;
+	t->hold[s].frame = frame;
+	t->hold[s].next = DT_DP_NEIGH_NIL;
+	if (n->nb_held == 0)
+		n->held_head = s;
+	else
+		t->hold[n->held_tail].next = s;
+	n->held_tail = s;
+	n->nb_held++;
+	t->hold_used++;
 	return 0;
 }
 
-static void
-neigh_drop_held(struct dt_dp_neigh *n, const struct dt_dp_neigh_ops *ops)
+void *
+dt_dp_neigh_unhold(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n)
 {
-	uint16_t i;
+	uint32_t s = n->held_head;
+	void *frame;
 
-	for (i = 0; i < n->nb_held; i++)
-		ops->drop(n->held[i], ops->arg);
-	n->nb_held = 0;
+	if (n->nb_held == 0)
+		return NULL;
+	frame = t->hold[s].frame;
+	n->held_head = t->hold[s].next;
+	if (--n->nb_held == 0) {
+		n->held_head = DT_DP_NEIGH_NIL;
+		n->held_tail = DT_DP_NEIGH_NIL;
+	}
+	t->hold[s].frame = NULL;
+	t->hold[s].next = t->hold_free;
+	t->hold_free = s;
+	t->hold_used--;
+	return frame;
+}
+
+static void
+neigh_drop_held(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n,
+	const struct dt_dp_neigh_ops *ops)
+{
+	void *f;
+
+	while ((f = dt_dp_neigh_unhold(t, n)) != NULL)
+		ops->drop(f, ops->arg);
 }
 
 /* One entry's due work; true when the entry was removed. */
@@ -179,7 +228,7 @@ neigh_tick_one(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n, uint64_t now,
 	if (!probing || now < n->next_retry)
 		return false;
 	if (n->retries >= t->conf.max_retries) {
-		neigh_drop_held(n, ops);
+		neigh_drop_held(t, n, ops);
 		if (ops->timeout != NULL)
 			ops->timeout(n->ip, ops->arg);
 		neigh_remove(t, n);
@@ -213,8 +262,9 @@ dt_dp_neigh_flush(struct dt_dp_neigh_tbl *t, const struct dt_dp_neigh_ops *ops)
 
 	for (i = 0; i <= t->mask; i++) {
 		if (t->e[i].state != DT_DP_NEIGH_FREE)
-			neigh_drop_held(&t->e[i], ops);
+			neigh_drop_held(t, &t->e[i], ops);
 		t->e[i].state = DT_DP_NEIGH_FREE;
 	}
 	t->used = 0;
+	hold_reset(t);
 }

@@ -2,9 +2,14 @@
 /**
  * @file
  * Neighbour (ARP) table of a stack, pure C: states, resolution with
- * retries, timeouts, refresh of old entries and a small per-entry queue of
- * frames waiting for resolution. Frames are opaque pointers and ARP
- * requests are actions for the caller, so the logic is unit-tested alone.
+ * retries, timeouts, refresh of old entries and the frames waiting for
+ * resolution. Frames are opaque pointers and ARP requests are actions for
+ * the caller, so the logic is unit-tested alone.
+ *
+ * Waiting frames live in one bounded pool of the table (the hold queue),
+ * shared by its entries and kept per entry in arrival order: a burst of
+ * SYNs or SYN-ACKs of many connections to one neighbour waits whole while
+ * its address resolves, instead of a few frames per entry.
  *
  * States: FREE -> INCOMPLETE (request sent, frames held) -> REACHABLE
  * (learned); INCOMPLETE gives up after max_retries requests (held frames
@@ -22,8 +27,8 @@
 extern "C" {
 #endif
 
-/** Frames one unresolved entry holds. */
-#define DT_DP_NEIGH_HOLD 8
+/** No slot (end of a hold list). */
+#define DT_DP_NEIGH_NIL UINT32_MAX
 
 enum dt_dp_neigh_state {
 	DT_DP_NEIGH_FREE = 0,
@@ -38,11 +43,18 @@ struct dt_dp_neigh {
 	uint8_t state;          /**< enum dt_dp_neigh_state */
 	uint8_t retries;        /**< requests sent in this resolution/refresh */
 	bool refreshing;        /**< REACHABLE, refresh request outstanding */
-	uint16_t nb_held;
 	uint16_t sh_count;      /**< update count of the port's shared entry last taken */
+	uint32_t nb_held;       /**< frames waiting (hold pool slots) */
+	uint32_t held_head;     /**< oldest waiting frame's slot, or DT_DP_NEIGH_NIL */
+	uint32_t held_tail;     /**< newest waiting frame's slot */
 	uint64_t confirmed;     /**< last time the MAC was learned */
 	uint64_t next_retry;    /**< next request (INCOMPLETE or refreshing) */
-	void *held[DT_DP_NEIGH_HOLD];
+};
+
+/** A slot of the hold pool: a waiting frame, or a free slot. */
+struct dt_dp_neigh_held {
+	void *frame;
+	uint32_t next;          /**< next of the entry's list / free list */
 };
 
 /** Timing of the table. */
@@ -57,6 +69,10 @@ struct dt_dp_neigh_tbl {
 	struct dt_dp_neigh *e;
 	uint32_t mask;
 	uint32_t used;
+	struct dt_dp_neigh_held *hold;  /**< the hold pool */
+	uint32_t hold_cap;
+	uint32_t hold_free;     /**< first free slot, or DT_DP_NEIGH_NIL */
+	uint32_t hold_used;     /**< frames held now, all entries */
 	struct dt_dp_neigh_conf conf;
 };
 
@@ -69,12 +85,14 @@ struct dt_dp_neigh_ops {
 };
 
 /**
- * Set up @p t over @p e (@p nb entries, a power of two); @p conf NULL or
- * zero fields take the defaults.
+ * Set up @p t over @p e (@p nb entries, a power of two) with a hold pool
+ * of @p nb_hold frames at @p hold; @p conf NULL or zero fields take the
+ * defaults.
  * @return 0 or -EINVAL
  */
 int dt_dp_neigh_init(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *e,
-	uint32_t nb, const struct dt_dp_neigh_conf *conf);
+	uint32_t nb, struct dt_dp_neigh_held *hold, uint32_t nb_hold,
+	const struct dt_dp_neigh_conf *conf);
 
 /** The entry of @p ip, or NULL. */
 struct dt_dp_neigh *dt_dp_neigh_find(struct dt_dp_neigh_tbl *t, uint32_t ip);
@@ -89,19 +107,22 @@ struct dt_dp_neigh *dt_dp_neigh_resolve(struct dt_dp_neigh_tbl *t,
 
 /**
  * Learn @p ip at @p mac (from an ARP request or reply). A missing entry is
- * created only when @p create is set. Held frames are moved to @p out
- * (up to DT_DP_NEIGH_HOLD) for the caller to send now.
+ * created only when @p create is set. Frames held on the entry stay there:
+ * the caller takes them with dt_dp_neigh_unhold() and sends them now.
  * @return the entry (REACHABLE), or NULL when not created / table full
  */
 struct dt_dp_neigh *dt_dp_neigh_learn(struct dt_dp_neigh_tbl *t, uint32_t ip,
-	const uint8_t mac[6], uint64_t now, bool create, void **out,
-	uint16_t *nb_out);
+	const uint8_t mac[6], uint64_t now, bool create);
 
 /**
- * Hold @p frame on an INCOMPLETE entry.
- * @return 0, or -ENOBUFS (queue full: the caller drops it)
+ * Hold @p frame on entry @p n (INCOMPLETE) until it resolves.
+ * @return 0, or -ENOBUFS (hold pool full: the caller drops it)
  */
-int dt_dp_neigh_hold(struct dt_dp_neigh *n, void *frame);
+int dt_dp_neigh_hold(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n,
+	void *frame);
+
+/** The oldest frame held on @p n, taken off the hold queue; NULL: none. */
+void *dt_dp_neigh_unhold(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n);
 
 /** Retries, timeouts and refreshes due by @p now. */
 void dt_dp_neigh_tick(struct dt_dp_neigh_tbl *t, uint64_t now,

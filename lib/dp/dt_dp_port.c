@@ -145,7 +145,7 @@ host_queue_steer(uint16_t port, uint16_t nb_rxq,
 		return port_fail(err, errlen, rc,
 			"port %u (%s): cannot point the RSS table at the host queue: %s",
 			port, info->driver_name, rte_strerror(-rc));
-	rc = dt_dp_port_sh_attach(port, nb_rxq);
+	rc = dt_dp_port_sh_attach(port, nb_rxq, true);
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u: no memory", port);
 	return 0;
@@ -289,7 +289,12 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 			return rc;
 		}
 	} else {
-		dt_dp_port_sh_detach(port);
+		/* Not steered: the stacks share neighbours all the same. */
+		rc = dt_dp_port_sh_attach(port, c->nb_rxq, false);
+		if (rc != 0) {
+			rte_eth_dev_stop(port);
+			return port_fail(err, errlen, rc, "port %u: no memory", port);
+		}
 	}
 	return 0;
 }

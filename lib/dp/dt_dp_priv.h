@@ -33,6 +33,13 @@
 #define DT_DP_TXBUF 16384             /**< frames the TX ring holds (power of 2) */
 #define DT_DP_MAX_LISTENERS 16
 #define DT_DP_NEIGH_SIZE 256
+/*
+ * Frames the neighbour hold queue keeps while addresses resolve: at least
+ * DT_DP_NEIGH_HOLD_MIN, else a SYN or SYN-ACK and a retransmission of each
+ * connection plus slack, at most DT_DP_NEIGH_HOLD_MAX.
+ */
+#define DT_DP_NEIGH_HOLD_MIN 1024
+#define DT_DP_NEIGH_HOLD_MAX 65536
 #define DT_DP_TW_SLOTS 4096
 #define DT_DP_TW_SHIFT 10             /**< ~1 ms ticks */
 #define DT_DP_NEIGH_TICK_US 10000     /**< neighbour timers checked every 10 ms */
@@ -183,10 +190,13 @@ struct dt_dp_stack {
 	uint16_t reta[DT_DP_RETA_MAX];
 	uint16_t eph_next;
 
+	/* What the port's stacks share (neighbours), NULL: port not started
+	 * by dt_dp_port_start(). */
+	struct dt_dp_port_sh *psh;
 	/* Steering (port started with a host queue), else sh is NULL. */
 	struct dt_dp_port_sh *sh;
-	bool host_rx;               /**< polls queue 0: ARP/ICMP, neighbour writer */
-	uint32_t neigh_gen_seen;    /**< sh->neigh_gen last synchronised */
+	bool host_rx;               /**< polls queue 0: ARP/ICMP of the port */
+	uint32_t neigh_gen_seen;    /**< psh->neigh_gen last synchronised */
 	struct dt_dp_steer_ref steer_ref[2 * DT_DP_MAX_LISTENERS];
 
 	/* Connections. */
@@ -213,6 +223,7 @@ struct dt_dp_stack {
 	/* Neighbours. */
 	struct dt_dp_neigh_tbl neigh;
 	struct dt_dp_neigh neigh_e[DT_DP_NEIGH_SIZE];
+	struct dt_dp_neigh_held *neigh_hold; /**< the hold queue's slots */
 
 	/* Connections owing an ACK for segments of the current RX burst. */
 	uint32_t ack_list[DT_DP_BURST];
@@ -324,6 +335,8 @@ void dt_dp_arp_tick(struct dt_dp_stack *st);
 void dt_dp_arp_flush(struct dt_dp_stack *st);
 void dt_dp_neigh_sync(struct dt_dp_stack *st);
 bool dt_dp_neigh_from_port(struct dt_dp_stack *st, struct dt_dp_neigh *n);
+void dt_dp_neigh_send_held(struct dt_dp_stack *st, struct dt_dp_neigh *n);
+void dt_dp_neigh_drain(struct dt_dp_stack *st);
 
 /* ---- steering (dt_dp_steer.c) ---- */
 int dt_dp_steer_ref(struct dt_dp_stack *st, uint16_t port);

@@ -64,6 +64,7 @@ stack_free(struct dt_dp_stack *st)
 	if (st->region_alias != NULL)
 		dt_devmem_region_cpu_unmap(st->conf.region);
 	rte_free(st->evq);
+	rte_free(st->neigh_hold);
 	rte_free(st->tw_slots);
 	rte_free(st->l_dirty);
 	rte_free(st->ht);
@@ -197,6 +198,22 @@ queues_alloc(struct dt_dp_stack *st, int socket)
 	return 0;
 }
 
+/* The neighbour table and its hold queue, sized for the connections. */
+static int
+neigh_init(struct dt_dp_stack *st, int socket)
+{
+	uint64_t nb = 2ull * st->conf.max_conns + 256;
+
+	nb = RTE_MIN(RTE_MAX(nb, (uint64_t)DT_DP_NEIGH_HOLD_MIN),
+		(uint64_t)DT_DP_NEIGH_HOLD_MAX);
+	st->neigh_hold = rte_zmalloc_socket("dt_dp_neigh_hold",
+		sizeof(st->neigh_hold[0]) * nb, 0, socket);
+	if (st->neigh_hold == NULL)
+		return -ENOMEM;
+	return dt_dp_neigh_init(&st->neigh, st->neigh_e, DT_DP_NEIGH_SIZE,
+		st->neigh_hold, (uint32_t)nb, NULL);
+}
+
 static int
 port_init(struct dt_dp_stack *st)
 {
@@ -235,7 +252,11 @@ steer_init(struct dt_dp_stack *st)
 {
 	uint32_t zero = 0;
 
-	st->sh = dt_dp_port_sh_get(st->conf.port_id);
+	st->psh = dt_dp_port_sh_get(st->conf.port_id);
+	st->sh = st->psh != NULL && st->psh->steered ? st->psh : NULL;
+	if (st->psh != NULL)
+		st->neigh_gen_seen = __atomic_load_n(&st->psh->neigh_gen,
+			__ATOMIC_ACQUIRE) - 1;  /* first poll takes what is known */
 	if (st->sh == NULL) {
 		if (st->conf.host_queue) {
 			DT_DP_LOG(ERR, "port %u: host_queue set but the port has no host queue",
@@ -313,7 +334,7 @@ stack_init(struct dt_dp_stack *st, const struct dt_dp_stack_conf *conf,
 		r = dt_dp_tw_init(&st->tw, st->tw_slots, DT_DP_TW_SLOTS,
 			DT_DP_TW_SHIFT, st->now);
 	if (r == 0)
-		r = dt_dp_neigh_init(&st->neigh, st->neigh_e, DT_DP_NEIGH_SIZE, NULL);
+		r = neigh_init(st, socket);
 	if (r == 0)
 		r = steer_init(st);
 	return r;
@@ -493,7 +514,7 @@ dt_dp_poll(struct dt_dp_stack *st)
 
 	st->now = dt_dp_now_us(st);
 	dt_dp_work_lists(st);
-	if (st->sh != NULL && !st->host_rx)
+	if (st->psh != NULL)
 		dt_dp_neigh_sync(st);
 	rx_burst(st, st->conf.rxq);
 	/* The host queue, polled by one stack of a steered port. */
@@ -508,6 +529,8 @@ dt_dp_poll(struct dt_dp_stack *st)
 		dt_dp_arp_tick(st);
 		st->neigh_next_tick = st->now + DT_DP_NEIGH_TICK_US;
 	}
+	if (st->neigh.hold_used > 0)
+		dt_dp_neigh_drain(st);
 	dt_dp_tx_flush(st);
 	dt_dp_finish_lists(st);
 	return (int)(st->st.rx_frames - rx0);

@@ -24,7 +24,7 @@ dt_dp_port_sh_get(uint16_t port_id)
 }
 
 int
-dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq)
+dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq, bool steered)
 {
 	struct dt_dp_port_sh *sh = port_sh[port_id];
 
@@ -37,6 +37,7 @@ dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq)
 	}
 	sh->port_id = port_id;
 	sh->nb_rxq = nb_rxq;
+	sh->steered = steered;
 	rte_spinlock_init(&sh->lock);
 	port_sh[port_id] = sh;
 	return 0;
@@ -70,39 +71,46 @@ mac_word(const uint8_t mac[6], uint16_t count)
 	return w | (uint64_t)count << 48;
 }
 
-void
-dt_dp_sh_neigh_publish(struct dt_dp_port_sh *sh, uint32_t ip,
-	const uint8_t mac[6])
+/* Entry of @p ip, claimed when free; NULL when the table is full. */
+static struct dt_dp_sh_neigh *
+sh_neigh_claim(struct dt_dp_port_sh *sh, uint32_t ip)
 {
-	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k;
+	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
 	struct dt_dp_sh_neigh *e;
-	uint64_t old;
-	uint16_t cnt;
 
 	for (k = 0; k < DT_DP_SH_NEIGH; k++, i = (i + 1) & (DT_DP_SH_NEIGH - 1)) {
 		e = &sh->neigh[i];
-		if (e->ip == ip) {
-			old = __atomic_load_n(&e->word, __ATOMIC_RELAXED);
-			cnt = (uint16_t)((old >> 48) + 1);
-			if (cnt == 0)
-				cnt = 1;    /* 0 means "never seen" to readers */
-			__atomic_store_n(&e->word, mac_word(mac, cnt),
-				__ATOMIC_RELEASE);
-			break;
-		}
-		if (e->ip == 0) {
-			/* Keep a free slot so that readers' probes end. */
-			if (sh->neigh_used + 1 >= DT_DP_SH_NEIGH)
-				return;
-			__atomic_store_n(&e->word, mac_word(mac, 1),
-				__ATOMIC_RELAXED);
-			/* The address last: a reader that sees it sees the MAC. */
-			__atomic_store_n(&e->ip, ip, __ATOMIC_RELEASE);
-			sh->neigh_used++;
-			break;
-		}
+		eip = __atomic_load_n(&e->ip, __ATOMIC_ACQUIRE);
+		/* A free entry: ours, unless another stack claims it first. */
+		if (eip == 0 && __atomic_compare_exchange_n(&e->ip, &eip, ip,
+				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return e;
+		if (eip == ip)
+			return e;
 	}
+	return NULL;
+}
+
+uint16_t
+dt_dp_sh_neigh_publish(struct dt_dp_port_sh *sh, uint32_t ip,
+	const uint8_t mac[6])
+{
+	struct dt_dp_sh_neigh *e = sh_neigh_claim(sh, ip);
+	uint64_t old, w;
+	uint16_t cnt;
+
+	if (e == NULL)
+		return 0;
+	old = __atomic_load_n(&e->word, __ATOMIC_RELAXED);
+	do {
+		cnt = (uint16_t)((old >> 48) + 1);
+		if (cnt == 0)
+			cnt = 1;    /* 0 means "not published" to readers */
+		w = mac_word(mac, cnt);
+	} while (!__atomic_compare_exchange_n(&e->word, &old, w, false,
+			__ATOMIC_RELEASE, __ATOMIC_RELAXED));
 	__atomic_add_fetch(&sh->neigh_gen, 1, __ATOMIC_RELEASE);
+	return cnt;
 }
 
 bool
@@ -120,6 +128,8 @@ dt_dp_sh_neigh_lookup(const struct dt_dp_port_sh *sh, uint32_t ip,
 		if (eip != ip)
 			continue;
 		w = __atomic_load_n(&sh->neigh[i].word, __ATOMIC_ACQUIRE);
+		if ((w >> 48) == 0)
+			return false;   /* claimed, MAC not stored yet */
 		for (b = 0; b < 6; b++)
 			mac[b] = (uint8_t)(w >> (8 * b));
 		*count = (uint16_t)(w >> 48);

@@ -18,12 +18,17 @@
  * connect, connection closed), never per packet; the listening groups are
  * shared by the stacks of the port under a spinlock taken only there.
  *
- * Neighbours: ARP replies reach queue 0 only, so the stack polling it is
- * the single writer of a small shared table (IPv4 -> MAC); the other stacks
- * read it without locks: an entry's address is written once, after its
- * MAC word, with release order; a MAC word is one atomic 64-bit store (MAC
- * in the low 48 bits, an update count in the high 16), and a generation
- * counter bumped after each publication tells readers to look again.
+ * Neighbours (every port started by dt_dp_port_start(), steered or not):
+ * an ARP reply lands on whichever queue the NIC picks (queue 0 for frames
+ * RSS cannot hash), not necessarily on the queue of the stack that asked.
+ * Every stack that receives ARP from a neighbour (a reply, or a request
+ * for our address) publishes it in a small table of the port (IPv4 ->
+ * MAC) that every stack reads, all without locks: a writer claims a free
+ * entry by a compare-and-swap of its address (written once), then stores
+ * its MAC word, one atomic 64-bit value (MAC in the low 48 bits, an update
+ * count in the high 16; count 0: not published yet), with release order;
+ * a generation counter bumped after each publication tells every stack
+ * (checked on each poll) to look again.
  */
 #ifndef DT_DP_STEER_H
 #define DT_DP_STEER_H
@@ -31,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_spinlock.h>
 
 #define DT_DP_STEER_GRP_MAX 32      /**< listening (ip, port) pairs per port */
@@ -50,33 +56,41 @@ struct dt_dp_steer_grp {
 
 /** A shared neighbour entry (see the file comment). */
 struct dt_dp_sh_neigh {
-	uint32_t ip;                /**< host order; written once */
+	uint32_t ip;                /**< host order; 0: free; written once */
 	uint64_t word;              /**< MAC (low 48 bits) | update count << 48 */
 };
 
-/** What the stacks of a steered port share. */
+/** What the stacks of a port share. */
 struct dt_dp_port_sh {
 	uint16_t port_id;
 	uint16_t nb_rxq;
+	bool steered;               /**< started with a host queue */
 	uint32_t host_claimed;      /**< a stack polls queue 0 (atomic) */
 	rte_spinlock_t lock;        /**< control path only: grp[] */
 	struct dt_dp_steer_grp grp[DT_DP_STEER_GRP_MAX];
-	uint32_t neigh_gen;         /**< bumped after every publication */
-	uint32_t neigh_used;        /**< writer only */
-	struct dt_dp_sh_neigh neigh[DT_DP_SH_NEIGH];
+	/* Written by every stack, on its own cache line. */
+	uint32_t neigh_gen __rte_cache_aligned; /**< bumped after every publication */
+	struct dt_dp_sh_neigh neigh[DT_DP_SH_NEIGH] __rte_cache_aligned;
 };
 
-/** Port start with a host queue: (re)create the port's shared state. */
-int dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq);
+/**
+ * Port start: (re)create the port's shared state; @p steered: started
+ * with a host queue (steering rules and the host queue's claim).
+ */
+int dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq, bool steered);
 
 /** Port stop: free it (the port's stacks are destroyed by then). */
 void dt_dp_port_sh_detach(uint16_t port_id);
 
-/** The shared state of a port started with a host queue, else NULL. */
+/** The shared state of a port started by dt_dp_port_start(), else NULL. */
 struct dt_dp_port_sh *dt_dp_port_sh_get(uint16_t port_id);
 
-/** Writer (the stack polling queue 0): @p ip is at @p mac. */
-void dt_dp_sh_neigh_publish(struct dt_dp_port_sh *sh, uint32_t ip,
+/**
+ * Any stack of the port: @p ip is at @p mac.
+ * @return the entry's new update count (never 0), or 0 when the table is
+ *         full (nothing published)
+ */
+uint16_t dt_dp_sh_neigh_publish(struct dt_dp_port_sh *sh, uint32_t ip,
 	const uint8_t mac[6]);
 
 /** Reader: the MAC of @p ip and its update count; false when unknown. */

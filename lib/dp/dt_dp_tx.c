@@ -88,8 +88,8 @@ neigh_get(struct dt_dp_stack *st, uint32_t nh, struct dt_dp_neigh **cache)
 	if (n != NULL && n->ip == nh && n->state != DT_DP_NEIGH_FREE)
 		return n;
 	n = dt_dp_neigh_resolve(&st->neigh, nh, st->now, &created);
-	/* Known to the port's host-queue stack: no request needed. */
-	if (n != NULL && created && st->sh != NULL && !st->host_rx &&
+	/* Published by another stack of the port: no request needed. */
+	if (n != NULL && created && st->psh != NULL &&
 			dt_dp_neigh_from_port(st, n))
 		created = false;
 	if (n != NULL && created) {
@@ -117,13 +117,17 @@ dt_dp_tx_l2(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t dst_ip,
 		neigh_drop(st, m);
 		return;
 	}
-	if (n->state == DT_DP_NEIGH_REACHABLE) {
+	/* Frames still held for this neighbour go first: order is kept. */
+	if (n->state == DT_DP_NEIGH_REACHABLE && n->nb_held == 0) {
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac, 6);
 		dt_dp_tx_push(st, m);
 		return;
 	}
-	if (dt_dp_neigh_hold(n, m) != 0)
-		neigh_drop(st, m);
+	/* Waits for the answer (or its turn); only a full hold queue drops. */
+	if (dt_dp_neigh_hold(&st->neigh, n, m) != 0) {
+		st->st.drop_neigh_hold_full++;
+		rte_pktmbuf_free(m);
+	}
 }
 
 void

@@ -156,40 +156,43 @@ static void
 test_neigh_resolve(void)
 {
 	struct dt_dp_neigh e[8];
+	struct dt_dp_neigh_held hold[16];
 	struct dt_dp_neigh_tbl t;
 	struct dt_dp_neigh_conf c = { .retry_us = 100, .max_retries = 3,
 		.reachable_us = 10000 };
 	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 9 };
-	int frames[DT_DP_NEIGH_HOLD + 1];
-	void *out[DT_DP_NEIGH_HOLD];
+	int frames[17];
 	struct dt_dp_neigh *n;
-	uint16_t nb;
 	bool created;
 	int i;
 
 	memset(&nv, 0, sizeof(nv));
-	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, &c) == 0);
+	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, hold, 16, &c) == 0);
 	n = dt_dp_neigh_resolve(&t, 0x0a000002, 0, &created);
 	DT_REQUIRE(n != NULL);
 	DT_CHECK(created);
 	DT_CHECK_EQ(n->state, DT_DP_NEIGH_INCOMPLETE);
 	DT_CHECK(dt_dp_neigh_resolve(&t, 0x0a000002, 10, &created) == n);
 	DT_CHECK(!created);
-	for (i = 0; i < DT_DP_NEIGH_HOLD; i++)
-		DT_CHECK_EQ(dt_dp_neigh_hold(n, &frames[i]), 0);
-	DT_CHECK_EQ(dt_dp_neigh_hold(n, &frames[i]), -ENOBUFS);
-	/* One retry, then the reply. */
+	for (i = 0; i < 16; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(&t, n, &frames[i]), 0);
+	DT_CHECK_EQ(dt_dp_neigh_hold(&t, n, &frames[i]), -ENOBUFS);
+	DT_CHECK_EQ(t.hold_used, 16);
+	/* One retry, then the reply: every held frame, in order. */
 	dt_dp_neigh_tick(&t, 100, &nops);
 	DT_CHECK_EQ(nv.nb_req, 1);
-	n = dt_dp_neigh_learn(&t, 0x0a000002, mac, 150, false, out, &nb);
+	n = dt_dp_neigh_learn(&t, 0x0a000002, mac, 150, false);
 	DT_REQUIRE(n != NULL);
-	DT_CHECK_EQ(nb, DT_DP_NEIGH_HOLD);
-	DT_CHECK(out[0] == &frames[0] && out[nb - 1] == &frames[nb - 1]);
+	DT_CHECK_EQ(n->nb_held, 16);
+	for (i = 0; i < 16; i++)
+		DT_CHECK(dt_dp_neigh_unhold(&t, n) == &frames[i]);
+	DT_CHECK(dt_dp_neigh_unhold(&t, n) == NULL);
+	DT_CHECK_EQ(t.hold_used, 0);
 	DT_CHECK_EQ(n->state, DT_DP_NEIGH_REACHABLE);
 	DT_CHECK(memcmp(n->mac, mac, 6) == 0);
 	/* Learning an unknown sender only when asked to create. */
-	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, false, out, &nb) == NULL);
-	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, true, out, &nb) != NULL);
+	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, false) == NULL);
+	DT_CHECK(dt_dp_neigh_learn(&t, 0x0a000003, mac, 150, true) != NULL);
 	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000003) != NULL);
 	/* Refresh after reachable_us; unanswered, the entry goes. */
 	nv.nb_req = 0;
@@ -206,10 +209,67 @@ test_neigh_resolve(void)
 	DT_CHECK_EQ(t.used, 0);
 }
 
+/*
+ * The hold queue is one pool for every entry: a burst of 64 connections'
+ * SYNs to one neighbour waits whole (the old per-entry queue kept 8 and
+ * dropped 56), entries share it, each keeps its order, and slots come
+ * back when an entry resolves or times out.
+ */
+static void
+test_neigh_hold_pool(void)
+{
+	struct dt_dp_neigh e[8];
+	struct dt_dp_neigh_held hold[128];
+	struct dt_dp_neigh_tbl t;
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 7 };
+	struct dt_dp_neigh *a, *b;
+	int frames[200];
+	bool created;
+	int i;
+
+	memset(&nv, 0, sizeof(nv));
+	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, hold, 128, NULL) == 0);
+	a = dt_dp_neigh_resolve(&t, 0x0a000002, 0, &created);
+	b = dt_dp_neigh_resolve(&t, 0x0a000005, 0, &created);
+	DT_REQUIRE(a != NULL && b != NULL);
+	for (i = 0; i < 64; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(&t, a, &frames[i]), 0);
+	/* Interleaved holds keep each entry's own order. */
+	for (i = 64; i < 128; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(&t, (i & 1) ? b : a, &frames[i]), 0);
+	DT_CHECK_EQ(dt_dp_neigh_hold(&t, a, &frames[128]), -ENOBUFS);
+	DT_CHECK_EQ(a->nb_held, 96);
+	DT_CHECK_EQ(b->nb_held, 32);
+	a = dt_dp_neigh_learn(&t, 0x0a000002, mac, 10, false);
+	DT_REQUIRE(a != NULL);
+	for (i = 0; i < 128; i++)
+		if (i < 64 || !(i & 1))
+			DT_CHECK(dt_dp_neigh_unhold(&t, a) == &frames[i]);
+	DT_CHECK(dt_dp_neigh_unhold(&t, a) == NULL);
+	/* The freed slots take new frames for b. */
+	for (i = 128; i < 128 + 96; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(&t, b, &frames[i - 100]), 0);
+	DT_CHECK_EQ(t.hold_used, 128);
+	/* b times out: its frames are dropped, every slot free again. */
+	for (i = 1; i <= 3; i++)
+		dt_dp_neigh_tick(&t, (uint64_t)i * 1000000, &nops);
+	DT_CHECK_EQ(nv.nb_drop, 128);
+	DT_CHECK_EQ(t.hold_used, 0);
+	DT_CHECK(dt_dp_neigh_find(&t, 0x0a000005) == NULL);
+	b = dt_dp_neigh_resolve(&t, 0x0a000009, 4000000, &created);
+	DT_REQUIRE(b != NULL);
+	for (i = 0; i < 128; i++)
+		DT_CHECK_EQ(dt_dp_neigh_hold(&t, b, &frames[i]), 0);
+	dt_dp_neigh_flush(&t, &nops);
+	DT_CHECK_EQ(nv.nb_drop, 256);
+	DT_CHECK_EQ(t.hold_used, 0);
+}
+
 static void
 test_neigh_timeout_full(void)
 {
 	struct dt_dp_neigh e[8];
+	struct dt_dp_neigh_held hold[4];
 	struct dt_dp_neigh_tbl t;
 	struct dt_dp_neigh *n;
 	int frames[4];
@@ -218,11 +278,11 @@ test_neigh_timeout_full(void)
 	unsigned int k;
 
 	memset(&nv, 0, sizeof(nv));
-	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, NULL) == 0);
+	DT_REQUIRE(dt_dp_neigh_init(&t, e, 8, hold, 4, NULL) == 0);
 	n = dt_dp_neigh_resolve(&t, 1, 0, &created);
 	DT_REQUIRE(n != NULL);
-	dt_dp_neigh_hold(n, &frames[0]);
-	dt_dp_neigh_hold(n, &frames[1]);
+	dt_dp_neigh_hold(&t, n, &frames[0]);
+	dt_dp_neigh_hold(&t, n, &frames[1]);
 	for (k = 1; k <= 3; k++)
 		dt_dp_neigh_tick(&t, k * 1000000ull, &nops);
 	DT_CHECK_EQ(nv.nb_req, 2);
@@ -245,6 +305,7 @@ main(void)
 	DT_RUN(test_tw_basic);
 	DT_RUN(test_tw_gap_budget_rearm);
 	DT_RUN(test_neigh_resolve);
+	DT_RUN(test_neigh_hold_pool);
 	DT_RUN(test_neigh_timeout_full);
 	return dt_test_summary();
 }

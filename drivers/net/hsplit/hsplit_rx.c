@@ -204,8 +204,8 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 		need[lay.s[i].pool]++;
 	for (i = 0; i < q->split.nseg; i++) {
 		if (need[i] && stash_reserve(&q->stash[i], need[i]) < 0) {
+			/* The queue's own counter: no port-wide write per queue. */
 			q->st.drop_nombuf++;
-			q->port->data->rx_mbuf_alloc_failed++;
 			wbuf_free(wb);
 			return 0;
 		}

@@ -151,6 +151,8 @@ hsplit_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		st->ipackets += s->packets;
 		st->ibytes += s->bytes;
 		st->imissed += __atomic_load_n(&s->missed, __ATOMIC_RELAXED);
+		/* Per queue, summed here (ethdev's port-wide field stays 0). */
+		st->rx_nombuf += s->drop_nombuf;
 		st->ierrors += s->drop_hdr_too_big + s->drop_too_big +
 			s->drop_copy_err;
 		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
