@@ -71,7 +71,7 @@ struct dt_devmem_region {
 static int __rte_format_printf(4, 5)
 dm_fail(const char *region, const char *step, int err, const char *fmt, ...)
 {
-	char detail[256];
+	char detail[768];
 	va_list ap;
 
 	va_start(ap, fmt);
