@@ -11,6 +11,7 @@
 #include <rte_gpudev.h>
 #include <rte_lcore.h>
 
+#include "dt_devmem.h"
 #include "srv.h"
 
 static void
@@ -53,6 +54,23 @@ warn_if_apart(const char *a, int sa, const char *b, int sb)
 			"sockets\n", a, sa, b, sb);
 }
 
+/*
+ * Where the payload region's memory comes from and whether the NIC can DMA
+ * into it (lib/devmem's verbs registration check).
+ */
+static void
+report_nic_path(const struct dt_devmem_region *r)
+{
+	const struct dt_verbs_report *rep;
+
+	if (r == NULL)
+		return;
+	rep = dt_devmem_region_nic_check(r);
+	printf("  payload region %s: memory from %s; NIC path: %s\n",
+		dt_devmem_region_name(r), dt_devmem_region_provider(r),
+		rep != NULL ? rep->line : "not checked (host memory)");
+}
+
 void
 srv_placement_report(const struct srv_ctx *ctx)
 {
@@ -65,6 +83,7 @@ srv_placement_report(const struct srv_ctx *ctx)
 	if (ctx->client_started)
 		report_port("sender", ctx->client_port_id);
 	gpu_sock = report_gpu(ctx->gpu_id);
+	report_nic_path(ctx->region);
 	printf("  main lcore %u: socket %u\n", rte_get_main_lcore(),
 		rte_lcore_to_socket_id(rte_get_main_lcore()));
 	for (i = 0; i < ctx->nb_stacks + (ctx->cfg.has_client ? 1 : 0); i++) {

@@ -112,6 +112,8 @@ def case_sigterm():
     text = open(out).read()
     check("placement:" in text and "gpu 0 (gpu_sim_st): NUMA node" in text and
           "stack 0: lcore 1" in text, "placement report: port, GPU node, lcores")
+    check("memory from gpu_sim; NIC path: no verbs device for port" in text,
+          "placement report: the region's provider and the NIC registration check")
     if up and os.path.exists("/usr/bin/dpdk-telemetry.py"):
         t = telemetry(prefix, "/devtcp/stats")
         check('"rx_frames"' in t and '"consumer": "discard"' in t,
