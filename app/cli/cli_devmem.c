@@ -2,8 +2,10 @@
 /*
  * devtcp's own inspection commands:
  *   show devmem   payload regions the console created (device, size,
- *                 buffers free and held by the NIC or the stack), and the
- *                 device-memory send buffers of "tcp send ... device"
+ *                 buffers free and held by the NIC or the stack, the
+ *                 provider of the memory and which path the NIC can DMA
+ *                 through), and the device-memory send buffers of
+ *                 "tcp send ... device"
  *   show gpu      every gpudev device (rte_gpu_info_get)
  */
 #include <stdio.h>
@@ -27,6 +29,7 @@ show_devmem(struct cmdline *cl)
 	unsigned int i, p, n = 0;
 
 	for (i = 0; i < 2 * CLI_MAX_PORTS; i++) {
+		const struct dt_verbs_report *rep;
 		struct dt_devmem_region *r;
 		struct rte_mempool *mp;
 		int16_t g;
@@ -46,6 +49,10 @@ show_devmem(struct cmdline *cl)
 			dt_devmem_region_base(r), dt_devmem_region_port_id(r), mp->name,
 			mp->size, rte_pktmbuf_data_room_size(mp),
 			rte_mempool_avail_count(mp), rte_mempool_in_use_count(mp));
+		rep = dt_devmem_region_nic_check(r);
+		cmdline_printf(cl, "  memory from %s; NIC path: %s\n",
+			dt_devmem_region_provider(r), rep != NULL ? rep->line :
+			"not checked (host memory or no port)");
 		n++;
 	}
 	if (n == 0)

@@ -31,6 +31,23 @@ add_port_pools(struct dt_app_topo *t, int port, uint16_t port_id,
 		payload);
 }
 
+/*
+ * Where the payload region's memory comes from and whether the NIC can DMA
+ * into it (lib/devmem's verbs registration check).
+ */
+static void
+report_nic_path(const struct dt_devmem_region *r)
+{
+	const struct dt_verbs_report *rep;
+
+	if (r == NULL)
+		return;
+	rep = dt_devmem_region_nic_check(r);
+	printf("  payload region %s: memory from %s; NIC path: %s\n",
+		dt_devmem_region_name(r), dt_devmem_region_provider(r),
+		rep != NULL ? rep->line : "not checked (host memory)");
+}
+
 void
 srv_placement_report(const struct srv_ctx *ctx)
 {
@@ -57,6 +74,7 @@ srv_placement_report(const struct srv_ctx *ctx)
 	snprintf(name, sizeof(name), "main lcore %u", lc);
 	dt_app_topo_add(t, DT_APP_PLACE_LCORE, name, dt_app_numa_lcore_node(lc),
 		-1, false);
+	report_nic_path(ctx->region);
 	for (i = 0; i < ctx->nb_stacks + (ctx->cfg.has_client ? 1 : 0); i++) {
 		const struct srv_stack *s = &ctx->stacks[i];
 

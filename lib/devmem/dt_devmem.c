@@ -4,14 +4,13 @@
  * external-buffer mempool that a NIC can DMA into, with the copy engine
  * that is the only way to move its bytes.
  */
-#include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -28,8 +27,8 @@
 #include <rte_string_fns.h>
 
 #include "dt_devmem.h"
-#include "rte_pmd_gpu_cuda.h"
-#include "rte_pmd_gpu_sim.h"
+#include "dt_devmem_provider.h"
+#include "dt_devmem_verbs.h"
 
 RTE_LOG_REGISTER(dt_devmem_logtype, devtcp.devmem, INFO);
 
@@ -51,7 +50,11 @@ struct dt_devmem_region {
 	/* What creation did, so that teardown undoes exactly that. */
 	const struct rte_memzone *host_mz;
 	bool gpu_mem;               /* base came from rte_gpu_mem_alloc() */
-	bool dmabuf_mem;            /* base came from rte_pmd_gpu_cuda_dmabuf_import() */
+	bool dmabuf_mem;            /* base came from the provider's dmabuf_import */
+	bool dmabuf_mmap;           /* host region: base is an mmap() of a dma-buf */
+	/* The device's provider (NULL for a host region); its driver outlives the region. */
+	const struct dt_devmem_provider_ops *prov;
+	struct dt_verbs_report nic;  /* the verbs registration check */
 	bool extmem;                /* rte_extmem_register() done */
 	struct rte_device *dma_dev; /* rte_dev_dma_map() done to it */
 	struct dt_copy_engine *engine;
@@ -62,152 +65,13 @@ struct dt_devmem_region {
 };
 
 /*
- * The simulator's API is looked up rather than required at link time: a
- * program may get gpu_sim linked in (link_whole: the weak reference
- * resolves), as a -d plugin (found among the loaded objects), or not at
- * all on a machine with real GPUs. Without it no device is a gpu_sim.
- */
-extern __typeof__(rte_pmd_gpu_sim_dev_side) rte_pmd_gpu_sim_dev_side
-	__attribute__((weak));
-
-typedef int (*dm_sim_dev_side_t)(int16_t dev_id, const void *ptr,
-	size_t size, void **dev_side);
-
-extern __typeof__(rte_pmd_gpu_sim_copy_latency) rte_pmd_gpu_sim_copy_latency
-	__attribute__((weak));
-
-typedef int (*dm_sim_copy_latency_t)(int16_t dev_id);
-
-/* The CUDA engine, found the same way: linked in, a -d plugin, or absent. */
-extern __typeof__(dt_copy_cuda_engine_create) dt_copy_cuda_engine_create
-	__attribute__((weak));
-
-typedef struct dt_copy_engine *(*dm_cuda_engine_create_t)(int16_t gpu_dev_id,
-	void *base, size_t len);
-
-/* dma-buf import and release of gpu_cuda, found the same way. */
-extern __typeof__(rte_pmd_gpu_cuda_dmabuf_import) rte_pmd_gpu_cuda_dmabuf_import
-	__attribute__((weak));
-extern __typeof__(rte_pmd_gpu_cuda_dmabuf_release) rte_pmd_gpu_cuda_dmabuf_release
-	__attribute__((weak));
-
-typedef int (*dm_cuda_dmabuf_import_t)(int16_t dev_id, int fd, size_t size,
-	void **ptr);
-typedef int (*dm_cuda_dmabuf_release_t)(int16_t dev_id, void *ptr);
-
-/* Paths of the loaded shared objects, collected by dl_iterate_phdr(). */
-struct dm_objs {
-	char *path[64];
-	unsigned int n;
-};
-
-static int
-dm_objs_collect(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct dm_objs *o = arg;
-
-	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
-		return 0;
-	if (o->n == RTE_DIM(o->path))
-		return 1;
-	o->path[o->n] = strdup(info->dlpi_name);
-	if (o->path[o->n] != NULL)
-		o->n++;
-	return 0;
-}
-
-/*
- * EAL opens -d plugins with local symbol scope, so dlsym(RTLD_DEFAULT)
- * does not see them: ask each loaded object in turn (RTLD_NOLOAD only
- * returns a handle to what is already there). The names are collected
- * first because dlopen() must not run inside dl_iterate_phdr().
- */
-static void *
-dm_find_loaded_symbol(const char *sym)
-{
-	struct dm_objs objs = { .n = 0 };
-	void *addr, *h;
-	unsigned int i;
-
-	addr = dlsym(RTLD_DEFAULT, sym);
-	if (addr != NULL)
-		return addr;
-	dl_iterate_phdr(dm_objs_collect, &objs);
-	for (i = 0; i < objs.n; i++) {
-		if (addr == NULL) {
-			h = dlopen(objs.path[i], RTLD_LAZY | RTLD_NOLOAD);
-			if (h != NULL) {
-				addr = dlsym(h, sym);
-				dlclose(h);
-			}
-		}
-		free(objs.path[i]);
-	}
-	return addr;
-}
-
-static dm_sim_dev_side_t
-dm_sim_dev_side_fn(void)
-{
-	if (rte_pmd_gpu_sim_dev_side != NULL)
-		return rte_pmd_gpu_sim_dev_side;
-	return (dm_sim_dev_side_t)dm_find_loaded_symbol("rte_pmd_gpu_sim_dev_side");
-}
-
-static dm_sim_copy_latency_t
-dm_sim_copy_latency_fn(void)
-{
-	if (rte_pmd_gpu_sim_copy_latency != NULL)
-		return rte_pmd_gpu_sim_copy_latency;
-	return (dm_sim_copy_latency_t)dm_find_loaded_symbol("rte_pmd_gpu_sim_copy_latency");
-}
-
-static dm_cuda_engine_create_t
-dm_cuda_engine_create_fn(void)
-{
-	if (dt_copy_cuda_engine_create != NULL)
-		return dt_copy_cuda_engine_create;
-	return (dm_cuda_engine_create_t)dm_find_loaded_symbol("dt_copy_cuda_engine_create");
-}
-
-static dm_cuda_dmabuf_import_t
-dm_cuda_dmabuf_import_fn(void)
-{
-	if (rte_pmd_gpu_cuda_dmabuf_import != NULL)
-		return rte_pmd_gpu_cuda_dmabuf_import;
-	return (dm_cuda_dmabuf_import_t)dm_find_loaded_symbol("rte_pmd_gpu_cuda_dmabuf_import");
-}
-
-static dm_cuda_dmabuf_release_t
-dm_cuda_dmabuf_release_fn(void)
-{
-	if (rte_pmd_gpu_cuda_dmabuf_release != NULL)
-		return rte_pmd_gpu_cuda_dmabuf_release;
-	return (dm_cuda_dmabuf_release_t)dm_find_loaded_symbol("rte_pmd_gpu_cuda_dmabuf_release");
-}
-
-/* Whether gpudev @p gpu_id is driven by gpu_cuda (its device name says so). */
-static bool
-dm_is_cuda_device(int16_t gpu_id)
-{
-	struct rte_gpu_info info;
-	const char *drv;
-
-	if (rte_gpu_info_get(gpu_id, &info) < 0 || info.name == NULL)
-		return false;
-	/* vdev names start with the driver name: gpu_cuda0, gpu_cuda_a, ... */
-	drv = "gpu_cuda";
-	return strncmp(info.name, drv, strlen(drv)) == 0;
-}
-
-/*
  * Report a failed step: log it with the region, the step and the reason,
  * set rte_errno, and return the negative errno for the caller to pass on.
  */
 static int __rte_format_printf(4, 5)
 dm_fail(const char *region, const char *step, int err, const char *fmt, ...)
 {
-	char detail[256];
+	char detail[768];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -237,62 +101,41 @@ dm_errno(int ret)
 	return ret < -1 ? -ret : EIO;
 }
 
+/* The provider of @p gpu_id, logging what is missing when none registered. */
+static const struct dt_devmem_provider_ops *
+dm_provider(int16_t gpu_id, const char *what)
+{
+	const struct dt_devmem_provider_ops *prov = dt_devmem_provider_get(gpu_id);
+	struct rte_gpu_info info;
+
+	if (prov != NULL)
+		return prov;
+	if (rte_gpu_info_get(gpu_id, &info) < 0 || info.name == NULL)
+		info.name = "?";
+	DM_LOG(ERR, "no %s for device %d (%s): its driver registered no device-memory provider (dt_devmem_provider.h)",
+		what, gpu_id, info.name);
+	rte_errno = ENOTSUP;
+	return NULL;
+}
+
 struct dt_copy_engine *
 dt_devmem_engine_create_default(int16_t gpu_id, void *base, size_t len,
 	void *arg)
 {
-	dm_sim_dev_side_t sim_dev_side = dm_sim_dev_side_fn();
-	dm_cuda_engine_create_t cuda_create;
+	const struct dt_devmem_provider_ops *prov;
 	struct dt_copy_engine *ce;
-	struct rte_gpu_info info;
-	void *side = NULL;
-	int ret = -ENODEV;
 
 	RTE_SET_USED(arg);
-	if (sim_dev_side != NULL)
-		ret = sim_dev_side(gpu_id, base, len, &side);
-	if (ret == -ENODEV) {
-		if (rte_gpu_info_get(gpu_id, &info) < 0 || info.name == NULL)
-			info.name = "?";
-		cuda_create = dm_cuda_engine_create_fn();
-		if (cuda_create == NULL) {
-			DM_LOG(ERR, "no copy engine for device %d (%s): not a gpu_sim device, and CUDA engine not built (or gpu_cuda not loaded)",
-				gpu_id, info.name);
-			rte_errno = ENOTSUP;
-			return NULL;
-		}
-		if (!dm_is_cuda_device(gpu_id)) {
-			DM_LOG(ERR, "no copy engine for device %d (%s): neither a gpu_sim nor a gpu_cuda device",
-				gpu_id, info.name);
-			rte_errno = ENOTSUP;
-			return NULL;
-		}
-		rte_errno = 0;
-		ce = cuda_create(gpu_id, base, len);
-		if (ce == NULL) {
-			if (rte_errno == 0)
-				rte_errno = EIO;
-			DM_LOG(ERR, "gpu_cuda %d (%s): CUDA copy engine for [%p, +%zu) failed: %s",
-				gpu_id, info.name, base, len,
-				rte_strerror(rte_errno));
-		}
-		return ce;
-	}
-	if (ret < 0) {
-		DM_LOG(ERR, "gpu_sim %d: device-side mapping of [%p, +%zu) failed: %s",
-			gpu_id, base, len, rte_strerror(-ret));
-		rte_errno = -ret;
+	prov = dm_provider(gpu_id, "copy engine");
+	if (prov == NULL)
 		return NULL;
-	}
-	ce = dt_copy_cpu_engine_create(base, len, side);
-	if (ce != NULL) {
-		/* The simulator's copy_latency_us devarg, when it sets one. */
-		dm_sim_copy_latency_t lat = dm_sim_copy_latency_fn();
-		int us = lat != NULL ? lat(gpu_id) : 0;
-
-		if (us > 0 && dt_copy_cpu_engine_set_latency(ce, (uint32_t)us) == 0)
-			DM_LOG(INFO, "gpu_sim %d: copy engine of [%p, +%zu): simulated completion latency %d us",
-				gpu_id, base, len, us);
+	rte_errno = 0;
+	ce = prov->engine_create(gpu_id, base, len);
+	if (ce == NULL) {
+		if (rte_errno == 0)
+			rte_errno = EIO;
+		DM_LOG(ERR, "%s %d: copy engine for [%p, +%zu) failed: %s",
+			prov->name, gpu_id, base, len, rte_strerror(rte_errno));
 	}
 	return ce;
 }
@@ -318,9 +161,6 @@ dm_check_conf(const struct dt_devmem_region_conf *conf, struct rte_device **dev)
 	if (conf->gpu_id != RTE_GPU_ID_NONE && !rte_gpu_is_valid(conf->gpu_id))
 		return dm_fail(name, "config", ENODEV,
 			"gpu %d is not a valid gpudev device", conf->gpu_id);
-	if (conf->dmabuf && conf->gpu_id == RTE_GPU_ID_NONE)
-		return dm_fail(name, "config", EINVAL,
-			"dmabuf is set but gpu_id is RTE_GPU_ID_NONE: a dma-buf region needs a gpu_cuda device");
 	*dev = NULL;
 	if (conf->port_id == RTE_MAX_ETHPORTS)
 		return 0;
@@ -369,95 +209,75 @@ dm_host_memory(struct dt_devmem_region *r, size_t want, int socket_id)
 }
 
 /*
- * Step 1 from a dma-buf: import it whole on a gpu_cuda device. Its size
- * (dma-bufs answer lseek SEEK_END without moving) is the region's length.
+ * Size of a dma-buf: dma-bufs answer lseek SEEK_END without moving. It
+ * must be a multiple of @p page and hold @p want bytes.
  */
 static int
-dm_dmabuf_memory(struct dt_devmem_region *r, size_t want, int fd,
-	const struct rte_gpu_info *info)
+dm_dmabuf_size(struct dt_devmem_region *r, int fd, size_t want, size_t page,
+	const char *step)
 {
-	dm_cuda_dmabuf_import_t import;
 	off_t cur, end;
-	int ret;
 
-	if (!dm_is_cuda_device(r->gpu_id))
-		return dm_fail(r->name, "dmabuf_import", ENOTSUP,
-			"gpu %d (%s) is not a gpu_cuda device: only gpu_cuda imports dma-bufs",
-			r->gpu_id, info->name != NULL ? info->name : "?");
-	import = dm_cuda_dmabuf_import_fn();
-	if (import == NULL || dm_cuda_dmabuf_release_fn() == NULL)
-		return dm_fail(r->name, "dmabuf_import", ENOTSUP,
-			"gpu %d: rte_pmd_gpu_cuda_dmabuf_import() not found (gpu_cuda neither linked nor loaded)",
-			r->gpu_id);
 	cur = lseek(fd, 0, SEEK_CUR);
 	end = lseek(fd, 0, SEEK_END);
 	if (cur >= 0)
 		lseek(fd, cur, SEEK_SET);
 	if (end <= 0)
-		return dm_fail(r->name, "dmabuf_import", EINVAL,
+		return dm_fail(r->name, step, EINVAL,
 			"fd %d: no size from lseek(SEEK_END) (%s): not a dma-buf?",
 			fd, end < 0 ? strerror(errno) : "size 0");
-	if ((size_t)end % r->page_size != 0 || (size_t)end < want)
-		return dm_fail(r->name, "dmabuf_import", EINVAL,
-			"dma-buf fd %d has %lld bytes: must be a multiple of gpu %d's page size %zu and hold the %zu bytes of buffers",
-			fd, (long long)end, r->gpu_id, r->page_size, want);
+	if ((size_t)end % page != 0 || (size_t)end < want)
+		return dm_fail(r->name, step, EINVAL,
+			"dma-buf fd %d has %lld bytes: must be a multiple of the page size %zu and hold the %zu bytes of buffers",
+			fd, (long long)end, page, want);
 	r->len = (size_t)end;
-	ret = import(r->gpu_id, fd, r->len, &r->base);
+	return 0;
+}
+
+/*
+ * Step 1 from a dma-buf on a device: the device's provider imports it
+ * whole (CUDA: cuImportExternalMemory; any exporter's fd the driver and
+ * memory allow).
+ */
+static int
+dm_dmabuf_memory(struct dt_devmem_region *r, size_t want, int fd,
+	const struct rte_gpu_info *info)
+{
+	int ret;
+
+	if (r->prov->dmabuf_import == NULL || r->prov->dmabuf_release == NULL)
+		return dm_fail(r->name, "dmabuf_import", ENOTSUP,
+			"gpu %d (%s, driver %s) imports no dma-bufs",
+			r->gpu_id, info->name != NULL ? info->name : "?",
+			r->prov->name);
+	ret = dm_dmabuf_size(r, fd, want, r->page_size, "dmabuf_import");
+	if (ret < 0)
+		return ret;
+	ret = r->prov->dmabuf_import(r->gpu_id, fd, r->len, &r->base);
 	if (ret < 0) {
 		r->base = NULL;
 		return dm_fail(r->name, "dmabuf_import", -ret,
-			"fd %d, %zu bytes on gpu %d (see the gpu_cuda log line)",
-			fd, r->len, r->gpu_id);
+			"fd %d, %zu bytes on gpu %d (see the %s log line)",
+			fd, r->len, r->gpu_id, r->prov->name);
 	}
 	r->dmabuf_mem = true;
 	return 0;
 }
 
-/* Steps 1 and 2 (device region): gpudev memory, registered as extmem. */
+/*
+ * Step 2: register the memory with EAL. With IOVA as VA a device sees the
+ * region at its virtual address; otherwise the region has no IOVA DPDK
+ * knows (device memory, or a dma-buf's pages, have no physical address in
+ * our reach) and mbufs carry RTE_BAD_IOVA.
+ */
 static int
-dm_gpu_memory(struct dt_devmem_region *r, size_t want,
-	const struct dt_devmem_region_conf *conf)
+dm_extmem(struct dt_devmem_region *r)
 {
-	struct rte_gpu_info info;
-	rte_iova_t *iovas = NULL;
-	unsigned int n_pages, i;
 	bool va = rte_eal_iova_mode() == RTE_IOVA_VA;
+	unsigned int n_pages, i;
+	rte_iova_t *iovas = NULL;
 	int ret;
 
-	ret = rte_gpu_info_get(r->gpu_id, &info);
-	if (ret < 0)
-		return dm_fail(r->name, "gpu_info_get", dm_errno(ret),
-			"gpu %d", r->gpu_id);
-	r->page_size = info.page_size != 0 ? info.page_size : dm_sys_page_size();
-	if (!rte_is_power_of_2(r->page_size))
-		return dm_fail(r->name, "gpu_info_get", EINVAL,
-			"gpu %d page size %zu is not a power of two",
-			r->gpu_id, r->page_size);
-	if (conf->dmabuf) {
-		ret = dm_dmabuf_memory(r, want, conf->dmabuf_fd, &info);
-		if (ret < 0)
-			return ret;
-	} else {
-		r->len = RTE_ALIGN_CEIL(want, r->page_size);
-		rte_errno = 0;
-		r->base = rte_gpu_mem_alloc(r->gpu_id, r->len, r->page_size);
-		if (r->base == NULL)
-			return dm_fail(r->name, "gpu_mem_alloc", dm_errno(-1),
-				"%zu bytes on gpu %d (%s, %" PRIu64 " bytes total)",
-				r->len, r->gpu_id, info.name, info.total_memory);
-		r->gpu_mem = true;
-	}
-	if ((uintptr_t)r->base % r->page_size != 0)
-		return dm_fail(r->name,
-			r->dmabuf_mem ? "dmabuf_import" : "gpu_mem_alloc", EINVAL,
-			"gpu %d returned %p, not aligned to its page size %zu",
-			r->gpu_id, r->base, r->page_size);
-
-	/*
-	 * With IOVA as VA a device sees the region at its virtual address;
-	 * otherwise the region has no IOVA DPDK knows (GPU memory has no
-	 * physical address in our reach) and mbufs carry RTE_BAD_IOVA.
-	 */
 	n_pages = r->len / r->page_size;
 	r->iova = va ? (rte_iova_t)(uintptr_t)r->base : RTE_BAD_IOVA;
 	if (va) {
@@ -477,6 +297,112 @@ dm_gpu_memory(struct dt_devmem_region *r, size_t want,
 			"[%p, +%zu) with page size %zu", r->base, r->len,
 			r->page_size);
 	r->extmem = true;
+	return 0;
+}
+
+/*
+ * Steps 1 and 2 of a host region from a dma-buf (udmabuf, or an exporter
+ * whose buffer the CPU may map): mmap it whole and register the mapping.
+ * Exporters that refuse mmap (CUDA's) need a device that imports them.
+ */
+static int
+dm_dmabuf_host_memory(struct dt_devmem_region *r, size_t want, int fd)
+{
+	void *p;
+	int ret;
+
+	r->page_size = dm_sys_page_size();
+	ret = dm_dmabuf_size(r, fd, want, r->page_size, "dmabuf mmap");
+	if (ret < 0)
+		return ret;
+	p = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return dm_fail(r->name, "dmabuf mmap", errno,
+			"fd %d, %zu bytes: the exporter does not let the CPU map it; import it on its device instead (gpu_id)",
+			fd, r->len);
+	r->base = p;
+	r->dmabuf_mmap = true;
+	return dm_extmem(r);
+}
+
+/* Steps 1 and 2 (device region): gpudev memory, registered as extmem. */
+static int
+dm_gpu_memory(struct dt_devmem_region *r, size_t want,
+	const struct dt_devmem_region_conf *conf)
+{
+	struct rte_gpu_info info;
+	int ret;
+
+	ret = rte_gpu_info_get(r->gpu_id, &info);
+	if (ret < 0)
+		return dm_fail(r->name, "gpu_info_get", dm_errno(ret),
+			"gpu %d", r->gpu_id);
+	r->page_size = info.page_size != 0 ? info.page_size : dm_sys_page_size();
+	if (!rte_is_power_of_2(r->page_size))
+		return dm_fail(r->name, "gpu_info_get", EINVAL,
+			"gpu %d page size %zu is not a power of two",
+			r->gpu_id, r->page_size);
+	r->prov = dm_provider(r->gpu_id, "device-memory provider");
+	if (r->prov == NULL)
+		return dm_fail(r->name, "provider lookup", ENOTSUP,
+			"gpu %d (%s)", r->gpu_id, info.name);
+	if (conf->dmabuf) {
+		ret = dm_dmabuf_memory(r, want, conf->dmabuf_fd, &info);
+		if (ret < 0)
+			return ret;
+	} else {
+		r->len = RTE_ALIGN_CEIL(want, r->page_size);
+		rte_errno = 0;
+		r->base = rte_gpu_mem_alloc(r->gpu_id, r->len, r->page_size);
+		if (r->base == NULL)
+			return dm_fail(r->name, "gpu_mem_alloc", dm_errno(-1),
+				"%zu bytes on gpu %d (%s, %" PRIu64 " bytes total)",
+				r->len, r->gpu_id, info.name, info.total_memory);
+		r->gpu_mem = true;
+	}
+	if ((uintptr_t)r->base % r->page_size != 0)
+		return dm_fail(r->name,
+			r->dmabuf_mem ? "dmabuf_import" : "gpu_mem_alloc", EINVAL,
+			"gpu %d returned %p, not aligned to its page size %zu",
+			r->gpu_id, r->base, r->page_size);
+	return dm_extmem(r);
+}
+
+/*
+ * Step 3a: can the port's NIC DMA into device memory? Only a port backed by
+ * a verbs device is checked (dt_devmem_verbs.h); the dma-buf it tries is
+ * the imported one, or one the provider exports for the check.
+ */
+static int
+dm_nic_check(struct dt_devmem_region *r,
+	const struct dt_devmem_region_conf *conf, struct rte_device *dev)
+{
+	const struct dt_verbs_ops *ops = conf->verbs_ops != NULL ?
+		conf->verbs_ops : dt_devmem_verbs_ibv_ops();
+	const char *why = NULL;
+	int fd = -1, own_fd = -1;
+	int ret;
+
+	if (r->dmabuf_mem) {
+		fd = conf->dmabuf_fd;
+	} else if (r->prov->dmabuf_export == NULL) {
+		why = "the GPU driver exports no dma-buf";
+	} else {
+		ret = r->prov->dmabuf_export(r->gpu_id, r->base, r->len, &own_fd);
+		if (ret < 0) {
+			own_fd = -1;
+			why = "the GPU driver could not export a dma-buf of it";
+		}
+		fd = own_fd;
+	}
+	ret = dt_verbs_check(ops, conf->verbs_ctx, r->port_id,
+		rte_dev_name(dev), r->base, r->len, fd, why, &r->nic);
+	if (own_fd >= 0)
+		close(own_fd);
+	if (ret < 0)
+		return dm_fail(r->name, "NIC registration check", -ret, "%s",
+			r->nic.line);
+	DM_LOG(INFO, "region %s: %s", r->name, r->nic.line);
 	return 0;
 }
 
@@ -567,6 +493,19 @@ dm_note(const struct dt_devmem_region *r, int *first, const char *step, int ret)
 		*first = ret;
 }
 
+/* Drop the CPU alias: the provider's, or gpudev's. 0 or a negative errno. */
+static int
+dm_cpu_unmap(struct dt_devmem_region *r)
+{
+	int ret;
+
+	if (r->prov != NULL && r->prov->cpu_map != NULL)
+		return r->prov->cpu_unmap != NULL ?
+			r->prov->cpu_unmap(r->gpu_id, r->base) : 0;
+	ret = rte_gpu_mem_cpu_unmap(r->gpu_id, r->base);
+	return ret < 0 ? -dm_errno(ret) : 0;
+}
+
 /* Undo whatever creation did, in reverse order; frees @p r. */
 static int
 dm_teardown(struct dt_devmem_region *r)
@@ -575,9 +514,7 @@ dm_teardown(struct dt_devmem_region *r)
 
 	if (r->cpu_map_refs != 0 && r->gpu_id != RTE_GPU_ID_NONE) {
 		rte_errno = 0;
-		dm_note(r, &first, "gpu_mem_cpu_unmap",
-			rte_gpu_mem_cpu_unmap(r->gpu_id, r->base) < 0 ?
-			-dm_errno(-1) : 0);
+		dm_note(r, &first, "gpu_mem_cpu_unmap", dm_cpu_unmap(r));
 	}
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
@@ -603,12 +540,11 @@ dm_teardown(struct dt_devmem_region *r)
 			rte_gpu_mem_free(r->gpu_id, r->base) < 0 ?
 			-dm_errno(-1) : 0);
 	}
-	if (r->dmabuf_mem) {
-		dm_cuda_dmabuf_release_t release = dm_cuda_dmabuf_release_fn();
-
-		dm_note(r, &first, "dmabuf_release", release != NULL ?
-			release(r->gpu_id, r->base) : -ENOTSUP);
-	}
+	if (r->dmabuf_mem)
+		dm_note(r, &first, "dmabuf_release",
+			r->prov->dmabuf_release(r->gpu_id, r->base));
+	if (r->dmabuf_mmap && munmap(r->base, r->len) != 0)
+		dm_note(r, &first, "dmabuf munmap", -errno);
 	if (r->host_mz != NULL)
 		dm_note(r, &first, "host memzone free",
 			rte_memzone_free(r->host_mz));
@@ -647,12 +583,18 @@ dt_devmem_region_create(const struct dt_devmem_region_conf *conf,
 	/* Buffers on cache lines: DMA engines write whole lines. */
 	elt_size = RTE_ALIGN_CEIL((uint32_t)conf->buf_size, RTE_CACHE_LINE_SIZE);
 
-	if (r->gpu_id == RTE_GPU_ID_NONE)
+	if (r->gpu_id == RTE_GPU_ID_NONE && conf->dmabuf)
+		ret = dm_dmabuf_host_memory(r, (size_t)conf->nb_bufs * elt_size,
+			conf->dmabuf_fd);
+	else if (r->gpu_id == RTE_GPU_ID_NONE)
 		/* Host memory is DPDK memory: no extmem registration. */
 		ret = dm_host_memory(r, (size_t)conf->nb_bufs * elt_size,
 			conf->socket_id);
 	else
 		ret = dm_gpu_memory(r, (size_t)conf->nb_bufs * elt_size, conf);
+	/* Device memory behind a verbs NIC: refuse what the NIC cannot reach. */
+	if (ret == 0 && dev != NULL && r->gpu_id != RTE_GPU_ID_NONE)
+		ret = dm_nic_check(r, conf, dev);
 	/*
 	 * Map either kind to the port: the region has a copy engine, and a NIC
 	 * modelling an IOMMU (net_hsplit) refuses windows not mapped to it.
@@ -763,7 +705,9 @@ dt_devmem_region_cpu_map(struct dt_devmem_region *r)
 		alias = r->base;
 	} else {
 		rte_errno = 0;
-		alias = rte_gpu_mem_cpu_map(r->gpu_id, r->len, r->base);
+		alias = r->prov->cpu_map != NULL ?
+			r->prov->cpu_map(r->gpu_id, r->base, r->len) :
+			rte_gpu_mem_cpu_map(r->gpu_id, r->len, r->base);
 		if (alias == NULL) {
 			dm_fail(r->name, "gpu_mem_cpu_map", dm_errno(-1),
 				"[%p, +%zu) on gpu %d", r->base, r->len,
@@ -791,9 +735,76 @@ dt_devmem_region_cpu_unmap(struct dt_devmem_region *r)
 	if (r->gpu_id == RTE_GPU_ID_NONE)
 		return 0;
 	rte_errno = 0;
-	ret = rte_gpu_mem_cpu_unmap(r->gpu_id, r->base);
+	ret = dm_cpu_unmap(r);
 	if (ret < 0)
 		return dm_fail(r->name, "gpu_mem_cpu_unmap", dm_errno(ret),
 			"[%p, +%zu) on gpu %d", r->base, r->len, r->gpu_id);
 	return 0;
+}
+
+const char *
+dt_devmem_region_provider(const struct dt_devmem_region *r)
+{
+	if (r->gpu_id == RTE_GPU_ID_NONE)
+		return r->dmabuf_mmap ? "host (dma-buf)" : "host";
+	return r->prov->name;
+}
+
+const struct dt_verbs_report *
+dt_devmem_region_nic_check(const struct dt_devmem_region *r)
+{
+	return r->nic.line[0] != '\0' ? &r->nic : NULL;
+}
+
+int
+dt_devmem_region_dmabuf_export(const struct dt_devmem_region *r, int *fd)
+{
+	int ret;
+
+	if (fd == NULL) {
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
+	if (r->gpu_id == RTE_GPU_ID_NONE || r->prov->dmabuf_export == NULL)
+		return dm_fail(r->name, "dmabuf_export", ENOTSUP,
+			"%s exports no dma-buf", dt_devmem_region_provider(r));
+	ret = r->prov->dmabuf_export(r->gpu_id, r->base, r->len, fd);
+	if (ret < 0)
+		return dm_fail(r->name, "dmabuf_export", -ret,
+			"[%p, +%zu) on gpu %d (%s)", r->base, r->len, r->gpu_id,
+			r->prov->name);
+	return 0;
+}
+
+/* The host-registration hook of @p gpu_id's provider, or NULL. */
+static int
+dm_host_op(int16_t gpu_id, void *ptr, size_t len, bool reg)
+{
+	const struct dt_devmem_provider_ops *prov;
+	int ret;
+
+	prov = dm_provider(gpu_id, "device-memory provider");
+	if (prov == NULL)
+		return -ENOTSUP;
+	if (reg && prov->host_register != NULL)
+		ret = prov->host_register(gpu_id, ptr, len);
+	else if (!reg && prov->host_unregister != NULL)
+		ret = prov->host_unregister(gpu_id, ptr, len);
+	else
+		return 0; /* the device reaches host memory as it is */
+	if (ret < 0)
+		rte_errno = -ret;
+	return ret;
+}
+
+int
+dt_devmem_host_register(int16_t gpu_id, void *ptr, size_t len)
+{
+	return dm_host_op(gpu_id, ptr, len, true);
+}
+
+int
+dt_devmem_host_unregister(int16_t gpu_id, void *ptr, size_t len)
+{
+	return dm_host_op(gpu_id, ptr, len, false);
 }

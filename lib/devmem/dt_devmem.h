@@ -6,12 +6,14 @@
  * A region is the memory that received payload lands in, made usable by a
  * NIC and by the stack:
  *  1. memory on a gpudev device (rte_gpu_mem_alloc, or a dma-buf imported
- *     with rte_pmd_gpu_cuda_dmabuf_import), or host memory (a hugepage
- *     memzone) for a host region;
+ *     by the device's provider), or host memory (a hugepage memzone, or a
+ *     dma-buf the CPU can map, such as udmabuf's) for a host region;
  *  2. registered with EAL as external memory (rte_extmem_register), device
- *     memory only: host memory already is DPDK memory;
- *  3. DMA-mapped to the port's device (rte_dev_dma_map), when a port is
- *     given, device memory only;
+ *     memory and dma-buf host memory: a memzone already is DPDK memory;
+ *  3. for device memory behind a port backed by a verbs device, the NIC
+ *     registration check (dt_devmem_verbs.h), which refuses a region the
+ *     NIC cannot reach; then DMA-mapped to the port's device
+ *     (rte_dev_dma_map), when a port is given;
  *  4. a copy engine for the window, entered in the copy registry
  *     (dt_copy.h) so that a driver holding an mbuf finds how to reach it;
  *  5. a pinned external-buffer mempool (rte_pktmbuf_pool_create_extbuf):
@@ -21,6 +23,10 @@
  * (log type devtcp.devmem) naming the step and the reason, sets rte_errno
  * and returns a negative errno. Regions are created and destroyed on the
  * control path, while the ports that use them are stopped.
+ *
+ * lib/devmem names no GPU driver: what a device's memory needs (copy
+ * engine, dma-buf import and export, CPU alias, host-memory registration)
+ * comes from the provider its driver registered (dt_devmem_provider.h).
  *
  * Zero touch: the CPU never loads or stores bytes of a device region; it
  * moves them with the region's copy engine. dt_devmem_region_cpu_map() is
@@ -37,6 +43,7 @@
 #include <rte_mempool.h>
 
 #include "dt_copy.h"
+#include "dt_devmem_verbs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,12 +97,14 @@ struct dt_devmem_region_conf {
 	/** Passed to engine_create. */
 	void *engine_arg;
 	/**
-	 * Device region only: take the memory from a dma-buf instead of
-	 * rte_gpu_mem_alloc(). Step 1 imports @ref dmabuf_fd whole
-	 * (rte_pmd_gpu_cuda_dmabuf_import(), gpu_cuda devices only: any
-	 * other device fails with -ENOTSUP); the other steps are unchanged,
-	 * and destroy releases the import. false (a zeroed conf) keeps
-	 * rte_gpu_mem_alloc(), whatever @ref dmabuf_fd holds.
+	 * Take the memory from a dma-buf (any exporter: amdgpu, CUDA,
+	 * udmabuf). Device region: step 1 imports @ref dmabuf_fd whole
+	 * through the device's provider (a device whose driver imports no
+	 * dma-bufs fails with -ENOTSUP) instead of rte_gpu_mem_alloc(), and
+	 * destroy releases the import. Host region (RTE_GPU_ID_NONE): the
+	 * dma-buf is mmap()ed whole, where the exporter allows it, and
+	 * registered as external memory; its copy engine is the CPU one.
+	 * false (a zeroed conf) ignores @ref dmabuf_fd.
 	 */
 	bool dmabuf;
 	/**
@@ -106,27 +115,28 @@ struct dt_devmem_region_conf {
 	 * cache lines.
 	 */
 	int dmabuf_fd;
+	/**
+	 * The verbs layer of the NIC registration check; NULL (a zeroed
+	 * conf) is rdma-core's (dt_devmem_verbs_ibv_ops()). Tests give a
+	 * fake one.
+	 */
+	const struct dt_verbs_ops *verbs_ops;
+	/** Passed to @ref verbs_ops. */
+	void *verbs_ctx;
 };
 
 /** Longest region name: the mempool name limit less a memzone prefix. */
 #define DT_DEVMEM_NAME_MAX 24
 
 /**
- * The built-in engine factory:
- *  - gpu_sim device: a CPU engine through the device-side mapping
- *    (rte_pmd_gpu_sim_dev_side());
- *  - gpu_cuda device: the CUDA copy engine (dt_copy_cuda_engine_create(),
- *    batched asynchronous copies on a stream);
- *  - any other device: NULL with rte_errno ENOTSUP.
+ * The built-in engine factory: the engine_create of the provider that the
+ * device's driver registered (dt_devmem_provider.h): gpu_sim's CPU engine
+ * through its device-side mapping, gpu_cuda's CUDA copy engine, amdgpu's
+ * engine; a device without a provider gets NULL with rte_errno ENOTSUP and
+ * a log line saying so.
  *
- * Neither driver is a link-time dependency: each function is found through
- * a weak reference (driver linked into the program) or among the loaded
- * shared objects (driver loaded as a -d plugin). Without gpu_cuda in the
- * process, a CUDA device gets ENOTSUP with a log line saying so.
- *
- * The CUDA engine does not pin host memory: copies from or to host memory
- * not registered with the GPU (rte_pmd_gpu_cuda_mempool_register()) work,
- * but synchronously and slowly.
+ * An engine may copy from or to host memory not registered with the device
+ * (dt_devmem_host_register()) more slowly (CUDA: synchronously).
  */
 struct dt_copy_engine *dt_devmem_engine_create_default(int16_t gpu_id,
 	void *base, size_t len, void *arg);
@@ -198,6 +208,40 @@ void *dt_devmem_region_cpu_map(struct dt_devmem_region *region);
  * @return 0, or -EINVAL when the region is not mapped, or the gpudev error.
  */
 int dt_devmem_region_cpu_unmap(struct dt_devmem_region *region);
+
+/**
+ * Which provider the region's memory comes from: the driver name its
+ * provider registered ("gpu_sim", "gpu_cuda", "gpu_amdgpu"), or "host",
+ * "host (dma-buf)" for host regions.
+ */
+const char *dt_devmem_region_provider(const struct dt_devmem_region *region);
+
+/**
+ * The NIC registration check of the region (step 3).
+ * @return its report, or NULL when it did not run (host region, no port).
+ */
+const struct dt_verbs_report *
+dt_devmem_region_nic_check(const struct dt_devmem_region *region);
+
+/**
+ * Export the whole region as a dma-buf through its provider.
+ * @param[out] fd  the dma-buf, owned by the caller; the region must
+ *                 outlive every importer's use of it
+ * @return 0, or a negative errno (-ENOTSUP: the provider exports none).
+ */
+int dt_devmem_region_dmabuf_export(const struct dt_devmem_region *region,
+	int *fd);
+
+/**
+ * Make host memory fast for the copy engines of device @p gpu_id (CUDA:
+ * pinned with cuMemHostRegister), through its provider's hook.
+ * @return 0 (also when the device needs nothing), -ENOTSUP (no provider),
+ *         or the provider's negative errno.
+ */
+int dt_devmem_host_register(int16_t gpu_id, void *ptr, size_t len);
+
+/** Undo dt_devmem_host_register() of the same range; 0 or a negative errno. */
+int dt_devmem_host_unregister(int16_t gpu_id, void *ptr, size_t len);
 
 #ifdef __cplusplus
 }

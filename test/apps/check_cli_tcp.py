@@ -109,6 +109,8 @@ m = re.search(r"bench: done: 2 x 8388608 bytes, port 0 -> port 1, 2 done, 0 "
 check(m is not None and float(m.group(1)) > 0,
       "bench show: 2 x 8 MiB done, verified, Gb/s reported")
 check("region cli_tx0:" in out, "show devmem lists the device send buffers")
+check("memory from gpu_sim; NIC path: no verbs device for port" in out,
+      "show devmem: the region's provider and the NIC registration check")
 helps = "".join(o for c, o in cmds if c == "help tcp")
 for h in ["tcp listen <tcp_port>", "tcp connect <ip> <tcp_port>",
           "tcp send <conn> <bytes> host|device", "tcp close|abort <conn>"]:

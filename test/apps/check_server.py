@@ -116,6 +116,8 @@ def case_sigterm():
     check(re.search(r"copy engine: [1-9]\d* host ranges? \([1-9]\d* KiB, the NIC's "
                     r"wire pools\) registered with gpu 0\n", text) is not None,
           "wire pools registered with the GPU, none refused")
+    check("memory from gpu_sim; NIC path: no verbs device for port" in text,
+          "placement report: the region's provider and the NIC registration check")
     if up and os.path.exists("/usr/bin/dpdk-telemetry.py"):
         t = telemetry(prefix, "/devtcp/stats")
         check('"rx_frames"' in t and '"consumer": "discard"' in t,

@@ -111,6 +111,30 @@ test_sample_jumbo_and_send(void)
 	DT_CHECK_EQ(c.client_chunk, 64 << 10);
 }
 
+/* The real-NIC samples: PCI port names, mlx5 length split, ice protocol split. */
+static void
+test_sample_nics(void)
+{
+	static struct srv_config c;
+	char path[512], err[512] = "";
+
+	snprintf(path, sizeof(path), "%s/server-mlx5.ini", config_dir);
+	if (srv_config_load(path, &c, err, sizeof(err)) != 0)
+		fprintf(stderr, "  %s\n", err);
+	DT_REQUIRE(err[0] == '\0');
+	DT_CHECK(strcmp(c.port[0].name, "0000:3b:00.0") == 0);
+	DT_CHECK(c.port[0].split == SRV_SPLIT_LEN);
+	DT_CHECK_EQ(c.port[0].split_len, 66);
+	DT_CHECK_EQ(c.nb_stacks, 2);
+
+	snprintf(path, sizeof(path), "%s/server-ice.ini", config_dir);
+	if (srv_config_load(path, &c, err, sizeof(err)) != 0)
+		fprintf(stderr, "  %s\n", err);
+	DT_REQUIRE(err[0] == '\0');
+	DT_CHECK(strcmp(c.port[0].name, "0000:af:00.0") == 0);
+	DT_CHECK(c.port[0].split == SRV_SPLIT_PROTO);
+}
+
 static void
 test_port_defaults_and_overrides(void)
 {
@@ -285,6 +309,7 @@ main(int argc, char **argv)
 	}
 	dt_test_run("sample_server", test_sample_server);
 	dt_test_run("sample_jumbo_and_send", test_sample_jumbo_and_send);
+	dt_test_run("sample_nics", test_sample_nics);
 	dt_test_run("port_defaults_and_overrides", test_port_defaults_and_overrides);
 	dt_test_run("syntax_errors", test_syntax_errors);
 	dt_test_run("unknown_names", test_unknown_names);

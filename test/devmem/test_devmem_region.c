@@ -21,6 +21,7 @@
 #include <rte_memory.h>
 
 #include "dt_devmem.h"
+#include "dt_devmem_provider.h"
 #include "dt_test.h"
 
 /* Vdev names are per program (set by its meson test: 0 linked, 1 plugin). */
@@ -377,7 +378,7 @@ test_engine_hook(void)
 	DT_CHECK_EQ(dt_copy_registry_count(), n0);
 }
 
-/* The built-in factory knows only gpu_sim; any other device is ENOTSUP. */
+/* The built-in factory asks the device's provider; a device without one is ENOTSUP. */
 static void
 test_default_engine_other_device(void)
 {
@@ -396,7 +397,7 @@ test_default_engine_other_device(void)
 	DT_CHECK(ce == NULL);
 	DT_CHECK_EQ(rte_errno, ENOTSUP);
 	DT_CHECK(strstr(log, want) != NULL);
-	DT_CHECK(strstr(log, "CUDA engine not built") != NULL);
+	DT_CHECK(strstr(log, "registered no device-memory provider") != NULL);
 	free(cap.buf);
 }
 
@@ -455,6 +456,45 @@ test_host_region(void)
 	DT_CHECK_EQ(dt_devmem_region_destroy(r), 0);
 }
 
+/*
+ * gpu_sim registered its provider at probe, into the table this program
+ * reads (also when gpu_sim is a -d plugin with its own copy of the code).
+ */
+static void
+test_provider_of_gpu_sim(void)
+{
+	const struct dt_devmem_provider_ops *prov = dt_devmem_provider_get(env.gpu);
+	struct dt_devmem_region_conf c = conf_gpu("dm_prov", 16);
+	struct dt_devmem_region *r = NULL;
+	int fd = -1;
+
+	DT_REQUIRE(prov != NULL);
+	DT_CHECK(strcmp(prov->name, "gpu_sim") == 0);
+	DT_CHECK(prov->engine_create != NULL);
+	DT_CHECK(prov->dmabuf_import == NULL && prov->dmabuf_export == NULL);
+	DT_CHECK(dt_devmem_provider_get(RTE_GPU_DEFAULT_MAX - 1) == NULL);
+	DT_CHECK_EQ(dt_devmem_provider_register(-1, prov), -EINVAL);
+	/* Unregistering someone else's ops leaves the provider in place. */
+	DT_CHECK_EQ(dt_devmem_provider_unregister(env.gpu,
+		(const struct dt_devmem_provider_ops *)&c), -ENOENT);
+	DT_CHECK(dt_devmem_provider_get(env.gpu) == prov);
+
+	DT_REQUIRE(dt_devmem_region_create(&c, &r) == 0);
+	DT_CHECK(strcmp(dt_devmem_region_provider(r), "gpu_sim") == 0);
+	/* gpu_sim exports no dma-buf and needs no host registration. */
+	DT_CHECK_EQ(dt_devmem_region_dmabuf_export(r, &fd), -ENOTSUP);
+	DT_CHECK_EQ(fd, -1);
+	DT_CHECK_EQ(dt_devmem_host_register(env.gpu, &fd, sizeof(fd)), 0);
+	DT_CHECK_EQ(dt_devmem_host_unregister(env.gpu, &fd, sizeof(fd)), 0);
+	DT_CHECK_EQ(dt_devmem_region_destroy(r), 0);
+
+	/* A dma-buf region on a device whose driver imports none: ENOTSUP. */
+	c.dmabuf = true;
+	c.dmabuf_fd = 0;
+	DT_CHECK_EQ(dt_devmem_region_create(&c, &r), -ENOTSUP);
+	DT_CHECK(r == NULL);
+}
+
 static int
 env_find(void)
 {
@@ -505,6 +545,7 @@ main(int argc, char **argv)
 	DT_RUN(test_engine_hook);
 	DT_RUN(test_default_engine_other_device);
 	DT_RUN(test_host_region);
+	DT_RUN(test_provider_of_gpu_sim);
 	ret = dt_test_summary();
 	rte_eal_cleanup();
 	return ret;

@@ -447,6 +447,7 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 	if (refs > 1)
 		GPU_CUDA_LOG(ERR, "%s: closed while %u CUDA copy engine(s) still use it: destroy engines first",
 			dev->mpshared->name, refs - 1);
+	gpu_cuda_provider_unregister(dev->mpshared->info.dev_id);
 	gpu_cuda_priv_free_memory(p);
 	dev->mpshared->dev_private = NULL;
 	gpu_cuda_priv_put(p);
@@ -695,6 +696,15 @@ gpu_cuda_probe(struct rte_vdev_device *vdev)
 	vdev->device.numa_node = dev->mpshared->info.numa_node;
 	dev->mpshared->dev_private = p;
 	gpu_cuda_set_ops(dev);
+	/* lib/devmem finds the engine, dma-buf and pinning calls here. */
+	ret = gpu_cuda_provider_register(dev->mpshared->info.dev_id);
+	if (ret != 0) {
+		GPU_CUDA_LOG(ERR, "%s: cannot register the device-memory provider: %s",
+			name, rte_strerror(-ret));
+		dev->mpshared->dev_private = NULL;
+		rte_gpu_release(dev);
+		goto fail;
+	}
 	rte_gpu_complete_new(dev);
 	GPU_CUDA_LOG(INFO, "%s: gpudev %d = %s, PCI %s, %u SMs, %zu MiB, NUMA %d, driver %d.%d, dma-buf %s, RDMA write ordering %d, copy engines %s (stage_max %u)",
 		name, dev->mpshared->info.dev_id, p->gpu_name, p->pci_bus_id,

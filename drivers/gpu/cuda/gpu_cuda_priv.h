@@ -151,4 +151,10 @@ int gpu_cuda_kernels_load(struct gpu_cuda_priv *p);
 int gpu_cuda_ctx_enter(const struct gpu_cuda_priv *p, int *pushed);
 void gpu_cuda_ctx_leave(const struct gpu_cuda_priv *p, int pushed);
 
+/** Register the lib/devmem provider of a probed device (gpu_cuda_provider.c). */
+int gpu_cuda_provider_register(int16_t gpu_id);
+
+/** Remove it when the device closes. */
+void gpu_cuda_provider_unregister(int16_t gpu_id);
+
 #endif /* GPU_CUDA_PRIV_H */

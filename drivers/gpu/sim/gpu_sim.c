@@ -42,6 +42,7 @@
 #include <bus_vdev_driver.h>
 #include <gpudev_driver.h>
 
+#include "gpu_sim_provider.h"
 #include "rte_pmd_gpu_sim.h"
 
 RTE_LOG_REGISTER(gpu_sim_logtype, pmd.gpu.sim, INFO);
@@ -750,6 +751,7 @@ gpu_sim_dev_close(struct rte_gpu *dev)
 
 	if (priv == NULL)
 		return 0;
+	gpu_sim_provider_unregister(dev->mpshared->info.dev_id);
 	dev->mpshared->dev_private = NULL;
 	dev->mpshared->info.context = 0;
 	gpu_sim_priv_destroy(priv);
@@ -874,6 +876,15 @@ gpu_sim_probe(struct rte_vdev_device *vdev)
 	dev->ops.mem_cpu_unmap = gpu_sim_mem_cpu_unmap;
 	dev->ops.wmb = gpu_sim_wmb;
 
+	/* lib/devmem finds the copy engine of the device's memory here. */
+	ret = gpu_sim_provider_register(info->dev_id);
+	if (ret < 0) {
+		GPU_SIM_LOG(ERR, "%s: cannot register the device-memory provider: %s",
+			name, rte_strerror(-ret));
+		rte_gpu_release(dev);
+		gpu_sim_priv_destroy(priv);
+		return ret;
+	}
 	rte_gpu_complete_new(dev);
 	GPU_SIM_LOG(INFO, "%s: gpu %d, %" PRIu64 " bytes of device memory, numa %d, %u processors, copy latency %u us",
 		name, info->dev_id, conf.size, conf.numa, conf.processors,
