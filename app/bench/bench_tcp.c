@@ -870,7 +870,7 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 		if (server) {
 			s->cap = run->conns;
 			/* Slices of whole cache lines, as bt_land() fills them. */
-			s->land_len = RTE_ALIGN_FLOOR(run->land_len / k,
+			s->land_len = RTE_ALIGN_FLOOR(run->land_len / run->nsrv,
 				RTE_CACHE_LINE_SIZE);
 			s->land_base = run->land_base + (uintptr_t)q * s->land_len;
 			if (dt_dp_listen(s->st, BT_SRV_PORT) != 0)
