@@ -91,6 +91,7 @@ static struct {
 	dt_dp_conn_t conn;	/* last accepted */
 	uint32_t last_end;	/* the stack's last seq + len (+SYN/FIN) */
 	bool hold;
+	bool trace;		/* FUZZ_DP_TRACE: events and counters */
 } fz;
 
 static struct rte_mempool *
@@ -141,6 +142,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct rte_ether_addr mac;
 	int16_t gpu;
 
+	fz.trace = getenv("FUZZ_DP_TRACE") != NULL;
 	FZ_CHECK(rte_eal_init(RTE_DIM(eal), eal) >= 0, "EAL: %s",
 		rte_strerror(rte_errno));
 	FZ_CHECK(rte_eth_dev_count_avail() == 2, "two net_hsplit ports");
@@ -216,6 +218,9 @@ note_tcp(const struct rte_mbuf *m, const uint8_t *p, uint16_t len)
 			dt_net_tcp_parse(p + 14 + ihl, len - 14 - ihl, tot - ihl,
 				&th) != DT_NET_OK)
 		return;
+	if (fz.trace)
+		fprintf(stderr, "fuzz_dp: stack sent flags %02x seq %u ack %u len %u\n",
+			th.flags, th.seq, th.ack, tot - ihl - th.hdr_len);
 	fz.last_end = th.seq + (tot - ihl - th.hdr_len) +
 		((th.flags & DT_NET_TCP_SYN) ? 1 : 0) +
 		((th.flags & DT_NET_TCP_FIN) ? 1 : 0);
@@ -273,6 +278,11 @@ events_drain(void)
 	do {
 		n = dt_dp_events(fz.st, ev, RTE_DIM(ev));
 		for (i = 0; i < n; i++) {
+			if (fz.trace)
+				fprintf(stderr, "fuzz_dp: event %u conn %llx len %u\n",
+					ev[i].type, (unsigned long long)ev[i].conn,
+					ev[i].type == DT_DP_EV_DATA ?
+					ev[i].chunk.len : 0);
 			if (ev[i].type == DT_DP_EV_ACCEPTED)
 				fz.conn = ev[i].conn;
 			if (ev[i].type != DT_DP_EV_DATA)
@@ -419,10 +429,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint16_t len;
 	uint8_t fl;
 
+	/*
+	 * Counted with the port stopped: the NIC's stash of spare mbufs and
+	 * frames in flight on the wire go back to their pools then, so the
+	 * counts are exact.
+	 */
 	wire_drain();
+	FZ_CHECK(rte_eth_dev_stop(fz.sport) == 0, "port stop");
 	hdr0 = rte_mempool_avail_count(fz.s_hdr);
 	pay0 = rte_mempool_avail_count(pay);
 	shell0 = rte_mempool_avail_count(fz.s_shell);
+	FZ_CHECK(rte_eth_dev_start(fz.sport) == 0, "port start");
 	fz.st = stack_new();
 	FZ_CHECK(fz.st != NULL, "stack: %s", rte_strerror(rte_errno));
 	FZ_CHECK(dt_dp_listen(fz.st, FZ_LISTEN) == 0, "listen");
@@ -450,11 +467,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		frames++;
 	}
 	poll_some(2);
+	if (fz.trace) {
+		struct dt_dp_stats sts;
+
+		dt_dp_stats_get(fz.st, &sts);
+		fprintf(stderr, "fuzz_dp: rx %llu tcp %llu arp %llu icmp %llu "
+			"tx %llu dev_chunks %llu host_chunks %llu no_conn %llu "
+			"cksum %llu bad_ip %llu not_for_us %llu\n",
+			(unsigned long long)sts.rx_frames,
+			(unsigned long long)sts.rx_tcp,
+			(unsigned long long)sts.rx_arp,
+			(unsigned long long)sts.rx_icmp,
+			(unsigned long long)sts.tx_frames,
+			(unsigned long long)sts.device_chunks,
+			(unsigned long long)sts.host_chunks,
+			(unsigned long long)sts.drop_no_conn,
+			(unsigned long long)sts.drop_l4_cksum,
+			(unsigned long long)sts.drop_bad_ip,
+			(unsigned long long)sts.drop_not_for_us);
+	}
 	for (i = 0; i < fz.n_held; i++)
 		dt_dp_release(fz.st, fz.held[i]);
 	dt_dp_stack_destroy(fz.st);
 	fz.st = NULL;
 	wire_drain();
+	FZ_CHECK(rte_eth_dev_stop(fz.sport) == 0, "port stop");
 	FZ_CHECK(rte_mempool_avail_count(fz.s_hdr) == hdr0,
 		"header mbufs: %u before, %u after", hdr0,
 		rte_mempool_avail_count(fz.s_hdr));
@@ -464,5 +501,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(rte_mempool_avail_count(fz.s_shell) == shell0,
 		"shell mbufs: %u before, %u after", shell0,
 		rte_mempool_avail_count(fz.s_shell));
+	FZ_CHECK(rte_eth_dev_start(fz.sport) == 0, "port start");
 	return 0;
 }

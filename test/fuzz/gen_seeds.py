@@ -356,7 +356,8 @@ def gen_dp():
         t = tcp(sport, dport, seq, ack, flags, 65535, opts, payload)
         return eth(mac1, mac0, 0x0800) + ipv4(cli_ip, srv_ip, 6, len(t)) + t
 
-    syn = tcpf(1000, 0, SYN, opts=tcp_opts(1460, 7, True, (1, 0)))
+    # No timestamps: later segments would need them (RFC 7323).
+    syn = tcpf(1000, 0, SYN, opts=tcp_opts(1460, 7, True))
     s = {}
     s["syn"] = frame(syn)
     # Handshake: the harness's ack mode 'last SYN-ACK + 1' (flag 0x08).
@@ -366,6 +367,17 @@ def gen_dp():
         frame(tcpf(3001, 0, ACK | PSH, b"y" * 500), 0x0f) + \
         frame(tcpf(2001, 0, ACK | PSH, b"z" * 1000), 0x0f) + \
         frame(tcpf(3501, 0, ACK | FIN), 0x0f)
+    def appc(what):
+        return bytes([0x80, what])
+
+    s["send_hold_close"] = frame(syn) + \
+        frame(tcpf(1001, 0, ACK), 0x0f) + appc(0 | (3 << 3)) + \
+        frame(tcpf(1001, 0, ACK | PSH, b"h" * 700), 0x2f) + appc(6) + \
+        frame(tcpf(1001, 0, ACK), 0x0f) + appc(4) + appc(2) + \
+        frame(tcpf(1701, 0, ACK | FIN), 0x0f) + appc(6 | (4 << 3))
+    s["abort_unlisten"] = frame(syn) + frame(tcpf(1001, 0, ACK), 0x0f) + \
+        frame(tcpf(5001, 0, ACK | PSH, b"o" * 300), 0x0f) + appc(3) + appc(5) + \
+        frame(syn)
     arp = eth(b"\xff" * 6, mac0, 0x0806) + be16(1) + be16(0x0800) + \
         bytes([6, 4]) + be16(1) + mac0 + be32(cli_ip) + b"\0" * 6 + be32(srv_ip)
     s["arp"] = frame(arp, 0x01)

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Run the libFuzzer targets of test/fuzz longer than CI does, one after the
+# other on one CPU, and print executions, libFuzzer coverage and crashes;
+# optionally line coverage of lib/net, lib/tcp and lib/dp (llvm-cov) and a
+# replay of the committed crashers.
+#
+# usage: scripts/fuzz.sh [-t SECONDS] [--cov] [--crashers] [TARGET...]
+#   TARGET     net, tcp, dp (default: all three)
+#   -t N       seconds per target (default 300)
+#   --cov      also build build-fuzzcov (clang, -fprofile-instr-generate) and
+#              report the line coverage the corpus reaches, per library
+#   --crashers replay test/fuzz/crashers/TARGET/* and say which still fail
+#              (no fuzzing)
+# env: DEVTCP_BUILD (main build folder, default build; the targets come from
+#      its -asan sibling that scripts/test.sh makes), FUZZ_TCP_LAX (see
+#      test/fuzz/fuzz_tcp.c: invariants that report instead of abort).
+# The corpus grows in BUILD-asan/fuzz-work/TARGET (kept between runs; the
+# committed seeds are never written). Exit status: 1 when a target crashed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${DEVTCP_BUILD:-build}
+asan=${build}-asan
+cov_build=${build}-fuzzcov
+secs=300
+cov=0
+replay=0
+targets=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t) secs=$2; shift 2 ;;
+	--cov) cov=1; shift ;;
+	--crashers) replay=1; shift ;;
+	net|tcp|dp) targets+=("$1"); shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp ...]" >&2
+	   exit 2 ;;
+	esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp)
+
+if [ ! -x "$asan/test/fuzz/fuzz_net" ]; then
+	echo "no fuzz targets in $asan: run scripts/test.sh first (it builds $asan with clang)" >&2
+	exit 1
+fi
+nice ninja -C "$asan" test/fuzz/fuzz_net test/fuzz/fuzz_tcp \
+	$( [ -f "$asan/test/fuzz/fuzz_dp" ] && echo test/fuzz/fuzz_dp ) >/dev/null ||
+	{ echo "build of the fuzz targets failed" >&2; exit 1; }
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+rc=0
+if [ "$replay" = 1 ]; then
+	for t in "${targets[@]}"; do
+		for f in test/fuzz/crashers/"$t"/*; do
+			[ -f "$f" ] || continue
+			case $f in *.txt|*.md) continue ;; esac
+			out=$("$asan/test/fuzz/fuzz_$t" "$f" 2>&1)
+			if [ $? -eq 0 ]; then
+				echo "fixed:   $f"
+			else
+				rc=1
+				echo "crashes: $f: $(echo "$out" | grep -m1 -E 'invariant broken|broken:|property broken|ERROR: ')"
+			fi
+		done
+	done
+	exit $rc
+fi
+
+for t in "${targets[@]}"; do
+	bin=$asan/test/fuzz/fuzz_$t
+	[ -x "$bin" ] || { echo "fuzz_$t: not built in $asan, skipped"; continue; }
+	work=$asan/fuzz-work/$t
+	mkdir -p "$work"
+	rm -rf "$work/artifacts"
+	nice test/fuzz/run_fuzz.sh "$bin" "$secs" test/fuzz/corpus/"$t" "$work" ||
+		rc=1
+	echo "fuzz_$t: corpus now $(find "$work/corpus" -type f | wc -l) inputs in $work/corpus"
+done
+
+[ "$cov" = 1 ] || exit $rc
+
+# Line coverage: the same targets built with source-based coverage (no
+# sanitizers), run once over the seeds and what the runs above found.
+if [ ! -f "$cov_build/build.ninja" ]; then
+	CC=clang meson setup "$cov_build" -Ddpdk_sdk="$top/$build-sdk" \
+		-Dfuzz=enabled -Db_lundef=false -Dwerror=false \
+		-Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
+		-Dc_link_args="-fprofile-instr-generate" >/dev/null ||
+		{ echo "coverage build set-up failed" >&2; exit 1; }
+fi
+nice ninja -C "$cov_build" $(for t in "${targets[@]}"; do
+	echo test/fuzz/fuzz_$t; done) >/dev/null ||
+	{ echo "coverage build failed" >&2; exit 1; }
+declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp")
+for t in "${targets[@]}"; do
+	bin=$cov_build/test/fuzz/fuzz_$t
+	[ -x "$bin" ] || continue
+	prof=$cov_build/fuzz-$t
+	rm -f "$prof".*
+	LLVM_PROFILE_FILE="$prof.%p.profraw" "$bin" -runs=0 \
+		test/fuzz/corpus/"$t" "$asan/fuzz-work/$t/corpus" >/dev/null 2>&1
+	llvm-profdata merge -sparse "$prof".*.profraw -o "$prof.profdata" ||
+		{ rc=1; continue; }
+	echo "fuzz_$t: line coverage of ${srcs[$t]} (seeds + corpus):"
+	llvm-cov report "$bin" -instr-profile="$prof.profdata" \
+		"$top/${srcs[$t]}" | sed 's/^/  /' | tail -n +1 |
+		awk 'NR <= 2 || /TOTAL/ || /\.c /'
+done
+exit $rc
