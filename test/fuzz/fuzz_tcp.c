@@ -26,7 +26,8 @@
  *    acceptable ACK (one byte past it: a zero-window probe), and is the
  *    application's stream at the right offset;
  *  - SACK blocks sent (after a D-SACK, RFC 2883) lie above the cumulative
- *    ACK and describe data held (or resolved by that very call);
+ *    ACK and describe data held (or resolved by that very call); the
+ *    sender's scoreboard holds only data in flight;
  *  - cwnd stays below 2^30 and below 16 segments plus twice the bytes
  *    acknowledged so far;
  *  - timer actions agree with the connection's deadlines; outbound headers
@@ -566,6 +567,18 @@ check_conn(unsigned int slot, const struct fz_pre *pre)
 			1 : 0) && !(c->flags & DT_TCP_F_RD_CLOSED))
 		FZ_BUG(FZ_K_LOST, "slot %u: delivered up to %u, rcv_nxt %u", slot,
 			s->deliv, c->rcv_nxt);
+	/* The scoreboard (RFC 6675) holds only data in flight, SACKed. */
+	for (i = 0; i < c->lr.sb_n && i < DT_TCP_SACK_SB_MAX; i++)
+		if (!dt_tcp_seq_le(c->snd_una, c->lr.sb[i].start) ||
+				!dt_tcp_seq_lt(c->lr.sb[i].start, c->lr.sb[i].end) ||
+				!dt_tcp_seq_le(c->lr.sb[i].end, c->snd_max))
+			FZ_BUG(FZ_K_SACK, "slot %u: scoreboard %u:%u outside "
+				"snd_una %u .. snd_max %u", slot,
+				c->lr.sb[i].start, c->lr.sb[i].end, c->snd_una,
+				c->snd_max);
+	if (c->lr.sacked > c->snd_max - c->snd_una)
+		FZ_BUG(FZ_K_SACK, "slot %u: %u bytes SACKed, %u in flight", slot,
+			c->lr.sacked, c->snd_max - c->snd_una);
 	/* Bytes acknowledged: never more than was in flight. */
 	if (pre->synced && dt_tcp_seq_gt(c->snd_una, pre->una)) {
 		d = c->snd_una - pre->una;
@@ -711,8 +724,8 @@ rd_opts(struct dt_net_tcp_opts *o, uint8_t bits, const struct dt_tcp_conn *c,
 		uint32_t dr = rd16();
 		uint8_t sh = rd8();
 
-		o->sack[i].left = base + (uint32_t)dl * (1u << (sh & 15));
-		o->sack[i].right = o->sack[i].left + (dr << (sh >> 4));
+		o->sack[i].left = base + (uint32_t)dl * (1u << ((sh & 15) * 2));
+		o->sack[i].right = o->sack[i].left + (dr << ((sh >> 4) * 2));
 	}
 	if (n) {
 		o->present |= DT_NET_TCPOPT_F_SACK;

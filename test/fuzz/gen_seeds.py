@@ -397,7 +397,39 @@ def gen_dp():
         write("dp", k, v)
 
 
+# ---- known engine bugs, as fuzz_tcp inputs (test/fuzz/crashers/tcp) ----
+
+def gen_crashers():
+    ts = 3
+    d = os.path.join(TOP, "crashers", "tcp")
+    os.makedirs(d, exist_ok=True)
+    c = {}
+    # Non-SACK: an old ACK (below snd_una) taken as acking ~2^32 bytes.
+    c["cwnd_old_ack_nonsack"] = cfg(sack=False, rack=False) + \
+        hs_passive(sackok=False) + send(40000) + \
+        seg(amode=0, adelta=1448, ts=ts, win=1024) + next_timer() + \
+        seg(amode=0, adelta=2896, ts=ts, win=1024) + \
+        seg(amode=0, adelta=5792, ts=ts, win=1024) + \
+        seg(amode=0, adelta=8688, ts=ts, win=1024) + \
+        seg(amode=0, adelta=11584, ts=ts, win=1024) + \
+        b"".join(seg(amode=0, adelta=-1448, ts=ts, win=1024) for _ in range(4))
+    # FIN at rcv_nxt while out-of-order data is held: it stays held.
+    c["fin_at_rcv_nxt_ooo_held"] = cfg() + hs_passive() + \
+        seg(sdelta=500, ts=ts, length=100) + seg(flags=ACK | FIN, ts=ts)
+    # Data beyond an out-of-order FIN is delivered (and the FIN lost).
+    c["data_beyond_ooo_fin"] = cfg() + hs_passive() + \
+        seg(flags=ACK | FIN, sdelta=100, ts=ts) + \
+        seg(sdelta=100, ts=ts, length=100) + seg(ts=ts, length=100)
+    # RTO retransmits a full MSS past a window that never was larger.
+    c["rto_beyond_window"] = cfg() + hs_passive(ws=None, win=500) + \
+        send(5000) + next_timer() + next_timer()
+    for k, v in c.items():
+        with open(os.path.join(d, k), "wb") as f:
+            f.write(v)
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["net", "tcp", "dp"]
     for w in which:
-        {"net": gen_net, "tcp": gen_tcp, "dp": gen_dp}[w]()
+        {"net": gen_net, "tcp": gen_tcp, "dp": gen_dp,
+         "crashers": gen_crashers}[w]()
