@@ -6,16 +6,18 @@
 #
 # usage: scripts/fuzz.sh [-t SECONDS] [--cov] [--crashers] [TARGET...]
 #   TARGET     net, tcp, dp (default: all three)
-#   -t N       seconds per target (default 300)
+#   -t N       seconds per target (default 300; 0: no fuzzing, --cov of the
+#              corpus already there)
 #   --cov      also build build-fuzzcov (clang, -fprofile-instr-generate) and
 #              report the line coverage the corpus reaches, per library
 #   --crashers replay test/fuzz/crashers/TARGET/* and say which still fail
 #              (no fuzzing)
 # env: DEVTCP_BUILD (main build folder, default build; the targets come from
 #      its -asan sibling that scripts/test.sh makes), FUZZ_TCP_LAX (see
-#      test/fuzz/fuzz_tcp.c: invariants that report instead of abort).
-# The corpus grows in BUILD-asan/fuzz-work/TARGET (kept between runs; the
-# committed seeds are never written). Exit status: 1 when a target crashed.
+#      test/fuzz/fuzz_tcp.c: invariants that report instead of abort),
+#      FUZZ_WORK (corpus folder, default BUILD-asan/fuzz-work).
+# The corpus grows in FUZZ_WORK/TARGET (kept between runs; the committed
+# seeds are never written). Exit status: 1 when a target crashed.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,7 @@ cd "$top"
 build=${DEVTCP_BUILD:-build}
 asan=${build}-asan
 cov_build=${build}-fuzzcov
+fuzz_work=${FUZZ_WORK:-$asan/fuzz-work}
 secs=300
 cov=0
 replay=0
@@ -68,9 +71,10 @@ if [ "$replay" = 1 ]; then
 fi
 
 for t in "${targets[@]}"; do
+	[ "$secs" -gt 0 ] || break
 	bin=$asan/test/fuzz/fuzz_$t
 	[ -x "$bin" ] || { echo "fuzz_$t: not built in $asan, skipped"; continue; }
-	work=$asan/fuzz-work/$t
+	work=$fuzz_work/$t
 	mkdir -p "$work"
 	rm -rf "$work/artifacts"
 	nice test/fuzz/run_fuzz.sh "$bin" "$secs" test/fuzz/corpus/"$t" "$work" ||
@@ -82,8 +86,16 @@ done
 
 # Line coverage: the same targets built with source-based coverage (no
 # sanitizers), run once over the seeds and what the runs above found.
+# Without fuzz_dp the EAL-free part of the tree is enough (a short build).
+unit_only=true
+for t in "${targets[@]}"; do [ "$t" = dp ] && unit_only=false; done
+if [ -f "$cov_build/build.ninja" ] && [ "$unit_only" = false ] &&
+		[ ! -d "$cov_build/drivers" ]; then
+	rm -rf "$cov_build"	# a unit_only one: dp needs the whole tree
+fi
 if [ ! -f "$cov_build/build.ninja" ]; then
 	CC=clang meson setup "$cov_build" -Ddpdk_sdk="$top/$build-sdk" \
+		-Dunit_only=$unit_only \
 		-Dfuzz=enabled -Db_lundef=false -Dwerror=false \
 		-Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
 		-Dc_link_args="-fprofile-instr-generate" >/dev/null ||
@@ -98,11 +110,14 @@ for t in "${targets[@]}"; do
 	[ -x "$bin" ] || continue
 	prof=$cov_build/fuzz-$t
 	rm -f "$prof".*
-	LLVM_PROFILE_FILE="$prof.%p.profraw" "$bin" -runs=0 \
-		test/fuzz/corpus/"$t" "$asan/fuzz-work/$t/corpus" >/dev/null 2>&1
+	dirs=(test/fuzz/corpus/"$t")
+	[ -d "$fuzz_work/$t/corpus" ] && dirs+=("$fuzz_work/$t/corpus")
+	n_in=$(find "${dirs[@]}" -type f | wc -l)
+	LLVM_PROFILE_FILE="$prof.%p.profraw" "$bin" -runs=0 "${dirs[@]}" \
+		>/dev/null 2>&1
 	llvm-profdata merge -sparse "$prof".*.profraw -o "$prof.profdata" ||
 		{ rc=1; continue; }
-	echo "fuzz_$t: line coverage of ${srcs[$t]} (seeds + corpus):"
+	echo "fuzz_$t: line coverage of ${srcs[$t]} over $n_in inputs (seeds + corpus):"
 	llvm-cov report "$bin" -instr-profile="$prof.profdata" \
 		"$top/${srcs[$t]}" | sed 's/^/  /' | tail -n +1 |
 		awk 'NR <= 2 || /TOTAL/ || /\.c /'
