@@ -289,6 +289,9 @@ collect_events(unsigned int slot, const struct dt_tcp_out *out,
 
 	for (i = 0; i < out->n_events; i++) {
 		ev = &out->events[i];
+		if (fz_trace)
+			fprintf(stderr, "fuzz_tcp:   event %u off %u len %u\n",
+				ev->type, ev->ext.off, ev->ext.len);
 		switch (ev->type) {
 		case DT_TCP_EV_CONNECTED:
 			if (s->open)
@@ -473,6 +476,12 @@ collect_segs(int slot, const struct dt_tcp_out *out)
 		}
 		if (g->th.opts.present & DT_NET_TCPOPT_F_TS)
 			env.s[slot].last_ts = g->th.opts.ts_val;
+		if (fz_trace)
+			fprintf(stderr, "fuzz_tcp:   out flags %02x seq %u+%u "
+				"ack %u sack %u: %u:%u %u:%u\n", g->th.flags,
+				g->th.seq, g->len, g->th.ack, g->th.opts.n_sack,
+				g->th.opts.sack[0].left, g->th.opts.sack[0].right,
+				g->th.opts.sack[1].left, g->th.opts.sack[1].right);
 		check_tx_payload(&env.s[slot], (unsigned int)slot, g);
 		check_sack(&env.s[slot], (unsigned int)slot, g);
 	}
@@ -537,6 +546,9 @@ check_conn(unsigned int slot, const struct fz_pre *pre)
 			c->snd_nxt, c->snd_max, c->snd_wnd, c->cwnd,
 			c->ssthresh, c->rcv_nxt, c->ooo_n,
 			(unsigned long long)s->acked);
+	for (i = 0; fz_trace && i < c->ooo_n; i++)
+		fprintf(stderr, "fuzz_tcp:   held %u+%u\n", c->ooo[i].seq,
+			c->ooo[i].ext.len);
 	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		if (dt_tcp_timer_is_conn(k) && s->tmr[k] != c->timers[k])
 			FZ_FAIL("slot %u timer %u: actions say %llu, conn %llu",
@@ -617,8 +629,8 @@ finish_call(int slot, const struct fz_pre *pre)
 	struct fz_slot *s;
 
 	for (;;) {
-		collect_segs(slot, out);
 		if (slot < 0) {
+			collect_segs(slot, out);
 			collect_timers(env.lst_tmr, out);
 			if (env.lst_tmr[DT_TCP_T_SYNQ] != env.lst.deadline)
 				FZ_FAIL("listener timer action %llu, deadline %llu",
@@ -630,8 +642,10 @@ finish_call(int slot, const struct fz_pre *pre)
 			return;
 		}
 		s = &env.s[slot];
+		/* Events first: SACK blocks may name what this call freed. */
 		collect_events((unsigned int)slot, out, pre->fin_held,
 			pre->fin_seq);
+		collect_segs(slot, out);
 		collect_timers(s->tmr, out);
 		if (out->ack_pending)
 			s->ack_owed = true;
@@ -1059,6 +1073,9 @@ static void
 fz_step(uint8_t op)
 {
 	uint64_t d;
+
+	if (fz_trace)
+		fprintf(stderr, "fuzz_tcp: step %02x\n", op);
 
 	if ((op & 15) > 3 || !(op & 0x40))
 		flush_acks();
