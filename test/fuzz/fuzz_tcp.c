@@ -94,6 +94,7 @@ struct fz_slot {
 	uint32_t deliv;		/* next sequence DATA must start at */
 	bool edge_ok;
 	uint32_t edge;		/* highest right edge the peer advertised */
+	uint32_t wnd_max;	/* largest window it offered (scaled) */
 	uint64_t acked;		/* bytes snd_una advanced over, bounded */
 	uint64_t stream;	/* application bytes queued */
 	uint32_t peer_iss;	/* the peer's ISN (its SYN's sequence) */
@@ -415,7 +416,7 @@ static void
 check_tx_payload(const struct fz_slot *s, unsigned int slot,
 	const struct dt_tcp_tx_seg *g)
 {
-	uint32_t sum = 0, end;
+	uint32_t sum = 0, end, limit;
 	uint64_t want;
 	unsigned int i;
 
@@ -442,11 +443,18 @@ check_tx_payload(const struct fz_slot *s, unsigned int slot,
 	if (g->len == 0 || !s->edge_ok)
 		return;
 	end = g->th.seq + g->len;
+	/*
+	 * The highest edge offered, or (RFC 9293 3.8.6.2.1: usable window
+	 * SND.UNA + SND.WND, and an ACK may move SND.UNA without updating
+	 * SND.WND) snd_una plus the largest window offered.
+	 */
+	limit = s->edge;
+	if (dt_tcp_seq_gt(s->c.snd_una + s->wnd_max, limit))
+		limit = s->c.snd_una + s->wnd_max;
 	/* One byte beyond the window: a zero-window probe. */
-	if (dt_tcp_seq_gt(end, s->edge) &&
-			!(g->len == 1 && end == s->edge + 1))
+	if (dt_tcp_seq_gt(end, limit) && !(g->len == 1 && end == limit + 1))
 		FZ_BUG(FZ_K_WINDOW, "segment %u+%u beyond the peer's window edge %u "
-			"(snd_una %u snd_wnd %u)", g->th.seq, g->len, s->edge,
+			"(snd_una %u snd_wnd %u)", g->th.seq, g->len, limit,
 			s->c.snd_una, s->c.snd_wnd);
 }
 
@@ -704,12 +712,14 @@ flush_acks(void)
 	}
 }
 
-/* A right edge the peer offers in an acceptable ACK. */
+/* The window @p wnd from @p ack the peer offers in an acceptable ACK. */
 static void
-edge_offer(struct fz_slot *s, uint32_t edge)
+edge_offer(struct fz_slot *s, uint32_t ack, uint32_t wnd)
 {
-	if (!s->edge_ok || dt_tcp_seq_gt(edge, s->edge))
-		s->edge = edge;
+	if (!s->edge_ok || dt_tcp_seq_gt(ack + wnd, s->edge))
+		s->edge = ack + wnd;
+	if (!s->edge_ok || wnd > s->wnd_max)
+		s->wnd_max = wnd;
 	s->edge_ok = true;
 }
 
@@ -777,7 +787,7 @@ op_segment(uint8_t op)
 	struct dt_tcp_tuple t;
 	struct dt_tcp_seg seg;
 	struct fz_pre pre;
-	uint32_t seq_base, ack_base, len, off, piece, edge;
+	uint32_t seq_base, ack_base, len, off, piece, edge, wnd;
 	uint8_t smode, amode, bits, cnt;
 	bool live, acceptable;
 	int target;
@@ -866,20 +876,22 @@ op_segment(uint8_t op)
 	if (live && s->c.state == DT_TCP_SYN_SENT &&
 			(seg.th.flags & DT_NET_TCP_SYN))
 		acceptable = true;	/* SYN-ACK, or simultaneous open */
-	edge = 0;
-	if (acceptable) {
-		edge = (seg.th.flags & DT_NET_TCP_SYN) ?
-			s->c.iss + 1 + seg.th.win :
-			seg.th.ack + ((uint32_t)seg.th.win << s->c.snd_ws);
-	}
+	edge = (seg.th.flags & DT_NET_TCP_SYN) ? s->c.iss + 1 : seg.th.ack;
+	wnd = (seg.th.flags & DT_NET_TCP_SYN) ? seg.th.win :
+		(uint32_t)seg.th.win << s->c.snd_ws;
 
+	if (fz_trace)
+		fprintf(stderr, "fuzz_tcp:   in slot %u flags %02x seq %u+%u ack %u "
+			"win %u opts %02x target %d acceptable %d\n", slot,
+			seg.th.flags, seg.th.seq, len, seg.th.ack, seg.th.win,
+			seg.th.opts.present, target, acceptable);
 	pre_take(slot, &pre);
 	env.call++;
 	if (target == 1) {
 		if (dt_tcp_input(&s->c, &seg, env.now, &env.out) != 0)
 			FZ_FAIL("dt_tcp_input refused a valid segment");
 		if (acceptable)
-			edge_offer(s, edge);
+			edge_offer(s, edge, wnd);
 		finish_call((int)slot, &pre);
 		return;
 	}
@@ -900,11 +912,11 @@ op_segment(uint8_t op)
 		if (s->c.tuple.rport != t.rport)
 			FZ_FAIL("child with another tuple");
 		/* The SYN's window and the final ACK's are offers. */
-		edge_offer(s, s->c.iss + 1 + s->syn_win_max);
+		edge_offer(s, s->c.iss + 1, s->syn_win_max);
 		if (dt_tcp_seq_ge(seg.th.ack, s->c.snd_una) &&
 				dt_tcp_seq_le(seg.th.ack, s->c.snd_max))
-			edge_offer(s, seg.th.ack +
-				((uint32_t)seg.th.win << s->c.snd_ws));
+			edge_offer(s, seg.th.ack,
+				(uint32_t)seg.th.win << s->c.snd_ws);
 		dt_tcp_listen_accepted(&env.lst);
 		env.synack_seen[v] = false;
 		finish_call(0, &pre);
