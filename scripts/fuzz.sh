@@ -115,7 +115,7 @@ for t in "${targets[@]}"; do
 	n_in=$(find "${dirs[@]}" -type f | wc -l)
 	# Replay only: known-bug invariants must not stop it half way.
 	FUZZ_TCP_LAX=all LLVM_PROFILE_FILE="$prof.%p.profraw" "$bin" -runs=0 \
-		"${dirs[@]}" >/dev/null 2>&1
+		-artifact_prefix="$prof-" "${dirs[@]}" >/dev/null 2>&1
 	llvm-profdata merge -sparse "$prof".*.profraw -o "$prof.profdata" ||
 		{ rc=1; continue; }
 	echo "fuzz_$t: line coverage of ${srcs[$t]} over $n_in inputs (seeds + corpus):"
