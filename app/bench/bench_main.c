@@ -411,8 +411,10 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 /*
  * --rate before EAL sees its arguments: append rate= to every net_hsplit
  * vdev that has none, so the loopback wire is paced to the rate the run
- * reports against. Returns a new argv (the caller keeps it for the
- * process's life, as EAL may), or NULL when nothing changes.
+ * reports against. Returns a new argv (the caller keeps it until EAL is
+ * cleaned up, then rate_argv_free()), or NULL when nothing changes. The
+ * strings it allocates are also listed after the argv's NULL: EAL's getopt
+ * may permute the argv itself.
  */
 static char **
 rate_to_devargs(int argc, char **argv, int *new_argc)
@@ -421,6 +423,7 @@ rate_to_devargs(int argc, char **argv, int *new_argc)
 	char **nv;
 	int i, dd = argc;
 	bool vdev_next = false;
+	int n_new = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (dd == argc && strcmp(argv[i], "--") == 0) {
@@ -436,7 +439,7 @@ rate_to_devargs(int argc, char **argv, int *new_argc)
 	}
 	if (rate == NULL)
 		return NULL;
-	nv = calloc(argc + 1, sizeof(*nv));
+	nv = calloc(2 * (size_t)argc + 2, sizeof(*nv));
 	if (nv == NULL)
 		return NULL;
 	for (i = 0; i < argc; i++) {
@@ -455,12 +458,25 @@ rate_to_devargs(int argc, char **argv, int *new_argc)
 				strstr(dev, "rate=") != NULL)
 			continue;
 		if (asprintf(&nv[i], "%s,rate=%s", a, rate) < 0) {
-			free(nv);
-			return NULL;
+			nv[i] = argv[i];
+			continue;
 		}
+		nv[argc + 1 + n_new++] = nv[i];
 	}
 	*new_argc = argc;
 	return nv;
+}
+
+static void
+rate_argv_free(char **nv, int argc)
+{
+	int i;
+
+	if (nv == NULL)
+		return;
+	for (i = argc + 1; nv[i] != NULL; i++)
+		free(nv[i]);
+	free(nv);
 }
 
 /* The rate= devarg of a net_hsplit port (Gb/s), or 0. */
@@ -1122,11 +1138,12 @@ main(int argc, char **argv)
 	struct bench_result *res = NULL;
 	struct bench_run run = { .opts = &ctx.opts };
 	char **rate_argv;
-	int n = 0, rc, i, rate_argc = 0;
+	int n = 0, rc, i, rate_argc = 0, argc0;
 	unsigned int k, si;
 
 	/* --rate paces the software NIC: it must reach the vdevs' devargs. */
 	rate_argv = rate_to_devargs(argc, argv, &rate_argc);
+	argc0 = argc;
 	if (rate_argv != NULL) {
 		argc = rate_argc;
 		argv = rate_argv;
@@ -1137,6 +1154,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "devtcp-bench: EAL init failed: %s (EAL options go "
 			"before '--'; devtcp-bench --help)\n",
 			dt_app_eal_strerror(rte_errno));
+		rate_argv_free(rate_argv, argc0);
 		return 1;
 	}
 	argc -= rc;
@@ -1209,5 +1227,6 @@ main(int argc, char **argv)
 	bench_free_frames(&run);
 	cleanup(&ctx);
 	rte_eal_cleanup();
+	rate_argv_free(rate_argv, argc0);
 	return rc == 0 ? 0 : 1;
 }

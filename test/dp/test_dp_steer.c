@@ -31,6 +31,7 @@
 #include "dt_devmem.h"
 #include "dt_dp.h"
 #include "dt_dp_port.h"
+#include "dt_net_bytes.h"
 #include "dt_net_cksum.h"
 #include "dt_pattern.h"
 #include "dt_test.h"
@@ -381,8 +382,9 @@ raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
 	p[17] = (uint8_t)tot;
 	p[22] = 64;
 	p[23] = proto;
-	*(uint32_t *)(p + 26) = rte_cpu_to_be_32(CLI_IP);
-	*(uint32_t *)(p + 30) = rte_cpu_to_be_32(SRV_IP);
+	/* Byte stores: the IPv4 addresses sit at odd 16-bit offsets. */
+	dt_net_put_be32(p + 26, CLI_IP);
+	dt_net_put_be32(p + 30, SRV_IP);
 	ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 14, 20, 0));
 	p[24] = (uint8_t)(ck >> 8);
 	p[25] = (uint8_t)ck;

@@ -76,8 +76,9 @@ make_frame(unsigned int k)
 	ip->total_length = rte_cpu_to_be_16(20 + 20 + plen);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(192, 168, 1, 1));
-	ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(192, 168, 1, 2));
+	/* 192.168.1.x: RTE_IPV4(192, ...) shifts an int into its sign bit. */
+	ip->src_addr = rte_cpu_to_be_32(UINT32_C(0xc0a80101));
+	ip->dst_addr = rte_cpu_to_be_32(UINT32_C(0xc0a80102));
 	tcp = (struct rte_tcp_hdr *)(ip + 1);
 	tcp->src_port = rte_cpu_to_be_16(1000 + k);
 	tcp->dst_port = rte_cpu_to_be_16(80);
