@@ -342,15 +342,15 @@ tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
 
 	if (dt_tcp_seq_lt(fin, c->rcv_nxt) || dt_tcp_seq_gt(fin, edge))
 		return;
+	/* After a gap: a duplicate ACK at once, like out-of-order data. */
+	if (seq != c->rcv_nxt)
+		c->flags |= DT_TCP_F_ACK_NOW | DT_TCP_F_ACK_OOO;
 	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) &&
 			dt_tcp_seq_ge(fin, c->fin_seq))
 		return;
 	c->flags |= DT_TCP_F_FIN_RCVD_OOO;
 	c->fin_seq = fin;
 	tcp_ooo_cut(c, fin, out);
-	/* After a gap: a duplicate ACK at once, like out-of-order data. */
-	if (seq != c->rcv_nxt)
-		c->flags |= DT_TCP_F_ACK_NOW | DT_TCP_F_ACK_OOO;
 }
 
 void
@@ -423,6 +423,9 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			e.len = cut < e.len ? e.len - cut : 0;
 		}
 		if (e.len == 0) {
+			/* Beyond rcv_nxt (and the FIN): a duplicate ACK. */
+			if (dt_tcp_seq_gt(es, c->rcv_nxt))
+				ooo = true;
 			tcp_free_ext(&e, out);
 			continue;
 		}
