@@ -296,7 +296,7 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		if (tcp_can_receive_data(c))
 			tcp_rx_payload(c, seq, seg, now, out);
 		else
-			tcp_free_payload(seg, out);
+			tcp_rx_after_fin(c, seq, plen, seg, out);
 	}
 	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) && c->fin_seq == c->rcv_nxt)
 		tcp_process_fin(c, now, out);

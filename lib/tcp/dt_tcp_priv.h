@@ -214,6 +214,8 @@ void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 void tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
 void tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
 	struct dt_tcp_out *out);
+void tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+	const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
 void tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e);
 unsigned int tcp_sack_blocks(struct dt_tcp_conn *c,
 	struct dt_net_tcp_sack_block *b, unsigned int max);

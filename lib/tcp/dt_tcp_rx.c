@@ -353,6 +353,24 @@ tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
 	tcp_ooo_cut(c, fin, out);
 }
 
+/*
+ * Payload in a state that takes none: after the peer's FIN (CLOSE_WAIT,
+ * CLOSING, LAST_ACK, TIME_WAIT) what lies beyond rcv_nxt is beyond the
+ * stream's end, freed and counted like data beyond a FIN still pending.
+ */
+void
+tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+	const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+{
+	uint32_t end = seq + plen;
+
+	if (c->state != DT_TCP_SYN_RECEIVED &&
+			dt_tcp_seq_gt(end, c->rcv_nxt))
+		c->rcv_beyond_fin += dt_tcp_seq_ge(seq, c->rcv_nxt) ? plen :
+			end - c->rcv_nxt;
+	tcp_free_payload(seg, out);
+}
+
 void
 dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
 {
