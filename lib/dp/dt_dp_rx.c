@@ -274,7 +274,7 @@ tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 		/*
 		 * One ACK per connection per burst for in-order data
 		 * (dt_tcp_cfg.ack_defer); the engine already sent those of
-		 * out-of-order and hole-filling segments, one each.
+		 * out-of-order and hole-filling segments (see ack_defer).
 		 */
 		if (st->out.ack_pending && !c->ack_owed &&
 				st->n_ack < DT_DP_BURST) {

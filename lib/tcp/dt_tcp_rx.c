@@ -378,6 +378,24 @@ dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
 }
 
 /*
+ * With SACK, the segment just queued only extended the run that the first
+ * block reports (@p f0, one of @p n0 blocks before): the next ACK of the
+ * batch says all of it. Linux compresses these SACKs too; each new run,
+ * merge, D-SACK or filled hole still gets its own ACK.
+ */
+static bool
+tcp_sack_first_grew(const struct dt_tcp_conn *c, uint8_t n0,
+	const struct dt_tcp_seq_range *f0)
+{
+	const struct dt_tcp_seq_range *f = &c->sack_blk[0];
+
+	if (!tcp_sack_on(c) || n0 == 0 || c->sack_n < n0)
+		return false;
+	return (f->start == f0->start && dt_tcp_seq_gt(f->end, f0->end)) ||
+		(f->end == f0->end && dt_tcp_seq_lt(f->start, f0->start));
+}
+
+/*
  * @p ooo: out-of-order or hole-filling data, acknowledged at once even
  * when the caller batches ACKs (RFC 5681 4.2); @p immediate: at once, at
  * the caller's batch granularity (a duplicate).
@@ -410,7 +428,9 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
 	bool had_ooo = c->ooo_n > 0, in_order = false, immediate = false;
 	bool fin = tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO), ooo = false;
+	struct dt_tcp_seq_range f0;
 	struct dt_tcp_extent e;
+	uint8_t n0;
 	uint32_t s = seq, es, cut;
 	uint16_t i;
 
@@ -453,9 +473,18 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			tcp_ooo_drain(c, out);
 			in_order = true;
 		} else {
+			f0 = c->sack_blk[0];
+			n0 = c->sack_n;
 			tcp_ooo_insert(c, es, e, out);
-			/* Out of order: duplicate ACK (with SACK) at once. */
-			ooo = true;
+			/*
+			 * Out of order: a duplicate ACK at once (without SACK
+			 * the sender counts them), one per segment unless it
+			 * only grew the first SACK block.
+			 */
+			if (tcp_sack_first_grew(c, n0, &f0))
+				immediate = true;
+			else
+				ooo = true;
 		}
 	}
 	/* Filling a hole is acknowledged at once (RFC 5681 4.2). */
