@@ -211,8 +211,9 @@ tcp_ooo_drain(struct dt_tcp_conn *c, struct dt_tcp_out *out)
  * data wins: the new extent is trimmed at its edges; a queued extent that
  * the new one covers entirely is dropped (so no reference is ever split).
  * The search starts at the first extent that ends after @p s.
+ * @return true when new data was queued (not a duplicate, not dropped)
  */
-static void
+static bool
 tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	struct dt_tcp_out *out)
 {
@@ -237,7 +238,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 			tcp_dsack_note(c, s, end);
 			tcp_sack_blk_note(c, i);
 			tcp_free_ext(&e, out);
-			return;
+			return false;
 		}
 		if (dt_tcp_seq_le(s, a) && dt_tcp_seq_ge(end, b)) {
 			tcp_free_ext(&c->ooo[i].ext, out);
@@ -262,7 +263,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	 */
 	if (!replaced && (c->ooo_n >= c->ooo_lim || c->ooo_n >= c->ooo_cap)) {
 		tcp_free_ext(&e, out);
-		return;
+		return false;
 	}
 	memmove(&c->ooo[i + 1], &c->ooo[i],
 		(size_t)(c->ooo_n - i) * sizeof(c->ooo[0]));
@@ -272,6 +273,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	c->ooo_bytes += e.len;
 	tcp_space_consume(c, e.len);
 	tcp_sack_blk_note(c, i);
+	return true;
 }
 
 void
@@ -378,10 +380,10 @@ dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
 }
 
 /*
- * With SACK, the segment just queued only extended the run that the first
+ * The segment just queued only extended the run that the first
  * block reports (@p f0, one of @p n0 blocks before): the next ACK of the
- * batch says all of it. Linux compresses these SACKs too; each new run,
- * merge, D-SACK or filled hole still gets its own ACK.
+ * batch says all of it. Linux compresses these SACKs (and D-SACKs) too;
+ * each new run, merge or filled hole still gets its own ACK.
  */
 static bool
 tcp_sack_first_grew(const struct dt_tcp_conn *c, uint8_t n0,
@@ -389,7 +391,7 @@ tcp_sack_first_grew(const struct dt_tcp_conn *c, uint8_t n0,
 {
 	const struct dt_tcp_seq_range *f = &c->sack_blk[0];
 
-	if (!tcp_sack_on(c) || n0 == 0 || c->sack_n < n0)
+	if (n0 == 0 || c->sack_n < n0)
 		return false;
 	return (f->start == f0->start && dt_tcp_seq_gt(f->end, f0->end)) ||
 		(f->end == f0->end && dt_tcp_seq_lt(f->start, f0->start));
@@ -427,7 +429,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 {
 	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
 	bool had_ooo = c->ooo_n > 0, in_order = false, immediate = false;
-	bool fin = tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO), ooo = false;
+	bool fin = tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO), ooo = false, queued;
 	struct dt_tcp_seq_range f0;
 	struct dt_tcp_extent e;
 	uint8_t n0;
@@ -462,8 +464,10 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 		}
 		if (e.len == 0) {
 			/* Beyond rcv_nxt (and the FIN): a duplicate ACK. */
-			if (dt_tcp_seq_gt(es, c->rcv_nxt))
-				ooo = true;
+			if (dt_tcp_seq_gt(es, c->rcv_nxt)) {
+				ooo = ooo || !tcp_sack_on(c);
+				immediate = true;
+			}
 			tcp_free_ext(&e, out);
 			continue;
 		}
@@ -475,16 +479,18 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 		} else {
 			f0 = c->sack_blk[0];
 			n0 = c->sack_n;
-			tcp_ooo_insert(c, es, e, out);
 			/*
-			 * Out of order: a duplicate ACK at once (without SACK
-			 * the sender counts them), one per segment unless it
-			 * only grew the first SACK block.
+			 * Out of order: a duplicate ACK at once. Without SACK
+			 * the sender counts them: one per segment. With SACK,
+			 * one per segment that tells something the batch's ACK
+			 * would not (a new run, a merge, another run grown).
 			 */
-			if (tcp_sack_first_grew(c, n0, &f0))
-				immediate = true;
-			else
+			queued = tcp_ooo_insert(c, es, e, out);
+			if (!tcp_sack_on(c) ||
+					(queued && !tcp_sack_first_grew(c, n0, &f0)))
 				ooo = true;
+			else
+				immediate = true;
 		}
 	}
 	/* Filling a hole is acknowledged at once (RFC 5681 4.2). */
