@@ -273,10 +273,11 @@ struct dt_tcp_cfg {
 	 * still acknowledged at once, one ACK each (RFC 5681 4.2): a sender
 	 * without SACK counts duplicate ACKs to detect a loss, and each SACK
 	 * option reports the segment that triggered it (RFC 2018 4). With
-	 * SACK, a segment that only extends the run the first block reports
-	 * waits for the batch's ACK, which reports it first (Linux's SACK
-	 * compression does the same); a new run, a merge of runs, a D-SACK
-	 * or a filled hole does not. Off by default.
+	 * SACK, a segment that tells nothing the batch's ACK will not (one
+	 * that only extends the run the first block reports, a duplicate,
+	 * one dropped at the out-of-order limit) waits for that ACK, as
+	 * Linux's SACK compression does; a new run, a merge of runs or a
+	 * filled hole does not. Off by default.
 	 */
 	bool ack_defer;
 };

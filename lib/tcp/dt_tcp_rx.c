@@ -502,6 +502,9 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 /*
  * SACK option content: a pending D-SACK first (RFC 2883), then the
  * remembered blocks, the one with the latest arrival first (RFC 2018 4).
+ * The sender knows a D-SACK only when the ACK or the next block covers it
+ * (RFC 2883 4): one inside a run that a later segment of the same batch
+ * displaced from the front is dropped rather than misread as a SACK.
  */
 unsigned int
 tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
@@ -510,10 +513,15 @@ tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
 	unsigned int k = 0, i;
 
 	if (tcp_flag(c, DT_TCP_F_DSACK) && max > 0) {
-		b[k].left = c->dsack.start;
-		b[k].right = c->dsack.end;
-		k++;
 		c->flags &= (uint16_t)~DT_TCP_F_DSACK;
+		if (dt_tcp_seq_le(c->dsack.end, c->rcv_nxt) ||
+				(c->sack_n > 0 && dt_tcp_seq_ge(c->dsack.start,
+					c->sack_blk[0].start) &&
+				dt_tcp_seq_le(c->dsack.end, c->sack_blk[0].end))) {
+			b[k].left = c->dsack.start;
+			b[k].right = c->dsack.end;
+			k++;
+		}
 	}
 	for (i = 0; i < c->sack_n && k < max; i++) {
 		b[k].left = c->sack_blk[i].start;
