@@ -271,7 +271,11 @@ tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 			st->st.drop_bad_tcp++;
 			return;
 		}
-		/* One ACK per connection per burst (dt_tcp_cfg.ack_defer). */
+		/*
+		 * One ACK per connection per burst for in-order data
+		 * (dt_tcp_cfg.ack_defer); the engine already sent those of
+		 * out-of-order and hole-filling segments (see ack_defer).
+		 */
 		if (st->out.ack_pending && !c->ack_owed &&
 				st->n_ack < DT_DP_BURST) {
 			c->ack_owed = true;

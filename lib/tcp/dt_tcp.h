@@ -263,14 +263,21 @@ struct dt_tcp_cfg {
 	uint64_t fin_wait2_us;
 	bool rack;		/**< RACK-TLP loss detection (needs SACK) */
 	/**
-	 * Batch ACKs: dt_tcp_input() sends no pure ACK (data segments still
-	 * carry one) but sets dt_tcp_out.ack_pending, and the caller calls
-	 * dt_tcp_output() after the receive burst, so one ACK answers all
-	 * the segments of the connection in it (out-of-order and hole-filling
-	 * segments included: the ACK is immediate at burst granularity, its
-	 * SACK blocks cover them all). A poll-mode receiver that falls
-	 * behind then sends an ACK per burst, not per segment (what Linux's
-	 * SACK compression and GRO achieve). Off by default.
+	 * Batch ACKs of in-order data: dt_tcp_input() sends no pure ACK for
+	 * them (data segments still carry one) but sets
+	 * dt_tcp_out.ack_pending, and the caller calls dt_tcp_output() after
+	 * the receive burst, so one ACK answers all the in-order segments of
+	 * the connection in it. A poll-mode receiver that falls behind then
+	 * sends an ACK per burst, not per segment (what Linux's GRO
+	 * achieves). An out-of-order segment and one that fills a hole are
+	 * still acknowledged at once, one ACK each (RFC 5681 4.2): a sender
+	 * without SACK counts duplicate ACKs to detect a loss, and each SACK
+	 * option reports the segment that triggered it (RFC 2018 4). With
+	 * SACK, a segment that tells nothing the batch's ACK will not (one
+	 * that only extends the run the first block reports, a duplicate,
+	 * one dropped at the out-of-order limit) waits for that ACK, as
+	 * Linux's SACK compression does; a new run, a merge of runs or a
+	 * filled hole does not. Off by default.
 	 */
 	bool ack_defer;
 };
@@ -459,6 +466,12 @@ struct dt_tcp_conn {
 	 */
 	uint64_t rtx_segs;
 	uint64_t rtx_bytes;
+	/**
+	 * Payload bytes freed because they lie beyond the peer's FIN (RFC
+	 * 9293 3.10.7.4: the stream ends at the FIN): held out of order when
+	 * the FIN came, or arriving after it.
+	 */
+	uint64_t rcv_beyond_fin;
 };
 
 /**

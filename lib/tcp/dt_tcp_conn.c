@@ -253,11 +253,14 @@ dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	tcp_call_begin(c, before, out);
 	if (seg->n_ext > DT_TCP_SEG_MAX_EXT)
 		return -EINVAL;
+	/* Left set by a call that does not defer (the listener's). */
+	c->flags &= (uint16_t)~DT_TCP_F_ACK_OOO;
 	tcp_input(c, seg, now, out);
-	if (c->cfg->ack_defer)
+	/* Out-of-order and hole-filling segments are acked one by one. */
+	if (c->cfg->ack_defer && !tcp_flag(c, DT_TCP_F_ACK_OOO))
 		c->flags |= DT_TCP_F_ACK_DEFER;
 	tcp_call_end(c, before, now, out);
-	c->flags &= (uint16_t)~DT_TCP_F_ACK_DEFER;
+	c->flags &= (uint16_t)~(DT_TCP_F_ACK_DEFER | DT_TCP_F_ACK_OOO);
 	out->ack_pending = tcp_flag(c, DT_TCP_F_ACK_NOW) &&
 		c->state != DT_TCP_CLOSED;
 	return 0;

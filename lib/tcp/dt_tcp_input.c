@@ -180,20 +180,6 @@ tcp_can_receive_data(const struct dt_tcp_conn *c)
 }
 
 static void
-tcp_input_fin(struct dt_tcp_conn *c, uint32_t fin, uint64_t now,
-	struct dt_tcp_out *out)
-{
-	if (fin == c->rcv_nxt) {
-		tcp_process_fin(c, now, out);
-	} else if (dt_tcp_seq_gt(fin, c->rcv_nxt) &&
-			dt_tcp_seq_lt(fin, c->rcv_adv)) {
-		/* After a gap: processed when the data before it arrives. */
-		c->flags |= DT_TCP_F_FIN_RCVD_OOO | DT_TCP_F_ACK_NOW;
-		c->fin_seq = fin;
-	}
-}
-
-static void
 tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint64_t now, struct dt_tcp_out *out)
 {
@@ -302,15 +288,16 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		tcp_enter_closed(c, out);
 		return;
 	}
+	/* The FIN first: the stream ends there, it bounds the payload. */
+	if ((flags & DT_NET_TCP_FIN) && (c->state == DT_TCP_SYN_RECEIVED ||
+			tcp_can_receive_data(c)))
+		tcp_rx_fin(c, seq, seq + plen, out);
 	if (plen) {
 		if (tcp_can_receive_data(c))
 			tcp_rx_payload(c, seq, seg, now, out);
 		else
-			tcp_free_payload(seg, out);
+			tcp_rx_after_fin(c, seq, plen, seg, out);
 	}
-	if ((flags & DT_NET_TCP_FIN) && (c->state == DT_TCP_SYN_RECEIVED ||
-			tcp_can_receive_data(c)))
-		tcp_input_fin(c, seq + plen, now, out);
 	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) && c->fin_seq == c->rcv_nxt)
 		tcp_process_fin(c, now, out);
 	return;

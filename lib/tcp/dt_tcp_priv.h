@@ -26,6 +26,7 @@
 #define DT_TCP_F_RD_CLOSED	(1u << 12)	/* full close: app reads no more */
 #define DT_TCP_F_DSACK		(1u << 13)	/* dsack holds a duplicate to report */
 #define DT_TCP_F_ACK_DEFER	(1u << 14)	/* in dt_tcp_input: leave the ACK owed */
+#define DT_TCP_F_ACK_OOO	(1u << 15)	/* this segment's ACK is not deferred */
 
 /* dt_tcp_conn.lr.flags */
 #define DT_TCP_LR_TLP		(1u << 0)	/* a loss probe is outstanding */
@@ -211,6 +212,10 @@ void tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now);
 void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out);
 void tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
+void tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
+	struct dt_tcp_out *out);
+void tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+	const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
 void tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e);
 unsigned int tcp_sack_blocks(struct dt_tcp_conn *c,
 	struct dt_net_tcp_sack_block *b, unsigned int max);

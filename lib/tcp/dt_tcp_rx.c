@@ -9,6 +9,9 @@
 
 #include "dt_tcp_priv.h"
 
+/* Extents one SACK refill may walk through (it runs on hole fills). */
+#define DT_TCP_SACK_REFILL_WALK 256
+
 static void
 tcp_free_ext(const struct dt_tcp_extent *e, struct dt_tcp_out *out)
 {
@@ -54,6 +57,51 @@ tcp_ooo_remove(struct dt_tcp_conn *c, uint16_t i)
 	c->ooo_n--;
 }
 
+/* The remembered block that starts at @p l, or sack_n. */
+static uint8_t
+tcp_sack_blk_at(const struct dt_tcp_conn *c, uint32_t l)
+{
+	uint8_t b;
+
+	for (b = 0; b < c->sack_n && c->sack_blk[b].start != l; b++)
+		;
+	return b;
+}
+
+/*
+ * Blocks were forgotten (delivered or cut at a FIN) while the queue may
+ * hold runs that fell off the end of the list: append the lowest runs not
+ * remembered, so that every held run is reported again whenever the
+ * option has room (RFC 2018 4: as many distinct blocks as possible). The
+ * walk skips remembered runs by binary search and stops after a bounded
+ * number of extents (a run found only in part is not reported).
+ */
+static void
+tcp_sack_blk_refill(struct dt_tcp_conn *c)
+{
+	unsigned int budget = DT_TCP_SACK_REFILL_WALK;
+	uint16_t j = 0;
+	uint32_t l, r;
+	uint8_t b;
+
+	while (c->sack_n < DT_TCP_SACK_BLK_MAX && j < c->ooo_n) {
+		l = c->ooo[j].seq;
+		b = tcp_sack_blk_at(c, l);
+		if (b < c->sack_n) {
+			j = tcp_ooo_find(c, c->sack_blk[b].end);
+			continue;
+		}
+		for (r = l + c->ooo[j].ext.len; ++j < c->ooo_n &&
+				c->ooo[j].seq == r && budget > 0; budget--)
+			r += c->ooo[j].ext.len;
+		if (j < c->ooo_n && c->ooo[j].seq == r)
+			return;
+		c->sack_blk[c->sack_n].start = l;
+		c->sack_blk[c->sack_n].end = r;
+		c->sack_n++;
+	}
+}
+
 /* Forget SACK blocks at or below rcv_nxt (delivered). */
 static void
 tcp_sack_blk_trim(struct dt_tcp_conn *c)
@@ -64,6 +112,7 @@ tcp_sack_blk_trim(struct dt_tcp_conn *c)
 		if (dt_tcp_seq_gt(c->sack_blk[i].end, c->rcv_nxt))
 			c->sack_blk[k++] = c->sack_blk[i];
 	c->sack_n = k;
+	tcp_sack_blk_refill(c);
 }
 
 /*
@@ -93,8 +142,7 @@ tcp_sack_blk_note(struct dt_tcp_conn *c, uint16_t i)
 		}
 	}
 	if (i + 1 < c->ooo_n && c->ooo[i + 1].seq == r) {
-		for (b = 0; b < c->sack_n && c->sack_blk[b].start != r; b++)
-			;
+		b = tcp_sack_blk_at(c, r);
 		if (b < c->sack_n) {
 			r = c->sack_blk[b].end;
 		} else {
@@ -163,13 +211,15 @@ tcp_ooo_drain(struct dt_tcp_conn *c, struct dt_tcp_out *out)
  * data wins: the new extent is trimmed at its edges; a queued extent that
  * the new one covers entirely is dropped (so no reference is ever split).
  * The search starts at the first extent that ends after @p s.
+ * @return true when new data was queued (not a duplicate, not dropped)
  */
-static void
+static bool
 tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	struct dt_tcp_out *out)
 {
 	uint16_t i = tcp_ooo_find(c, s);
 	uint32_t a, b, end = s + e.len;
+	bool replaced = false;
 
 	while (i < c->ooo_n) {
 		a = c->ooo[i].seq;
@@ -181,14 +231,19 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 		if (dt_tcp_seq_ge(a, end))
 			break;
 		if (dt_tcp_seq_le(a, s) && dt_tcp_seq_ge(b, end)) {
-			/* Everything was queued already: a duplicate. */
+			/*
+			 * Everything was queued already: a duplicate. RFC 2883
+			 * 4: the block holding it follows the D-SACK.
+			 */
 			tcp_dsack_note(c, s, end);
+			tcp_sack_blk_note(c, i);
 			tcp_free_ext(&e, out);
-			return;
+			return false;
 		}
 		if (dt_tcp_seq_le(s, a) && dt_tcp_seq_ge(end, b)) {
 			tcp_free_ext(&c->ooo[i].ext, out);
 			tcp_ooo_remove(c, i);
+			replaced = true;
 			continue;
 		}
 		if (dt_tcp_seq_lt(a, s)) {
@@ -202,9 +257,13 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 		end = a;
 		break;
 	}
-	if (c->ooo_n >= c->ooo_lim || c->ooo_n >= c->ooo_cap) {
+	/*
+	 * Beyond the limit the segment is dropped, unless it replaced held
+	 * extents: dropping it then would renege on data already SACKed.
+	 */
+	if (!replaced && (c->ooo_n >= c->ooo_lim || c->ooo_n >= c->ooo_cap)) {
 		tcp_free_ext(&e, out);
-		return;
+		return false;
 	}
 	memmove(&c->ooo[i + 1], &c->ooo[i],
 		(size_t)(c->ooo_n - i) * sizeof(c->ooo[0]));
@@ -214,6 +273,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	c->ooo_bytes += e.len;
 	tcp_space_consume(c, e.len);
 	tcp_sack_blk_note(c, i);
+	return true;
 }
 
 void
@@ -228,17 +288,127 @@ tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 	c->sack_n = 0;
 }
 
+/*
+ * The stream ends at @p fin: free what the queue holds beyond it (the
+ * extent that straddles it is trimmed, its reference kept) and forget
+ * the SACK blocks beyond it.
+ */
+static void
+tcp_ooo_cut(struct dt_tcp_conn *c, uint32_t fin, struct dt_tcp_out *out)
+{
+	struct dt_tcp_ooo *q;
+	uint32_t cut;
+	uint8_t b, k = 0;
+
+	while (c->ooo_n > 0) {
+		q = &c->ooo[c->ooo_n - 1];
+		if (dt_tcp_seq_le(q->seq + q->ext.len, fin))
+			break;
+		if (dt_tcp_seq_lt(q->seq, fin)) {
+			cut = q->seq + q->ext.len - fin;
+			q->ext.len -= cut;
+			c->ooo_bytes -= cut;
+			c->rcv_beyond_fin += cut;
+			break;
+		}
+		c->rcv_beyond_fin += q->ext.len;
+		tcp_free_ext(&q->ext, out);
+		tcp_ooo_remove(c, (uint16_t)(c->ooo_n - 1));
+	}
+	for (b = 0; b < c->sack_n; b++) {
+		if (dt_tcp_seq_ge(c->sack_blk[b].start, fin))
+			continue;
+		c->sack_blk[k] = c->sack_blk[b];
+		if (dt_tcp_seq_gt(c->sack_blk[k].end, fin))
+			c->sack_blk[k].end = fin;
+		k++;
+	}
+	c->sack_n = k;
+	tcp_sack_blk_refill(c);
+}
+
+/*
+ * The peer's FIN, at @p fin, on a segment that starts at @p seq; called
+ * before the segment's payload, which it bounds. RFC 9293 3.10.7.4: the
+ * FIN is processed once the data before it has all arrived, and the
+ * stream ends there: data held beyond it is freed, data arriving beyond
+ * it later is dropped (both counted in rcv_beyond_fin), and a FIN below
+ * one remembered ends the stream earlier. A FIN below rcv_nxt (data
+ * beyond it was delivered) or beyond the window is ignored.
+ */
+void
+tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
+	struct dt_tcp_out *out)
+{
+	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
+
+	if (dt_tcp_seq_lt(fin, c->rcv_nxt) || dt_tcp_seq_gt(fin, edge))
+		return;
+	/* After a gap: a duplicate ACK at once, like out-of-order data. */
+	if (seq != c->rcv_nxt)
+		c->flags |= DT_TCP_F_ACK_NOW | DT_TCP_F_ACK_OOO;
+	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) &&
+			dt_tcp_seq_ge(fin, c->fin_seq))
+		return;
+	c->flags |= DT_TCP_F_FIN_RCVD_OOO;
+	c->fin_seq = fin;
+	tcp_ooo_cut(c, fin, out);
+}
+
+/*
+ * Payload in a state that takes none: after the peer's FIN (CLOSE_WAIT,
+ * CLOSING, LAST_ACK, TIME_WAIT) what lies beyond rcv_nxt is beyond the
+ * stream's end, freed and counted like data beyond a FIN still pending.
+ */
+void
+tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+	const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+{
+	uint32_t end = seq + plen;
+
+	if (c->state != DT_TCP_SYN_RECEIVED &&
+			dt_tcp_seq_gt(end, c->rcv_nxt))
+		c->rcv_beyond_fin += dt_tcp_seq_ge(seq, c->rcv_nxt) ? plen :
+			end - c->rcv_nxt;
+	tcp_free_payload(seg, out);
+}
+
 void
 dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
 {
 	c->ooo_lim = (uint16_t)(lim < c->ooo_cap ? lim : c->ooo_cap);
 }
 
-static void
-tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool immediate,
-	uint64_t now)
+/*
+ * The segment just queued only extended the run that the first
+ * block reports (@p f0, one of @p n0 blocks before): the next ACK of the
+ * batch says all of it. Linux compresses these SACKs (and D-SACKs) too;
+ * each new run, merge or filled hole still gets its own ACK.
+ */
+static bool
+tcp_sack_first_grew(const struct dt_tcp_conn *c, uint8_t n0,
+	const struct dt_tcp_seq_range *f0)
 {
-	if (immediate) {
+	const struct dt_tcp_seq_range *f = &c->sack_blk[0];
+
+	if (n0 == 0 || c->sack_n < n0)
+		return false;
+	return (f->start == f0->start && dt_tcp_seq_gt(f->end, f0->end)) ||
+		(f->end == f0->end && dt_tcp_seq_lt(f->start, f0->start));
+}
+
+/*
+ * @p ooo: out-of-order or hole-filling data, acknowledged at once even
+ * when the caller batches ACKs (RFC 5681 4.2); @p immediate: at once, at
+ * the caller's batch granularity (a duplicate).
+ */
+static void
+tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool ooo,
+	bool immediate, uint64_t now)
+{
+	if (ooo)
+		c->flags |= DT_TCP_F_ACK_OOO;
+	if (ooo || immediate) {
 		c->flags |= DT_TCP_F_ACK_NOW;
 		return;
 	}
@@ -259,7 +429,10 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 {
 	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
 	bool had_ooo = c->ooo_n > 0, in_order = false, immediate = false;
+	bool fin = tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO), ooo = false, queued;
+	struct dt_tcp_seq_range f0;
 	struct dt_tcp_extent e;
+	uint8_t n0;
 	uint32_t s = seq, es, cut;
 	uint16_t i;
 
@@ -277,12 +450,24 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			es += cut;
 			immediate = true;
 		}
+		if (fin && dt_tcp_seq_gt(es + e.len, c->fin_seq)) {
+			/* Beyond the peer's FIN: not part of the stream. */
+			cut = es + e.len - c->fin_seq;
+			cut = cut < e.len ? cut : e.len;
+			c->rcv_beyond_fin += cut;
+			e.len -= cut;
+		}
 		if (dt_tcp_seq_gt(es + e.len, edge)) {
 			/* Beyond the window we advertised: trim the tail. */
 			cut = es + e.len - edge;
 			e.len = cut < e.len ? e.len - cut : 0;
 		}
 		if (e.len == 0) {
+			/* Beyond rcv_nxt (and the FIN): a duplicate ACK. */
+			if (dt_tcp_seq_gt(es, c->rcv_nxt)) {
+				ooo = ooo || !tcp_sack_on(c);
+				immediate = true;
+			}
 			tcp_free_ext(&e, out);
 			continue;
 		}
@@ -292,20 +477,34 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			tcp_ooo_drain(c, out);
 			in_order = true;
 		} else {
-			tcp_ooo_insert(c, es, e, out);
-			/* Out of order: duplicate ACK (with SACK) at once. */
-			immediate = true;
+			f0 = c->sack_blk[0];
+			n0 = c->sack_n;
+			/*
+			 * Out of order: a duplicate ACK at once. Without SACK
+			 * the sender counts them: one per segment. With SACK,
+			 * one per segment that tells something the batch's ACK
+			 * would not (a new run, a merge, another run grown).
+			 */
+			queued = tcp_ooo_insert(c, es, e, out);
+			if (!tcp_sack_on(c) ||
+					(queued && !tcp_sack_first_grew(c, n0, &f0)))
+				ooo = true;
+			else
+				immediate = true;
 		}
 	}
 	/* Filling a hole is acknowledged at once (RFC 5681 4.2). */
 	if (had_ooo && in_order)
-		immediate = true;
-	tcp_ack_policy(c, in_order, immediate, now);
+		ooo = true;
+	tcp_ack_policy(c, in_order, ooo, immediate, now);
 }
 
 /*
  * SACK option content: a pending D-SACK first (RFC 2883), then the
  * remembered blocks, the one with the latest arrival first (RFC 2018 4).
+ * The sender knows a D-SACK only when the ACK or the next block covers it
+ * (RFC 2883 4): one inside a run that a later segment of the same batch
+ * displaced from the front is dropped rather than misread as a SACK.
  */
 unsigned int
 tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
@@ -314,10 +513,15 @@ tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
 	unsigned int k = 0, i;
 
 	if (tcp_flag(c, DT_TCP_F_DSACK) && max > 0) {
-		b[k].left = c->dsack.start;
-		b[k].right = c->dsack.end;
-		k++;
 		c->flags &= (uint16_t)~DT_TCP_F_DSACK;
+		if (dt_tcp_seq_le(c->dsack.end, c->rcv_nxt) ||
+				(c->sack_n > 0 && dt_tcp_seq_ge(c->dsack.start,
+					c->sack_blk[0].start) &&
+				dt_tcp_seq_le(c->dsack.end, c->sack_blk[0].end))) {
+			b[k].left = c->dsack.start;
+			b[k].right = c->dsack.end;
+			k++;
+		}
 	}
 	for (i = 0; i < c->sack_n && k < max; i++) {
 		b[k].left = c->sack_blk[i].start;

@@ -853,6 +853,47 @@ table netdev dtloss_in {
     nft_flush()
 
 
+def tcpext(names):
+    """TcpExt counters of the namespace (/proc/net/netstat there); a name
+    missing from the kernel's table raises (the check must not pass on
+    nothing)."""
+    lines = [l.split() for l in sh(["cat", "/proc/net/netstat"], ns=True)
+             .stdout.splitlines() if l.startswith("TcpExt:")]
+    if len(lines) != 2:
+        raise RuntimeError("no TcpExt counters in /proc/net/netstat")
+    table = dict(zip(lines[0][1:], (int(v) for v in lines[1][1:])))
+    missing = [n for n in names if n not in table]
+    if missing:
+        raise RuntimeError("TcpExt lacks %s" % missing)
+    return {n: table[n] for n in names}
+
+
+def case_nosack_loss_1():
+    """Linux -> devtcp, the sender without SACK and window scaling
+    (tcp_sack=0, tcp_window_scaling=0 in the namespace), 1 % of the frames
+    devtcp receives lost: each out-of-order segment draws its own duplicate
+    ACK (RFC 5681 4.2), so Linux repairs losses by fast retransmit after
+    three duplicates (TcpExt TCPRenoRecovery) more often than by its
+    retransmission timer (TCPTimeouts)."""
+    for kv in ("net.ipv4.tcp_sack=0", "net.ipv4.tcp_window_scaling=0"):
+        sh(["sysctl", "-qw", kv], ns=True)
+    names = ["TCPRenoRecovery", "TCPTimeouts"]
+    try:
+        f = rand_file("nosack", 16 * MIB)
+        before = tcpext(names)
+        rx_case("nosack_loss_1_rx", [f],
+                faults="rx_loss=0.01,seed=%d" % (PID % 1000 + 1))
+        after = tcpext(names)
+    finally:
+        for kv in ("net.ipv4.tcp_sack=1", "net.ipv4.tcp_window_scaling=1"):
+            sh(["sysctl", "-qw", kv], ns=True, check_rc=False)
+    fr = after["TCPRenoRecovery"] - before["TCPRenoRecovery"]
+    to = after["TCPTimeouts"] - before["TCPTimeouts"]
+    log("nosack_loss_1: Linux fast recoveries %d, timeouts %d" % (fr, to))
+    check(fr > 0 and to < fr, "nosack_loss_1: losses repaired by fast "
+          "retransmit (%d) more often than by RTO (%d)" % (fr, to))
+
+
 def case_netem_delay():
     p = sh(["tc", "qdisc", "replace", "dev", "eth0", "root", "netem", "delay",
             "10ms", "5ms", "loss", "0.5%"], ns=True, check_rc=False)
@@ -1187,6 +1228,7 @@ CASES = {
     "tx_host": case_tx_host,
     "tx_device": case_tx_device,
     "kernel_loss": case_kernel_loss,
+    "nosack_loss_1": case_nosack_loss_1,
     "netem_delay": case_netem_delay,
     "close": case_close,
     "rst_linux": case_rst_linux,

@@ -8,8 +8,11 @@
  * actions agree with the connection's deadlines, every inbound payload
  * reference gets exactly one outcome (DATA or FREE), data events are in
  * sequence order, outbound payload slices match the application stream,
- * every outbound header survives a build/parse round trip, and sequence
- * variables keep their order.
+ * every outbound header survives a build/parse round trip, sequence
+ * variables keep their order, the out-of-order queue holds only payload
+ * still pending at its sequence (and nothing once the peer's FIN is
+ * processed), and every ACK's SACK option follows RFC 2018 4 (see
+ * sack_check()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +42,15 @@ struct tx_rec {
 	uint64_t stream_off;	/* application stream offset of byte 0 */
 	uint32_t len;
 };
+
+struct range {
+	uint32_t l;
+	uint32_t r;
+};
+
+/* Primary blocks remembered, like a receiver's (RFC 2018 4): as many as
+ * one option can carry. */
+#define SACK_HIST DT_NET_TCP_SACK_MAX
 
 struct q_seg {
 	uint64_t t;
@@ -89,6 +101,12 @@ struct interp {
 	int n_tx;
 	uint64_t stream_off;
 	uint32_t rx_next_rel;	/* next relative seq a DATA event must start at */
+	/* RFC 2018 check: SACK negotiated, last inbound data, reported. */
+	bool sack_on;
+	bool trig;		/* trig_r arrived out of order, not yet acked */
+	struct range trig_r;
+	struct range hist[SACK_HIST];	/* primary blocks, latest first */
+	int n_hist;
 	struct dt_tcp_out out;
 };
 
@@ -196,9 +214,21 @@ check_invariants(struct interp *in)
 	if (dt_tcp_seq_gt(c->snd_una, c->snd_nxt) ||
 			dt_tcp_seq_gt(c->snd_nxt, c->snd_max))
 		fail(in, "invariant snd_una <= snd_nxt <= snd_max broken");
+	if (c->ooo_n > 0 && (c->state == DT_TCP_CLOSE_WAIT ||
+			c->state == DT_TCP_LAST_ACK || c->state == DT_TCP_CLOSING ||
+			c->state == DT_TCP_TIME_WAIT))
+		fail(in, "%u extents held after the peer's FIN", c->ooo_n);
 	for (i = 0; i < c->ooo_n; i++) {
+		const struct rx_rec *r = c->ooo[i].ext.ref;
+
 		if (!dt_tcp_seq_gt(c->ooo[i].seq, c->rcv_nxt) || !c->ooo[i].ext.len)
 			fail(in, "ooo entry %u not beyond rcv_nxt", i);
+		if (r < in->rx || r >= in->rx + in->n_rx || r->outcome ||
+				c->ooo[i].ext.off + c->ooo[i].ext.len > r->len ||
+				r->rel + c->ooo[i].ext.off !=
+				c->ooo[i].seq - in->peer_isn)
+			fail(in, "ooo entry %u is not pending payload at its "
+				"sequence", i);
 		if (i > 0 && dt_tcp_seq_lt(c->ooo[i].seq, c->ooo[i - 1].seq +
 				c->ooo[i - 1].ext.len))
 			fail(in, "ooo entries %u and %u overlap", i - 1, i);
@@ -226,6 +256,135 @@ roundtrip_check(struct interp *in, const struct dt_tcp_tx_seg *s)
 		fail(in, "outbound header round trip differs");
 }
 
+/* The run of held out-of-order data that overlaps [l, r), if any. */
+static bool
+held_run(const struct dt_tcp_conn *c, uint32_t l, uint32_t r,
+	struct range *run)
+{
+	uint16_t i, j;
+
+	for (i = 0; i < c->ooo_n; i++)
+		if (dt_tcp_seq_gt(c->ooo[i].seq + c->ooo[i].ext.len, l))
+			break;
+	if (i == c->ooo_n || !dt_tcp_seq_lt(c->ooo[i].seq, r))
+		return false;
+	for (j = i; j > 0 && c->ooo[j - 1].seq + c->ooo[j - 1].ext.len ==
+			c->ooo[j].seq; j--)
+		;
+	run->l = c->ooo[j].seq;
+	for (j = i; j + 1 < c->ooo_n && c->ooo[j].seq + c->ooo[j].ext.len ==
+			c->ooo[j + 1].seq; j++)
+		;
+	run->r = c->ooo[j].seq + c->ooo[j].ext.len;
+	return true;
+}
+
+static unsigned int
+held_runs(const struct dt_tcp_conn *c)
+{
+	unsigned int n = 0;
+	uint16_t i;
+
+	for (i = 0; i < c->ooo_n; i++)
+		if (i == 0 || c->ooo[i - 1].seq + c->ooo[i - 1].ext.len !=
+				c->ooo[i].seq)
+			n++;
+	return n;
+}
+
+static bool
+range_in(const struct range *a, const struct range *b)
+{
+	return dt_tcp_seq_ge(a->l, b->l) && dt_tcp_seq_le(a->r, b->r);
+}
+
+/* Add @p r to @p list (of @p n) unless it is inside an entry. */
+static int
+range_add(struct range *list, int n, int max, const struct range *r)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (range_in(r, &list[i]))
+			return n;
+	if (n < max)
+		list[n++] = *r;
+	return n;
+}
+
+/*
+ * RFC 2018 4 (and RFC 2883 4), judged on the receiver's queue: an
+ * optional D-SACK first (below the ACK, or inside the block after it);
+ * then blocks that are each a whole run of held data, distinct; the first
+ * holds the segment that triggered the ACK when it arrived out of order
+ * and is held; then the primary blocks of earlier ACKs, latest first,
+ * that are still held and not inside a block already listed; as many
+ * blocks as the option has room for and runs are held.
+ */
+static void
+sack_check(struct interp *in, const struct dt_tcp_tx_seg *s)
+{
+	const struct dt_tcp_conn *c = &in->conn;
+	const struct dt_net_tcp_opts *o = &s->th.opts;
+	struct range b[DT_NET_TCP_SACK_MAX], want[DT_NET_TCP_SACK_MAX], run;
+	unsigned int space, runs = held_runs(c);
+	int n = 0, d = 0, nw = 0, i, j, room;
+	uint32_t ack = s->th.ack;
+
+	if (o->present & DT_NET_TCPOPT_F_SACK)
+		for (n = 0; n < o->n_sack; n++)
+			b[n] = (struct range){ o->sack[n].left, o->sack[n].right };
+	space = (o->present & DT_NET_TCPOPT_F_TS) ? 3 : DT_NET_TCP_SACK_MAX;
+	if (n > 0 && (dt_tcp_seq_le(b[0].r, ack) ||
+			(n > 1 && range_in(&b[0], &b[1]))))
+		d = 1;		/* D-SACK */
+	room = (int)space - d;
+	for (i = d; i < n; i++) {
+		if (!held_run(c, b[i].l, b[i].r, &run) || run.l != b[i].l ||
+				run.r != b[i].r)
+			fail(in, "SACK block %u:%u is not a run of held data",
+				b[i].l - in->peer_isn, b[i].r - in->peer_isn);
+		for (j = d; j < i; j++)
+			if (b[j].l == b[i].l)
+				fail(in, "SACK block %u:%u twice",
+					b[i].l - in->peer_isn,
+					b[i].r - in->peer_isn);
+	}
+	if (in->trig && held_run(c, dt_tcp_seq_max(in->trig_r.l, ack),
+			in->trig_r.r, &run))
+		nw = range_add(want, nw, room, &run);
+	for (i = 0; i < in->n_hist; i++)
+		if (dt_tcp_seq_gt(in->hist[i].r, ack) && held_run(c,
+				dt_tcp_seq_max(in->hist[i].l, ack),
+				in->hist[i].r, &run))
+			nw = range_add(want, nw, room, &run);
+	for (i = 0; i < nw; i++)
+		if (d + i >= n || b[d + i].l != want[i].l ||
+				b[d + i].r != want[i].r)
+			fail(in, "SACK block %d should be %u:%u (RFC 2018 4)",
+				d + i + 1, want[i].l - in->peer_isn,
+				want[i].r - in->peer_isn);
+	if ((unsigned int)(n - d) != (runs < (unsigned int)room ? runs :
+			(unsigned int)room))
+		fail(in, "%d SACK blocks for %u held runs, room for %d",
+			n - d, runs, room);
+	in->trig = false;
+	if (n <= d)
+		return;
+	/* Remember the primary block, as the receiver should. */
+	for (i = 0, j = 0; i < in->n_hist; i++)
+		if (!range_in(&in->hist[i], &b[d]) && dt_tcp_seq_gt(
+				in->hist[i].r, ack) && held_run(c,
+				dt_tcp_seq_max(in->hist[i].l, ack),
+				in->hist[i].r, &run))
+			in->hist[j++] = in->hist[i];
+	if (j == SACK_HIST)
+		j--;
+	memmove(&in->hist[1], &in->hist[0], (size_t)j * sizeof(in->hist[0]));
+	in->hist[0] = b[d];
+	in->n_hist = j + 1;
+}
+
 static void
 collect(struct interp *in, struct dt_tcp_out *out)
 {
@@ -243,6 +402,12 @@ collect(struct interp *in, struct dt_tcp_out *out)
 			in->iss_known = true;
 		}
 		roundtrip_check(in, &out->segs[i]);
+		if (in->sack_on && in->conn_init &&
+				(out->segs[i].th.flags & DT_NET_TCP_ACK) &&
+				!(out->segs[i].th.flags & (DT_NET_TCP_SYN |
+					DT_NET_TCP_RST)) &&
+				in->conn.state != DT_TCP_CLOSED)
+			sack_check(in, &out->segs[i]);
 		in->outq[(in->out_head + in->out_n) % MAX_Q].t = in->now;
 		in->outq[(in->out_head + in->out_n) % MAX_Q].seg = out->segs[i];
 		in->out_n++;
@@ -585,7 +750,13 @@ cmd_inbound(struct interp *in, char *rest)
 		off += piece;
 	}
 	seg.ext = ext;
+	if ((sp.flags & DT_NET_TCP_SYN) && in->cfg.sack_ok)
+		in->sack_on = (sp.opts.present & DT_NET_TCPOPT_F_SACK_PERM) != 0;
 	busy = in->conn_init && in->conn.state != DT_TCP_CLOSED;
+	if (sp.len > 0 && busy) {
+		in->trig_r = (struct range){ th.seq, th.seq + sp.len };
+		in->trig = dt_tcp_seq_gt(th.seq, in->conn.rcv_nxt);
+	}
 	if (busy && in->conn.tuple.rport == in->tuple.rport) {
 		dt_tcp_input(&in->conn, &seg, in->now, &in->out);
 	} else if (in->listening) {
@@ -874,8 +1045,10 @@ cmd_expect(struct interp *in, char **tok, int n)
 	}
 	if (n == 2 && (!strcmp(tok[0], "rtx_segs") ||
 			!strcmp(tok[0], "rtx_bytes") ||
-			!strcmp(tok[0], "acks_limited")) && parse_u32(tok[1], &v)) {
+			!strcmp(tok[0], "acks_limited") ||
+			!strcmp(tok[0], "beyond_fin")) && parse_u32(tok[1], &v)) {
 		t = tok[0][0] == 'a' ? c->acks_limited :
+			tok[0][0] == 'b' ? c->rcv_beyond_fin :
 			tok[0][4] == 's' ? c->rtx_segs : c->rtx_bytes;
 		if (t != v)
 			fail(in, "%s is %llu, expected %u", tok[0],
