@@ -172,7 +172,31 @@ port_conf_of(const struct srv_port_cfg *pc, uint16_t nq, struct dt_dp_port_conf 
 	pcf->split = pc->split == SRV_SPLIT_PROTO ? DT_DP_SPLIT_PROTO :
 		pc->split == SRV_SPLIT_LEN ? DT_DP_SPLIT_LEN : DT_DP_SPLIT_NONE;
 	pcf->split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
-	pcf->split_len = pc->split_len;
+	/* split_len belongs to split = len; a proto fallback picks its own. */
+	pcf->split_len = pc->split == SRV_SPLIT_LEN ? pc->split_len : 0;
+}
+
+/*
+ * split = proto on a NIC without protocol split (mlx5): the server falls
+ * back to a length split (lib/dp does it and logs why) rather than refuse,
+ * so that the default configuration runs on every NIC; this line says what
+ * to write to make the choice explicit.
+ */
+static void
+split_fallback_note(uint16_t port, const struct dt_dp_port_conf *pcf)
+{
+	struct rte_eth_dev_info info;
+
+	if (pcf->split != DT_DP_SPLIT_PROTO ||
+			dt_dp_port_split_proto_supported(port, pcf->split_proto) ||
+			rte_eth_dev_info_get(port, &info) != 0 ||
+			!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
+		return;
+	fprintf(stderr, "devtcp: port %u (%s): split = proto, but the NIC has no "
+		"protocol split: using a length split at %u bytes; set split = len "
+		"and split_len = N in the port's section to choose the length "
+		"(docs/nics.md, \"Capability profiles\")\n", port, info.driver_name,
+		DT_DP_SPLIT_LEN_FALLBACK);
 }
 
 static int
@@ -188,6 +212,7 @@ start_ports(struct srv_ctx *ctx)
 		pcf.hdr_pool = ctx->hdr_pool;
 		if (pcf.split != DT_DP_SPLIT_NONE)
 			pcf.pay_pool = dt_devmem_region_pool(ctx->region);
+		split_fallback_note(ctx->port_id, &pcf);
 		rc = dt_dp_port_start(ctx->port_id, &pcf, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "devtcp: %s\n", err);

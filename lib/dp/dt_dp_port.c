@@ -75,8 +75,8 @@ check_split_caps(uint16_t port, const struct dt_dp_port_conf *c,
 	if (c->split == DT_DP_SPLIT_PROTO &&
 			!dt_dp_port_split_proto_supported(port, c->split_proto))
 		return port_fail(err, errlen, -ENOTSUP,
-			"port %u (%s) cannot split after headers 0x%x (protocol split unsupported for them)",
-			port, drv, c->split_proto);
+			"port %u (%s) cannot split after headers 0x%x (protocol split unsupported for them): use a length split (split_len %u, Eth+IPv4+TCP+timestamps)",
+			port, drv, c->split_proto, DT_DP_SPLIT_LEN_FALLBACK);
 	if (frame_len > rte_pktmbuf_data_room_size(c->pay_pool) &&
 			!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		return port_fail(err, errlen, -ENOTSUP,
@@ -151,10 +151,32 @@ host_queue_steer(uint16_t port, uint16_t nb_rxq,
 	return 0;
 }
 
+/*
+ * A protocol split the NIC cannot do (mlx5 has no protocol split at all)
+ * becomes a length split, unless the caller asked to be refused.
+ */
+static void
+split_fallback(uint16_t port, const struct rte_eth_dev_info *info,
+	struct dt_dp_port_conf *c)
+{
+	if (c->split != DT_DP_SPLIT_PROTO || c->split_strict ||
+			!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT) ||
+			dt_dp_port_split_proto_supported(port, c->split_proto))
+		return;
+	c->split = DT_DP_SPLIT_LEN;
+	if (c->split_len == 0)
+		c->split_len = DT_DP_SPLIT_LEN_FALLBACK;
+	DT_DP_LOG(WARNING,
+		"port %u (%s): no protocol split after headers 0x%x: falling back to a length split at %u bytes (shorter headers leave payload in HOST chunks, longer ones spill into device memory)",
+		port, info->driver_name, c->split_proto, c->split_len);
+}
+
 int
-dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
+dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	char *err, size_t errlen)
 {
+	struct dt_dp_port_conf eff = *conf_in;
+	const struct dt_dp_port_conf *c = &eff;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	uint16_t mtu = c->mtu ? c->mtu : RTE_ETHER_MTU;
@@ -175,6 +197,7 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *c,
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u: cannot get device info: %s",
 			port, rte_strerror(-rc));
+	split_fallback(port, &info, &eff);
 	/*
 	 * What the link carries bounds the MTU (a NIC on a Linux interface
 	 * of a smaller MTU reports it as max_mtu): frames above would be

@@ -57,7 +57,24 @@ struct dt_dp_port_conf {
 	 */
 	bool host_queue;
 	struct rte_mempool *host_pool; /**< queue 0's pool (NULL: hdr_pool) */
+	/**
+	 * DT_DP_SPLIT_PROTO on a NIC without protocol split for split_proto
+	 * (mlx5: length split only): false (default) falls back to a length
+	 * split at split_len (0: DT_DP_SPLIT_LEN_FALLBACK) with a WARNING
+	 * log line; true refuses with -ENOTSUP and the reason.
+	 */
+	bool split_strict;
 };
+
+/**
+ * Length of the header segment when a protocol split falls back to a
+ * length split: Ethernet + IPv4 + TCP + the timestamp option (12 bytes
+ * padded), the headers of a Linux peer's data segments. Shorter headers
+ * leave payload bytes in the header buffer (HOST chunks); longer ones
+ * (SACK blocks) spill into device memory and are read through the
+ * region's CPU map, or dropped and counted (drop_hdr_in_device).
+ */
+#define DT_DP_SPLIT_LEN_FALLBACK 66
 
 /** Default header-segment mask: Ethernet / IPv4 / TCP. */
 #define DT_DP_SPLIT_PROTO_IPV4_TCP \

@@ -6,7 +6,7 @@
  * gpu_sim payload region). Cases are picked on the command line after
  * "--": basic (ARP, handshake, ICMP echo, RST, half-close, abort), transfer
  * (64 MiB on one lcore, 16 x 4 MiB on two lcores; DT_DP_TEST_BIG=1: 1 GiB
- * and 100 x 10 MiB), faults (same under wire loss/reorder/dup), exhaust
+ * and 100 x 10 MiB), short (16 MiB, then 4 x 2 MiB, one lcore), faults (same under wire loss/reorder/dup), exhaust
  * (few device buffers, an application that holds chunks), window (zero
  * window and persist while chunks are held).
  *
@@ -53,6 +53,10 @@ static struct {
 	uint32_t server_bufs;
 	uint32_t window;
 	bool verify;
+	bool no_ts;            /* both stacks: no TCP timestamps (54-byte headers) */
+	/* Length split (or a proto split fallen back to one): what must be seen. */
+	bool expect_spill;     /* headers spilled into device memory, read via CPU map */
+	bool expect_host;      /* headers shorter than the split: HOST chunks */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -331,6 +335,9 @@ parse_args(int argc, char **argv)
 		{ "server-bufs", required_argument, NULL, 'b' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "no-verify", no_argument, NULL, 'n' },
+		{ "no-ts", no_argument, NULL, 't' },
+		{ "expect-spill", no_argument, NULL, 'S' },
+		{ "expect-host", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -356,6 +363,15 @@ parse_args(int argc, char **argv)
 			break;
 		case 'n':
 			opt.verify = false;
+			break;
+		case 't':
+			opt.no_ts = true;
+			break;
+		case 'S':
+			opt.expect_spill = true;
+			break;
+		case 'H':
+			opt.expect_host = true;
 			break;
 		default:
 			return -1;
@@ -426,6 +442,7 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 	sc.tcp.msl_us = 20000;         /* short TIME_WAIT for the tests */
 	sc.tcp.rto_min_us = 20000;     /* fast recovery on a lossless link */
 	sc.tcp.delack_us = 1000;
+	sc.tcp.ts_ok = !opt.no_ts;
 	return dt_dp_stack_create(&sc);
 }
 
@@ -570,6 +587,29 @@ check_no_drops(const struct dt_dp_stats *s)
 	DT_CHECK_EQ(s->drop_too_many_segs, 0);
 	DT_CHECK_EQ(s->drop_bad_arp, 0);
 	DT_CHECK_EQ(s->drop_synq_full, 0);
+}
+
+/*
+ * Header-length mismatch of a length split (the NIC profile and the TCP
+ * options decide it): spilled headers read through the CPU map, or
+ * payload left in the header buffer as HOST chunks, with the payload still
+ * in device memory.
+ */
+static void
+check_split_mismatch(const struct dt_dp_stats *s)
+{
+	printf("  split: rx_hdr_spill %" PRIu64 " host_chunks %" PRIu64
+		" device_chunks %" PRIu64 "\n", s->rx_hdr_spill, s->host_chunks,
+		s->device_chunks);
+	if (opt.expect_spill) {
+		DT_CHECK(s->rx_hdr_spill > 0);
+		DT_CHECK(s->device_chunks > 0);
+	}
+	if (opt.expect_host) {
+		DT_CHECK(s->host_chunks > 0);
+		DT_CHECK(s->device_chunks > 0);
+		DT_CHECK_EQ(s->rx_hdr_spill, 0);
+	}
 }
 
 /* A transfer ran out of time: say where each connection stands. */
@@ -944,6 +984,27 @@ test_transfer(void)
 	dt_dp_stats_get(env.srv, &ss);
 	check_no_drops(&cs);
 	check_no_drops(&ss);
+	check_split_mismatch(&ss);
+}
+
+/*
+ * A short transfer on one lcore (16 MiB, then 4 x 2 MiB at once): the
+ * capability-profile cases run it on each NIC profile and option mix.
+ */
+static void
+test_transfer_short(void)
+{
+	struct dt_dp_stats cs, ss;
+
+	app_reset();
+	transfer("single", 1, 16ull << 20, false, 50);
+	app_reset();
+	transfer("many", 4, 2ull << 20, false, 50);
+	dt_dp_stats_get(env.cli, &cs);
+	dt_dp_stats_get(env.srv, &ss);
+	check_no_drops(&cs);
+	check_no_drops(&ss);
+	check_split_mismatch(&ss);
 }
 
 /*
@@ -1105,6 +1166,7 @@ test_window(void)
 		DT_CHECK(ss.rx_hdr_spill > 0 ||
 			(ss.device_chunks == 0 && ss.host_chunks > 0));
 	}
+	check_split_mismatch(&ss);
 	DT_CHECK_EQ(ss.events_overflow, 0);
 	check_no_drops(&ss);
 }
@@ -1137,6 +1199,8 @@ main(int argc, char **argv)
 		DT_RUN(test_abort);
 		DT_RUN(test_stats_sanity);
 	}
+	if (want("short"))
+		DT_RUN(test_transfer_short);
 	if (want("transfer"))
 		DT_RUN(test_transfer);
 	if (want("faults"))

@@ -12,6 +12,7 @@
 #include <rte_mbuf_ptype.h>
 
 #include "dt_test.h"
+#include "hsplit_caps.h"
 #include "hsplit_delay.h"
 #include "hsplit_devargs.h"
 #include "hsplit_offload.h"
@@ -346,6 +347,97 @@ test_split_length(void)
 	DT_CHECK_EQ(l.matched, 0);
 }
 
+/* mlx5 profile: every frame is cut at the length, headers or not. */
+static void
+test_split_length_exact(void)
+{
+	struct hsplit_split_cfg c = proto_cfg(0, 1, HSPLIT_NOMATCH_HOST);
+	struct tf_opts o = tcp_opts(300);
+	struct hsplit_pkt_info pi;
+	struct hsplit_layout l;
+	uint32_t len;
+
+	c.mode = HSPLIT_SPLIT_LENGTH;
+	c.len_exact = 1;
+	/* Headers (54) longer than seg0 (42): they spill into segment 1. */
+	c.seg[0].length = 42;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 1);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].pool, 0);
+	DT_CHECK_EQ(l.s[0].len, 42);
+	DT_CHECK_EQ(l.s[1].pool, 1);
+	DT_CHECK_EQ(l.s[1].len, len - 42);
+	/* A frame shorter than seg0 is one buffer: no empty payload segment. */
+	c.seg[0].length = 64;
+	o = tcp_opts(2);
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 1);
+	DT_CHECK_EQ(l.s[0].len, 56);
+	/* Exactly seg0: one buffer too. */
+	o = tcp_opts(10);
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.nb, 1);
+	/* ICMP is cut the same way (mlx5 does not parse for a length split). */
+	o = tcp_opts(300);
+	o.proto = 1;
+	len = tf_build(frame, &o);
+	hsplit_parse(frame, len, &pi);
+	DT_REQUIRE(hsplit_split_layout(&c, &pi, len, &l) == HSPLIT_LAYOUT_OK);
+	DT_CHECK_EQ(l.matched, 1);
+	DT_CHECK_EQ(l.nb, 2);
+	DT_CHECK_EQ(l.s[0].len, 64);
+}
+
+/* Profiles: what each reports, and the caps= devarg. */
+static void
+test_caps_profiles(void)
+{
+	const struct hsplit_caps *full = hsplit_caps_get(HSPLIT_CAPS_FULL);
+	const struct hsplit_caps *mlx5 = hsplit_caps_get(HSPLIT_CAPS_MLX5);
+	const struct hsplit_caps *ice = hsplit_caps_get(HSPLIT_CAPS_ICE);
+	const uint32_t tcp4 = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN |
+		RTE_PTYPE_L4_TCP;
+	struct hsplit_devargs da;
+	char err[256];
+	int i, found = 0;
+
+	DT_CHECK_EQ(full->max_nseg, 8);
+	DT_CHECK(full->split_ptypes != NULL && full->len_split && !full->len_exact);
+	DT_CHECK_EQ(mlx5->max_nseg, 32);
+	DT_CHECK(mlx5->multi_pools && mlx5->offset_allowed);
+	DT_CHECK_EQ(mlx5->offset_align_log2, 0);
+	DT_CHECK(mlx5->split_ptypes == NULL);
+	DT_CHECK(mlx5->len_split && mlx5->len_exact);
+	DT_CHECK(mlx5->rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT);
+	DT_CHECK(mlx5->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_CKSUM);
+	DT_CHECK(mlx5->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH);
+	DT_CHECK_EQ(ice->max_nseg, 2);
+	DT_CHECK(ice->multi_pools && !ice->offset_allowed && !ice->len_split);
+	DT_REQUIRE(ice->split_ptypes != NULL);
+	for (i = 0; ice->split_ptypes[i] != RTE_PTYPE_UNKNOWN; i++)
+		found |= ice->split_ptypes[i] == tcp4;
+	DT_CHECK(found);
+	DT_CHECK_EQ(hsplit_caps_parse("mlx5"), HSPLIT_CAPS_MLX5);
+	DT_CHECK_EQ(hsplit_caps_parse("ice"), HSPLIT_CAPS_ICE);
+	DT_CHECK_EQ(hsplit_caps_parse("full"), HSPLIT_CAPS_FULL);
+	DT_CHECK_EQ(hsplit_caps_parse("cx7"), -1);
+	DT_REQUIRE(hsplit_devargs_parse("wire=a,caps=mlx5", &da, err,
+		sizeof(err)) == 0);
+	DT_CHECK_EQ(da.caps, HSPLIT_CAPS_MLX5);
+	DT_REQUIRE(hsplit_devargs_parse("wire=a", &da, err, sizeof(err)) == 0);
+	DT_CHECK_EQ(da.caps, HSPLIT_CAPS_FULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("caps=bnxt", &da, err, sizeof(err)),
+		-EINVAL);
+	DT_CHECK(strstr(err, "caps=bnxt") != NULL);
+}
+
 static void
 test_split_none(void)
 {
@@ -551,6 +643,8 @@ main(void)
 	DT_RUN(test_split_hdr_too_big);
 	DT_RUN(test_split_nomatch);
 	DT_RUN(test_split_length);
+	DT_RUN(test_split_length_exact);
+	DT_RUN(test_caps_profiles);
 	DT_RUN(test_split_none);
 	DT_RUN(test_devargs);
 	DT_RUN(test_delay_line);

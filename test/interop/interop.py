@@ -21,6 +21,10 @@ interface (rx_loss=, rx_dup=, rx_reorder=, rx_corrupt=), so both directions
 of every connection see them. kernel_loss uses nftables in the namespace
 instead (numgen random), independent of the NIC. netem cases run only where
 the kernel has sch_netem (skip, exit 77, with the reason otherwise).
+DT_INTEROP_CAPS=full|mlx5|ice in the environment: net_hsplit's capability
+profile (caps= devarg) for devtcp's port, so the cases run against what
+mlx5 or ice report for buffer split; on mlx5 the server must say that it
+falls back from split = proto to a length split.
 Every exit path (failure, exception, SIGTERM from meson's timeout) kills the
 process groups the test started and removes the namespace. Exit 77 (skip)
 when not root or when namespaces, veth, socat, tcpdump or tshark are missing.
@@ -46,6 +50,9 @@ MIB = 1 << 20
 # One lcore: the stack runs on the main lcore and leaves the other core of a
 # small machine to the Linux peer (two polling lcores would starve it).
 EAL = ["-l", "1", "--in-memory", "--no-pci", "--log-level=lib.eal:warning"]
+CAPS = os.environ.get("DT_INTEROP_CAPS", "")
+if CAPS not in ("", "full", "mlx5", "ice"):
+    sys.exit("DT_INTEROP_CAPS=%s: need full, mlx5 or ice" % CAPS)
 TMP = tempfile.mkdtemp(prefix="dtinterop")
 procs = []          # Popen objects whose process groups we own
 failed = []
@@ -400,7 +407,8 @@ chunk = 64K
 
 
 def vdev(faults):
-    return "--vdev=net_hsplit_io,iface=%s%s" % (NS, ("," + faults) if faults else "")
+    return "--vdev=net_hsplit_io,iface=%s%s%s" % (
+        NS, (",caps=" + CAPS) if CAPS else "", ("," + faults) if faults else "")
 
 
 def start_server(tag, faults="", extra="", template=None, mtu=1500):
@@ -485,6 +493,12 @@ def rx_case(case, files, faults="", extra_check=None, allow_bad=False,
                                         ": got %s want %s" % (got, want)))
     goodput(case, sum(os.path.getsize(f) for f in files), secs)
     cap.judge(case, allow_bad)
+    if CAPS == "mlx5":
+        out = text_of(srv)
+        check("split = proto, but the NIC has no protocol split" in out and
+              "falling back to a length split at 66 bytes" in out,
+              "%s: caps=mlx5: split = proto fell back to a length split, "
+              "said so" % case)
     if extra_check:
         extra_check(srv, cap)
     return srv

@@ -8,6 +8,7 @@
 #include <rte_kvargs.h>
 
 #include "hsplit_devargs.h"
+#include "hsplit_caps.h"
 #include "hsplit_split.h"
 
 static const char *const hsplit_valid_args[] = {
@@ -16,7 +17,8 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
 	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
-	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR, NULL
+	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR,
+	HSPLIT_ARG_CAPS, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -169,6 +171,12 @@ one_arg(const char *key, const char *val, void *opaque)
 			da->delay_dir = HSPLIT_DELAY_TX;
 		else
 			return bad(c, key, val, "need both, rx or tx");
+	} else if (strcmp(key, HSPLIT_ARG_CAPS) == 0) {
+		int prof = hsplit_caps_parse(val);
+
+		if (prof < 0)
+			return bad(c, key, val, "need full, mlx5 or ice");
+		da->caps = (uint8_t)prof;
 	}
 	return 0;
 }
@@ -196,7 +204,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt, delay_us, jitter_us, delay_dir)",
+			"rx_corrupt, delay_us, jitter_us, delay_dir, caps)",
 			args);
 		return -EINVAL;
 	}

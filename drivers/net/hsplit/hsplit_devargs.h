@@ -31,6 +31,8 @@
  *                      interface only, for applications that call tx_burst
  *                      only with frames to send, which never release held
  *                      TX frames otherwise)
+ *   caps=full|mlx5|ice capability profile: what the port reports and does
+ *                      for buffer split (default full; see hsplit_caps.h)
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -62,6 +64,7 @@
 #define HSPLIT_ARG_DELAY_US "delay_us"
 #define HSPLIT_ARG_JITTER_US "jitter_us"
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
+#define HSPLIT_ARG_CAPS "caps"
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -87,6 +90,7 @@ struct hsplit_devargs {
 	uint32_t delay_us;    /**< delay line, each direction (0: none) */
 	uint32_t jitter_us;   /**< uniform extra delay in [0, jitter_us] */
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
+	uint8_t caps;         /**< enum hsplit_caps_profile */
 };
 
 /**

@@ -13,36 +13,20 @@
 #include <ethdev_vdev.h>
 #include <bus_vdev_driver.h>
 
+#include "hsplit_caps.h"
 #include "hsplit_iface.h"
 #include "hsplit_private.h"
 #include "rte_pmd_hsplit.h"
 
 RTE_LOG_REGISTER(hsplit_logtype, pmd.net.hsplit, INFO);
 
-#define HSPLIT_RX_OFFLOADS (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | \
-	RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM | \
-	RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER | \
-	RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT)
-#define HSPLIT_RXQ_OFFLOADS (RTE_ETH_RX_OFFLOAD_SCATTER | \
-	RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT)
 #define HSPLIT_TX_OFFLOADS (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | \
 	RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM | \
 	RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 #define HSPLIT_DEFAULT_SPEED RTE_ETH_SPEED_NUM_100G
 
 static const struct eth_dev_ops hsplit_ops;
-
-/* Header combinations a protocol split segment may end at (cumulative). */
-static const uint32_t hsplit_split_ptypes[] = {
-	RTE_PTYPE_L2_ETHER,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
-	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
-	RTE_PTYPE_UNKNOWN
-};
+static const struct eth_dev_ops hsplit_ops_noproto;
 
 /* What the parser reports in mbuf packet_type. */
 static const uint32_t hsplit_ptypes[] = {
@@ -61,10 +45,11 @@ hsplit_dev_flow_table(struct rte_eth_dev *dev)
 	return &hsplit_port_of(dev)->flow;
 }
 
+/* Not in the ops of a profile without protocol split (mlx5): see hsplit_dev_ops. */
 static const uint32_t *
 hsplit_split_ptypes_get(struct rte_eth_dev *dev)
 {
-	return hsplit_split_ptypes;
+	return hsplit_caps_get(hsplit_port_of(dev)->da.caps)->split_ptypes;
 }
 
 static const uint32_t *
@@ -77,6 +62,7 @@ static int
 hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct hsplit_port *p = hsplit_port_of(dev);
+	const struct hsplit_caps *caps = hsplit_caps_get(p->da.caps);
 
 	info->max_mac_addrs = 1;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
@@ -89,7 +75,7 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
 	info->max_rx_queues = HSPLIT_MAX_QUEUES;
 	info->max_tx_queues = HSPLIT_MAX_QUEUES;
-	info->rx_offload_capa = HSPLIT_RX_OFFLOADS;
+	info->rx_offload_capa = caps->rx_offload_capa;
 	/*
 	 * The kernel hands an interface's coalesced TCP frames (GSO/GRO, up
 	 * to 64 KiB) over whole, as a NIC's LRO / HW-GRO would.
@@ -98,16 +84,16 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
 		info->max_lro_pkt_size = HSPLIT_LRO_MAX_FRAME;
 	}
-	info->rx_queue_offload_capa = HSPLIT_RXQ_OFFLOADS;
+	info->rx_queue_offload_capa = caps->rx_queue_offload_capa;
 	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
 	info->tx_queue_offload_capa = HSPLIT_TX_OFFLOADS;
 	info->reta_size = HSPLIT_RETA_SIZE;
 	info->hash_key_size = HSPLIT_RSS_KEY_LEN;
 	info->flow_type_rss_offloads = HSPLIT_RSS_OFFLOAD_ALL;
-	info->rx_seg_capa.max_nseg = HSPLIT_MAX_NSEG;
-	info->rx_seg_capa.multi_pools = 1;
-	info->rx_seg_capa.offset_allowed = 1;
-	info->rx_seg_capa.offset_align_log2 = 0;
+	info->rx_seg_capa.max_nseg = caps->max_nseg;
+	info->rx_seg_capa.multi_pools = caps->multi_pools;
+	info->rx_seg_capa.offset_allowed = caps->offset_allowed;
+	info->rx_seg_capa.offset_align_log2 = caps->offset_align_log2;
 	info->rx_desc_lim.nb_max = 4096;
 	info->rx_desc_lim.nb_min = 2 * HSPLIT_BURST;
 	info->rx_desc_lim.nb_align = 1;
@@ -400,36 +386,55 @@ hsplit_flow_ops(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 #endif
 }
 
-static const struct eth_dev_ops hsplit_ops = {
-	.dev_configure = hsplit_configure,
-	.dev_start = hsplit_start,
-	.dev_stop = hsplit_stop,
-	.dev_close = hsplit_close,
-	.dev_infos_get = hsplit_infos_get,
-	.dev_supported_ptypes_get = hsplit_ptypes_get,
-	.buffer_split_supported_hdr_ptypes_get = hsplit_split_ptypes_get,
-	.link_update = hsplit_link_update,
-	.promiscuous_enable = hsplit_promisc_enable,
-	.promiscuous_disable = hsplit_promisc_disable,
-	.allmulticast_enable = hsplit_noop,
-	.allmulticast_disable = hsplit_noop,
-	.mac_addr_set = hsplit_mac_set,
-	.mtu_set = hsplit_mtu_set,
-	.rx_queue_setup = hsplit_rxq_setup,
-	.rx_queue_release = hsplit_rxq_release,
-	.tx_queue_setup = hsplit_txq_setup,
-	.tx_queue_release = hsplit_txq_release,
-	.stats_get = hsplit_stats_get,
-	.stats_reset = hsplit_stats_reset,
-	.xstats_get = hsplit_xstats_get,
-	.xstats_get_names = hsplit_xstats_get_names,
-	.xstats_reset = hsplit_xstats_reset,
-	.reta_update = hsplit_reta_update,
-	.reta_query = hsplit_reta_query,
-	.rss_hash_update = hsplit_rss_hash_update,
-	.rss_hash_conf_get = hsplit_rss_conf_get,
+/* Ops every profile shares. */
+#define HSPLIT_OPS_COMMON \
+	.dev_configure = hsplit_configure, \
+	.dev_start = hsplit_start, \
+	.dev_stop = hsplit_stop, \
+	.dev_close = hsplit_close, \
+	.dev_infos_get = hsplit_infos_get, \
+	.dev_supported_ptypes_get = hsplit_ptypes_get, \
+	.link_update = hsplit_link_update, \
+	.promiscuous_enable = hsplit_promisc_enable, \
+	.promiscuous_disable = hsplit_promisc_disable, \
+	.allmulticast_enable = hsplit_noop, \
+	.allmulticast_disable = hsplit_noop, \
+	.mac_addr_set = hsplit_mac_set, \
+	.mtu_set = hsplit_mtu_set, \
+	.rx_queue_setup = hsplit_rxq_setup, \
+	.rx_queue_release = hsplit_rxq_release, \
+	.tx_queue_setup = hsplit_txq_setup, \
+	.tx_queue_release = hsplit_txq_release, \
+	.stats_get = hsplit_stats_get, \
+	.stats_reset = hsplit_stats_reset, \
+	.xstats_get = hsplit_xstats_get, \
+	.xstats_get_names = hsplit_xstats_get_names, \
+	.xstats_reset = hsplit_xstats_reset, \
+	.reta_update = hsplit_reta_update, \
+	.reta_query = hsplit_reta_query, \
+	.rss_hash_update = hsplit_rss_hash_update, \
+	.rss_hash_conf_get = hsplit_rss_conf_get, \
 	.flow_ops_get = hsplit_flow_ops,
+
+static const struct eth_dev_ops hsplit_ops = {
+	HSPLIT_OPS_COMMON
+	.buffer_split_supported_hdr_ptypes_get = hsplit_split_ptypes_get,
 };
+
+/*
+ * A profile without protocol split (mlx5) has no ptypes op at all, so
+ * that ethdev itself refuses proto_hdr (-ENOTSUP), as it does for mlx5.
+ */
+static const struct eth_dev_ops hsplit_ops_noproto = {
+	HSPLIT_OPS_COMMON
+};
+
+static const struct eth_dev_ops *
+hsplit_dev_ops(const struct hsplit_devargs *da)
+{
+	return hsplit_caps_get(da->caps)->split_ptypes != NULL ? &hsplit_ops :
+		&hsplit_ops_noproto;
+}
 
 static struct hsplit_port *
 port_checked(uint16_t port_id, int *err)
@@ -441,7 +446,7 @@ port_checked(uint16_t port_id, int *err)
 		return NULL;
 	}
 	dev = &rte_eth_devices[port_id];
-	if (dev->dev_ops != &hsplit_ops) {
+	if (dev->dev_ops != &hsplit_ops && dev->dev_ops != &hsplit_ops_noproto) {
 		*err = -ENOTSUP;
 		return NULL;
 	}
@@ -567,7 +572,7 @@ hsplit_probe_secondary(struct rte_vdev_device *vdev, const char *name)
 	 * engine channels, whose ops are per-process pointers; a secondary
 	 * only gets host-memory traffic right.
 	 */
-	dev->dev_ops = &hsplit_ops;
+	dev->dev_ops = hsplit_dev_ops(&hsplit_port_of(dev)->da);
 	dev->device = &vdev->device;
 	hsplit_set_burst(dev);
 	rte_eth_dev_probing_finish(dev);
@@ -638,15 +643,15 @@ hsplit_probe(struct rte_vdev_device *vdev)
 		SOCKET_ID_ANY : vdev->device.numa_node);
 	if (ret < 0)
 		goto fail;
-	dev->dev_ops = &hsplit_ops;
+	dev->dev_ops = hsplit_dev_ops(&da);
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
-	ret = hsplit_wire_attach(dev, &hsplit_ops);
+	ret = hsplit_wire_attach(dev, &hsplit_ops, &hsplit_ops_noproto);
 	if (ret < 0)
 		goto fail;
 	hsplit_set_burst(dev);
 	rte_eth_dev_probing_finish(dev);
-	HSPLIT_LOG(INFO, "%s: port %u, %s %s, rate %.3g Gb/s, loss %g dup %g reorder %g seed %" PRIu64 ", nomatch=%s",
-		name, p->port_id, da.iface[0] ? "interface" : "wire",
+	HSPLIT_LOG(INFO, "%s: port %u, caps=%s, %s %s, rate %.3g Gb/s, loss %g dup %g reorder %g seed %" PRIu64 ", nomatch=%s",
+		name, p->port_id, hsplit_caps_get(da.caps)->name, da.iface[0] ? "interface" : "wire",
 		da.iface[0] ? da.iface : da.wire[0] ? da.wire : "(none)", da.rate_gbps,
 		da.loss, da.dup, da.reorder, da.seed,
 		da.nomatch == HSPLIT_NOMATCH_LAST ? "last" : "host");
@@ -757,4 +762,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_NOMATCH "=host|last "
 	HSPLIT_ARG_WIRE_BUFS "=<64..1048576> "
 	HSPLIT_ARG_IFACE "=<Linux interface> "
-	HSPLIT_ARG_IFACE_RING "=<64..65536>");
+	HSPLIT_ARG_IFACE_RING "=<64..65536> "
+	HSPLIT_ARG_CAPS "=full|mlx5|ice");

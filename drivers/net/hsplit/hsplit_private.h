@@ -245,7 +245,8 @@ hsplit_port_of(struct rte_eth_dev *dev)
 }
 
 /* hsplit_wire.c */
-int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops);
+int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops,
+	const struct eth_dev_ops *ops2);
 void hsplit_wire_detach(struct hsplit_port *p);
 uint64_t hsplit_prob_threshold(double p);
 int hsplit_wire_corrupt(struct hsplit_wbuf *wb, uint64_t draw);

@@ -10,6 +10,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "hsplit_caps.h"
 #include "hsplit_private.h"
 
 void
@@ -107,6 +108,7 @@ split_config(struct hsplit_rxq *q, const struct rte_eth_rxconf *conf,
 	struct rte_mempool *mp)
 {
 	struct hsplit_split_cfg *c = &q->split;
+	const struct hsplit_caps *caps = hsplit_caps_get(q->port->da.caps);
 	uint32_t i, mask = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -144,6 +146,13 @@ split_config(struct hsplit_rxq *q, const struct rte_eth_rxconf *conf,
 		return 0;
 	}
 	c->mode = q->seg[0].proto_hdr ? HSPLIT_SPLIT_PROTO : HSPLIT_SPLIT_LENGTH;
+	if (c->mode == HSPLIT_SPLIT_LENGTH && !caps->len_split) {
+		/* ice refuses it at queue start (ice_rxtx.c): so do we, earlier. */
+		HSPLIT_LOG(ERR, "port %u rxq %u: caps=%s splits by protocol only: segment 0 needs proto_hdr (Buffer split protocol must be configured)",
+			q->port_id, q->qid, caps->name);
+		return -EINVAL;
+	}
+	c->len_exact = c->mode == HSPLIT_SPLIT_LENGTH && caps->len_exact;
 	for (i = 0; i < q->nseg; i++) {
 		const struct rte_eth_rxseg_split *s = &q->seg[i];
 		struct hsplit_seg_cfg *sc = &c->seg[i];

@@ -93,6 +93,13 @@ match_hdr(const struct hsplit_split_cfg *c, const struct hsplit_pkt_info *pi,
 		}
 		return 0;
 	}
+	if (c->len_exact) {
+		for (i = 0; i < c->nb_hdr; i++) {
+			cap += seg_limit(&c->seg[i]);
+			bound[i] = cap < frame_len ? cap : frame_len;
+		}
+		return 0;
+	}
 	/* Length split: the L2..L4 headers must fit in the header segments. */
 	if (pi->is_fragment || pi->l4_len == 0 ||
 			((pi->ptype & RTE_PTYPE_L4_MASK) != RTE_PTYPE_L4_TCP &&
@@ -131,12 +138,17 @@ hsplit_split_layout(const struct hsplit_split_cfg *c,
 
 		if (n > seg_limit(&c->seg[i]))
 			return HSPLIT_LAYOUT_HDR_TOO_BIG;
+		/* mlx5: the chain ends with the frame, no empty segments. */
+		if (c->len_exact && n == 0 && l->nb > 0)
+			break;
 		place(l, &c->seg[i], (uint8_t)i, n, n, 0);
 		pos = bound[i];
 	}
 	l->nb_hdr = (uint8_t)l->nb;
 	l->hdr_bytes = pos;
 	rem = frame_len - pos;
+	if (c->len_exact && rem == 0)
+		return HSPLIT_LAYOUT_OK;
 	/* Payload: the payload segments in order, at least one, then the last pool. */
 	for (i = c->nb_hdr; i < c->nseg; i++) {
 		int last = i == (uint32_t)c->nseg - 1;

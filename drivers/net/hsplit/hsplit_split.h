@@ -20,6 +20,9 @@
  *   fragments and the like; nomatch=last: the whole frame in buffers of the
  *   last pool (ethdev's exact-match semantics). Both chain without SCATTER:
  *   the configuration already asked for chains.
+ * With len_exact (the mlx5 profile) a length split matches every frame: it
+ * is cut at the lengths, headers or not, and ends where the frame ends (a
+ * frame shorter than the header segment is one buffer, as on mlx5).
  * A frame is matched when (proto split) it has every layer of the cumulative
  * mask of the last header segment, the L4 one not a fragment; (length split)
  * it is TCP or UDP, not a fragment, and its L2..L4 headers fit in the header
@@ -32,8 +35,10 @@
 
 #include "hsplit_pkt.h"
 
-/** Segments of a split configuration (rx_seg_capa.max_nseg). */
-#define HSPLIT_MAX_NSEG 8
+/** Segments of a split configuration: the most a profile reports (mlx5's 32). */
+#define HSPLIT_MAX_NSEG 32
+/** What the full profile reports (rx_seg_capa.max_nseg). */
+#define HSPLIT_FULL_NSEG 8
 /** Most buffers one received frame may take. */
 #define HSPLIT_MAX_CHAIN 64
 
@@ -65,6 +70,12 @@ struct hsplit_split_cfg {
 	uint8_t nb_hdr;      /**< header segments (leading) */
 	uint8_t nomatch;     /**< enum hsplit_nomatch */
 	uint8_t scatter;     /**< RTE_ETH_RX_OFFLOAD_SCATTER on */
+	/**
+	 * Length split cuts every frame at the segment lengths (mlx5):
+	 * headers longer than the header segments continue in the payload
+	 * segments, and the chain ends where the frame does.
+	 */
+	uint8_t len_exact;
 	struct hsplit_seg_cfg seg[HSPLIT_MAX_NSEG];
 };
 

@@ -26,8 +26,10 @@
 #include "hsplit_offload.h"
 #include "hsplit_private.h"
 
+/* @p ops, @p ops2: the driver's ops tables (capability profiles differ in ops). */
 int
-hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops)
+hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops,
+	const struct eth_dev_ops *ops2)
 {
 	struct hsplit_port *p = hsplit_port_of(dev), *other = NULL;
 	uint16_t pid, ports[2];
@@ -41,7 +43,8 @@ hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops)
 		struct hsplit_port *o;
 
 		if (d == dev || d->state == RTE_ETH_DEV_UNUSED ||
-				d->dev_ops != ops || d->data == NULL ||
+				(d->dev_ops != ops && d->dev_ops != ops2) ||
+				d->data == NULL ||
 				d->data->dev_private == NULL)
 			continue;
 		o = d->data->dev_private;

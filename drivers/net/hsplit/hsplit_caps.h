@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Capability profiles of the software NIC (devarg caps=): what a port
+ * reports for buffer split and how it splits, so that the stack above runs
+ * against what DPDK 22.11's mlx5 and ice PMDs report (sources cited in
+ * README.md, "Capability profiles"):
+ *   full  the software NIC's own: length and protocol split, 8 segments,
+ *         multi-pool, offsets; a length-split frame whose headers do not fit
+ *         the header segment is handled as not matching (nomatch=).
+ *   mlx5  length/offset split only, 32 segments, multi-pool and offsets
+ *         (MPRQ off); no buffer_split_supported_hdr_ptypes_get, so ethdev
+ *         refuses proto_hdr with -ENOTSUP. Every frame is cut at the
+ *         segment lengths whatever it holds: headers longer than the
+ *         header segment spill into the next (device-memory) segment, and a
+ *         frame shorter than the header segment comes as one segment.
+ *   ice   protocol split only (scalar RX path), exactly 2 segments,
+ *         multi-pool, no offsets; a length split is refused at queue set-up
+ *         (ice refuses it at queue start).
+ * Pure: no EAL.
+ */
+#ifndef HSPLIT_CAPS_H
+#define HSPLIT_CAPS_H
+
+#include <stdint.h>
+
+enum hsplit_caps_profile {
+	HSPLIT_CAPS_FULL = 0,
+	HSPLIT_CAPS_MLX5,
+	HSPLIT_CAPS_ICE,
+};
+
+/** What a profile reports and allows. */
+struct hsplit_caps {
+	const char *name;
+	uint16_t max_nseg;          /**< rx_seg_capa.max_nseg */
+	uint8_t multi_pools;        /**< rx_seg_capa.multi_pools */
+	uint8_t offset_allowed;     /**< rx_seg_capa.offset_allowed */
+	uint8_t offset_align_log2;  /**< rx_seg_capa.offset_align_log2 */
+	uint8_t len_split;          /**< length split accepted */
+	/** Length split cuts every frame at the lengths (mlx5), spilling headers. */
+	uint8_t len_exact;
+	uint64_t rx_offload_capa;   /**< port and queue RX offloads */
+	uint64_t rx_queue_offload_capa;
+	/** Protocol split header combinations, RTE_PTYPE_UNKNOWN ended; NULL: none. */
+	const uint32_t *split_ptypes;
+};
+
+/** The profile's capabilities (@p prof an enum hsplit_caps_profile). */
+const struct hsplit_caps *hsplit_caps_get(unsigned int prof);
+
+/**
+ * Parse a caps= value.
+ * @return the enum hsplit_caps_profile, or -1 for an unknown name
+ */
+int hsplit_caps_parse(const char *val);
+
+#endif /* HSPLIT_CAPS_H */
