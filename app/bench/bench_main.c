@@ -1175,6 +1175,7 @@ utc_now(char *buf, size_t len)
 static int
 interrupted_exit(int sig, int n, int planned)
 {
+	fflush(stdout);
 	fprintf(stderr, "devtcp-bench: interrupted by %s: results are partial (%d of %d runs%s)\n",
 		sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
 		n, planned, n > 0 ? ", the last one cut short" : "");
