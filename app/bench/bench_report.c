@@ -433,7 +433,7 @@ write_json_samples(FILE *f, const struct bench_result *r)
 	for (i = 0; i < r->nb_samples; i++) {
 		const struct bench_sample *s = &r->samples[i];
 
-		fprintf(f, "%s\n      {\"t\": %.6f, \"dt\": %.6f, \"bytes\": %" PRIu64
+		fprintf(f, "%s\n      {\"t\": %.9f, \"dt\": %.9f, \"bytes\": %" PRIu64
 			", \"frames\": %" PRIu64 ", \"retransmits\": %" PRIu64
 			", \"goodput_gbps\": %.6f, \"mpps\": %.6f, "
 			"\"retransmits_per_s\": %.3f}", i ? "," : "", s->t, s->dt,

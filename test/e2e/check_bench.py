@@ -34,6 +34,15 @@ server/client stacks (clients: as many as the lcores left, at most as many
 as servers), per_stack entries (exactly their fields, distinct lcores,
 summing to the run's frames, payload and connections), Mpps and drops.
 --plot FILE: FILE is replaced by a temporary PNG, checked to be a PNG.
+
+Every document is also checked against docs/bench-json.md: every field
+documented; version (meson.build's), command_line (the argv given, element
+by element), utc_time (ISO 8601, the time of this run), interrupted and
+signal; each run's ratios (goodput over goodput, a key for each baseline
+that ran and none else) and per-second samples (exactly their fields,
+tiling the run from 0, one a second, adding up to the run's payload,
+frames and retransmissions, rates = counts over dt). With --quiet (the
+default) no live line may appear. DEVTCP_LIVE=1 and DEVTCP_INTERRUPT: below.
 """
 import datetime
 import json
@@ -543,7 +552,32 @@ def check_live():
               for g in got), "--bytes: %% is done over total")
 
 
+def documented():
+    """Field names in the first column of docs/bench-json.md's tables."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "docs", "bench-json.md")
+    names = set()
+    with open(src) as f:
+        for line in f:
+            if line.startswith("| `"):
+                names.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return names
+
+
+def check_documented():
+    names = documented()
+    keys = set(doc)
+    for r in doc["runs"]:
+        keys.update(r)
+        keys.update(r.get("ratios") or {})
+        for e in (r.get("per_stack") or []) + (r.get("samples") or []):
+            keys.update(e)
+    check(keys <= names, "every field is in docs/bench-json.md (not: %s)" %
+          sorted(keys - names))
+
+
 check_provenance()
+check_documented()
 for r in doc["runs"]:
     check_samples(r)
     check_ratios(r)
