@@ -323,9 +323,12 @@ const struct bench_sample *bench_sample_take(struct bench_result *r,
 void bench_samples_free(struct bench_result *r);
 
 /* bench_report.c */
-/* The raw modes' live line; with --bytes (@p bytes_total != 0) bytes done, % and ETA. */
+/*
+ * The raw modes' live line; with --bytes (@p bytes_total != 0) also
+ * @p bytes_done of it, % and ETA.
+ */
 void bench_progress(const struct bench_result *r, double elapsed,
-	uint64_t bytes_total);
+	uint64_t bytes_done, uint64_t bytes_total);
 void bench_print_table(const struct bench_result *res, int n);
 
 /* What the run set up, for the JSON header. */

@@ -748,13 +748,22 @@ close_channel(struct bench_run *run)
 	run->ch = NULL;
 }
 
+/* Payload so far: the ceiling counts its chunks as it goes, their bytes at the end. */
+static uint64_t
+raw_bytes(const struct bench_run *run)
+{
+	if (run->res.mode == BENCH_MODE_CEILING)
+		return run->res.rx_frames * bench_payload_len(run->opts);
+	return run->res.payload_bytes;
+}
+
 /* A sample of a raw-frame run from its counters now (@p start: its TSC). */
 static const struct bench_sample *
 raw_sample(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
 {
 	double t = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
 
-	return bench_sample_take(&run->res, sp, t, run->res.payload_bytes,
+	return bench_sample_take(&run->res, sp, t, raw_bytes(run),
 		run->res.rx_frames, 0);
 }
 
@@ -768,7 +777,7 @@ raw_tick(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
 	if (o->quiet || smp == NULL)
 		return;
 	/* --bytes: the frames carrying as much payload (parse_args). */
-	bench_progress(&run->res, smp->t, o->bytes != 0 ?
+	bench_progress(&run->res, smp->t, raw_bytes(run), o->bytes != 0 ?
 		o->frames * bench_payload_len(o) : 0);
 }
 

@@ -63,13 +63,13 @@ progress_bytes(uint64_t done, uint64_t total, double elapsed)
 
 void
 bench_progress(const struct bench_result *r, double elapsed,
-	uint64_t bytes_total)
+	uint64_t bytes_done, uint64_t bytes_total)
 {
 	printf("  [%-9s] %5.1fs  rx %10" PRIu64 " frames  %6.2f Mfps  %7.2f Gb/s",
 		bench_mode_name(r->mode), elapsed, r->rx_frames,
 		per_sec(r->rx_frames, elapsed) / 1e6,
 		gbps(r->rx_bytes, elapsed));
-	progress_bytes(r->payload_bytes, bytes_total, elapsed);
+	progress_bytes(bytes_done, bytes_total, elapsed);
 	printf("\n");
 	fflush(stdout);
 }

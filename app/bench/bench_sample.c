@@ -26,6 +26,13 @@ samples_grow(struct bench_result *r)
 	return 0;
 }
 
+/* A counter's growth; one a failed run zeroed grew by nothing. */
+static uint64_t
+since(uint64_t now, uint64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
 const struct bench_sample *
 bench_sample_take(struct bench_result *r, struct bench_sampler *sp, double t,
 	uint64_t bytes, uint64_t frames, uint64_t retransmits)
@@ -44,8 +51,9 @@ bench_sample_take(struct bench_result *r, struct bench_sampler *sp, double t,
 	}
 	s = &r->samples[r->nb_samples++];
 	*s = (struct bench_sample){ .t = t, .dt = t - sp->t,
-		.bytes = bytes - sp->bytes, .frames = frames - sp->frames,
-		.retransmits = retransmits - sp->retransmits };
+		.bytes = since(bytes, sp->bytes),
+		.frames = since(frames, sp->frames),
+		.retransmits = since(retransmits, sp->retransmits) };
 	*sp = (struct bench_sampler){ .t = t, .bytes = bytes, .frames = frames,
 		.retransmits = retransmits };
 	return s;
