@@ -65,7 +65,11 @@ def plot_runs_matplotlib(runs, png, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (ax, ts) = plt.subplots(2, 1, figsize=(7, 7), dpi=100)
+    timed = any(r[3] for r in runs)
+    fig, axes = plt.subplots(2 if timed else 1, 1,
+                             figsize=(7, 7 if timed else 4.5), dpi=100,
+                             squeeze=False)
+    ax = axes[0][0]
     xs = list(range(len(runs)))
     ax.bar(xs, [r[1] for r in runs], color="tab:blue", alpha=0.8)
     for x, r in zip(xs, runs):
@@ -77,8 +81,14 @@ def plot_runs_matplotlib(runs, png, title):
     ax.set_xticklabels([r[0] for r in runs], fontsize=8)
     ax.set_ylabel("goodput (Gb/s)")
     ax.set_title(title, fontsize=9)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.15 * max([r[1] for r in runs] + [r[2] for r in runs] +
+                              [1e-3]))
     ax.grid(True, axis="y", alpha=0.3)
+    if not timed:
+        fig.tight_layout()
+        fig.savefig(png)
+        return
+    ts = axes[1][0]
     for r in runs:
         if r[3]:
             ts.plot([p[0] for p in r[3]], [p[1] for p in r[3]], marker=".",
@@ -87,8 +97,7 @@ def plot_runs_matplotlib(runs, png, title):
     ts.set_ylabel("goodput per second (Gb/s)")
     ts.set_ylim(bottom=0)
     ts.grid(True, alpha=0.3)
-    if any(r[3] for r in runs):
-        ts.legend(fontsize=8)
+    ts.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png)
 
@@ -101,18 +110,24 @@ def plot_runs_gnuplot(runs, png, title):
             for i, r in enumerate(runs):
                 fh.write('%d "%s" %f %f\n' % (i, r[0].replace('"', ""), r[1],
                                               r[2] if r[2] > 0 else float("nan")))
-        cmds = ["set terminal pngcairo size 700,700" if gnuplot_has("pngcairo")
-                else "set terminal png size 700,700",
+        timed = any(r[3] for r in runs)
+        top = 1.15 * max([r[1] for r in runs] + [r[2] for r in runs] + [1e-3])
+        size = "700,700" if timed else "700,450"
+        cmds = ["set terminal pngcairo size " + size if gnuplot_has("pngcairo")
+                else "set terminal png size " + size,
                 "set output '%s'" % png.replace("'", ""),
-                "set termoption noenhanced", "set multiplot layout 2,1",
+                "set termoption noenhanced",
+                "set multiplot layout 2,1" if timed else "",
                 "set title '%s'" % title.replace("'", ""),
-                "set ylabel 'goodput (Gb/s)'", "set yrange [0:*]",
+                "set ylabel 'goodput (Gb/s)'", "set yrange [0:%f]" % top,
                 "set grid ytics", "set style fill solid 0.6", "set boxwidth 0.6",
                 "set xrange [-0.5:%f]" % (len(runs) - 0.5), "set key off",
                 "plot '%s' using 1:3:xtic(2) with boxes lc 1, "
                 "'' using 1:3:(sprintf('%%.2f', $3)) with labels offset 0,0.7, "
-                "'' using 1:4 with points pt 6 lc 8" % bars,
-                "unset title", "set xtics auto", "set xrange [*:*]",
+                "'' using 1:4 with points pt 6 lc 8" % bars]
+        if timed:
+            cmds += [
+                "unset title", "set yrange [0:*]", "set xtics auto", "set xrange [*:*]",
                 "set xlabel 'seconds from the start of the run'",
                 "set ylabel 'goodput per second (Gb/s)'", "set key left top"]
         plots = []
@@ -125,9 +140,8 @@ def plot_runs_gnuplot(runs, png, title):
                     fh.write("%f %f\n" % (t, g))
             plots.append("'%s' using 1:2 with linespoints pt 7 ps 0.5 lc %d "
                          "title '%s'" % (f, i + 1, r[0].replace("'", "")))
-        cmds.append("plot " + ", ".join(plots) if plots else
-                    "plot 0 notitle")
-        cmds.append("unset multiplot")
+        if timed:
+            cmds += ["plot " + ", ".join(plots), "unset multiplot"]
         p = subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n", text=True,
                            capture_output=True)
         if p.returncode != 0:
