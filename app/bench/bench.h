@@ -145,6 +145,7 @@ struct bench_result {
 	/* Per-second samples (bench_sample.c), owned by the result. */
 	struct bench_sample *samples;
 	uint32_t nb_samples, samples_cap;
+	uint32_t samples_lost;      /* not kept: out of memory (said on stderr) */
 	bool interrupted;           /* SIGINT/SIGTERM came during this run */
 };
 

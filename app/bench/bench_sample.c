@@ -43,10 +43,9 @@ bench_sample_take(struct bench_result *r, struct bench_sampler *sp, double t,
 		return NULL;
 	if (r->nb_samples == r->samples_cap && samples_grow(r) != 0) {
 		/* Nothing silent: the JSON then lacks the tail, and says so here. */
-		if (r->samples_cap != UINT32_MAX)
-			fprintf(stderr, "devtcp-bench: %s: out of memory for per-second samples after %u\n",
+		if (r->samples_lost++ == 0)
+			fprintf(stderr, "devtcp-bench: %s: out of memory for per-second samples after %u: the JSON's are incomplete\n",
 				bench_mode_name(r->mode), r->nb_samples);
-		r->samples_cap = UINT32_MAX;
 		return NULL;
 	}
 	s = &r->samples[r->nb_samples++];
