@@ -94,6 +94,24 @@ struct bench_stack_result {
 	uint64_t drops;             /* every drop counter of the stack */
 };
 
+/*
+ * One per-second sample of a run: what the live line shows for the interval
+ * (t - dt, t], taken with or without the line (--quiet).
+ */
+struct bench_sample {
+	double t;                   /* end of the interval, seconds from the run's start */
+	double dt;                  /* length of the interval, seconds */
+	uint64_t bytes;             /* payload delivered in it */
+	uint64_t frames;            /* frames received in it */
+	uint64_t retransmits;       /* client segments retransmitted in it */
+};
+
+/* Where the next sample starts: the totals at the previous one. */
+struct bench_sampler {
+	double t;
+	uint64_t bytes, frames, retransmits;
+};
+
 /* What one run measured. */
 struct bench_result {
 	enum bench_mode mode;
@@ -124,6 +142,11 @@ struct bench_result {
 	/* TCP modes: the stacks of the run and each server stack's figures. */
 	uint16_t server_stacks, client_stacks;
 	struct bench_stack_result stack[BENCH_MAX_STACKS];
+	/* Per-second samples (bench_sample.c), owned by the result. */
+	struct bench_sample *samples;
+	uint32_t nb_samples, samples_cap;
+	uint32_t samples_lost;      /* not kept: out of memory (said on stderr) */
+	bool interrupted;           /* SIGINT/SIGTERM came during this run */
 };
 
 struct bench_verifier;
@@ -277,16 +300,36 @@ int bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 /* Why @p server_stacks cannot run on @p nb_lcores lcores (NULL: it can). */
 const char *bench_tcp_stacks_check(uint16_t server_stacks,
 	unsigned int nb_lcores, char *buf, size_t len);
-/* One progress line: @p bytes and @p frames received in the last @p dt seconds. */
-void bench_tcp_progress(enum bench_mode mode, double elapsed, double dt,
-	uint64_t bytes, uint64_t frames, uint64_t rtx, uint32_t done,
-	uint32_t conns);
+/*
+ * One progress line of a TCP run: the rates of interval @p s, @p rtx
+ * retransmissions so far, @p done of @p conns streams finished; with
+ * --bytes (@p bytes_total != 0) also the bytes done, % and ETA.
+ */
+void bench_tcp_progress(enum bench_mode mode, const struct bench_sample *s,
+	uint64_t rtx, uint32_t done, uint32_t conns, uint64_t bytes_done,
+	uint64_t bytes_total);
 
 /* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
 uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
 
+/* bench_sample.c */
+/*
+ * Append the interval from @p sp's last sample to @p t (seconds from the
+ * run's start), given the run's totals at @p t; @p sp moves on to @p t.
+ * The sample, or NULL when the interval is empty or memory ran out.
+ */
+const struct bench_sample *bench_sample_take(struct bench_result *r,
+	struct bench_sampler *sp, double t, uint64_t bytes, uint64_t frames,
+	uint64_t retransmits);
+void bench_samples_free(struct bench_result *r);
+
 /* bench_report.c */
-void bench_progress(const struct bench_result *r, double elapsed);
+/*
+ * The raw modes' live line; with --bytes (@p bytes_total != 0) also
+ * @p bytes_done of it, % and ETA.
+ */
+void bench_progress(const struct bench_result *r, double elapsed,
+	uint64_t bytes_done, uint64_t bytes_total);
 void bench_print_table(const struct bench_result *res, int n);
 
 /* What the run set up, for the JSON header. */
@@ -295,9 +338,30 @@ struct bench_setup {
 	const char *engine;         /* the region's copy engine */
 	bool host_registered;       /* host copy sources registered with the GPU */
 	const char *verify_on;      /* "cpu", "gpu" or "off" */
+	char *const *argv;          /* the command line as given, EAL's part included */
+	int argc;
+	char utc_time[32];          /* start of the program, ISO 8601 UTC */
+	int signal;                 /* what interrupted the runs (0: nothing) */
 };
-int bench_write_json(const char *path, const struct bench_opts *o,
+/* The JSON document (docs/bench-json.md) into @p fd, from its start; 0 or -errno. */
+int bench_write_json(int fd, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n);
+
+/* bench_out.c: where the JSON goes, claimed before EAL starts. */
+struct bench_out {
+	const char *path;           /* --json's value (NULL: none) */
+	int fd;                     /* open for writing (-1: none) */
+	bool created;               /* the bench created it: removed when unwritten */
+	bool written;
+};
+/*
+ * Find --json in the program's options (after "--") and open or create it
+ * for writing, without truncating it; 0 (nothing asked: @p out->fd -1), or
+ * -errno with the reason printed.
+ */
+int bench_out_claim(int argc, char **argv, struct bench_out *out);
+/* Close it; a file the bench created and never wrote is removed. */
+void bench_out_release(struct bench_out *out);
 /* --stacks: goodput, Mpps, cycles per packet per stack, retransmissions, drops. */
 void bench_print_scale(const struct bench_result *res, int n);
 

@@ -47,9 +47,9 @@ static const struct bench_key bench_keys[] = {
 		"--lcores). Without --conns, 2 connections per server\n"
 		"stack. Adds a scale table and per-stack JSON"),
 	BK_PATH("plot", plot_path, "FILE.png",
-		"with --stacks: plot goodput against server stacks\n"
-		"(bench/plot_stacks.py over the JSON: matplotlib, else\n"
-		"gnuplot)"),
+		"plot the results (bench/plot_stacks.py over the JSON:\n"
+		"matplotlib, else gnuplot): goodput per mode, and with\n"
+		"--stacks goodput against server stacks"),
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL },
 };
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -44,14 +45,13 @@ RTE_LOG_REGISTER(bench_logtype, devtcp.bench, INFO);
 #define TCP_DEFAULT_MSG (64u * 1024)
 #define TCP_BYTES_LIMIT_S 60   /* --bytes without --duration: time limit */
 
-/* Set by SIGINT/SIGTERM: the only state a signal handler may touch. */
+/* The signal (SIGINT/SIGTERM) that stops the runs: the only state a signal handler may touch. */
 static volatile sig_atomic_t bench_quit;
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	bench_quit = 1;
+	bench_quit = sig;
 }
 
 static const char *const mode_names[BENCH_MODE_MAX] = {
@@ -116,7 +116,9 @@ usage(const char *prog)
 		"                    (gpu_sim) or by a kernel on the GPU (gpu_cuda), in batches\n"
 		"                    of %u chunks; host bytes once copied; slows the receiver\n"
 		"  --quiet           no live progress line\n"
-		"  --json FILE       write the results as JSON\n",
+		"  --json FILE       write the results as JSON (docs/bench-json.md): opened\n"
+		"                    before anything runs; an interrupted run writes what it\n"
+		"                    measured, with \"interrupted\": true\n",
 		prog, TCP_DEFAULT_CONNS, TCP_BYTES_LIMIT_S, TCP_DEFAULT_MSG,
 		BENCH_VERIFY_FRAMES);
 	bench_args_usage(stdout);
@@ -212,9 +214,6 @@ parse_scale(struct bench_opts *o, bool modes_set)
 {
 	unsigned int i;
 
-	if (o->plot_path != NULL && o->nb_stacks == 0)
-		return fprintf(stderr, "--plot draws goodput against --stacks: give --stacks too\n"),
-			-EINVAL;
 	if (o->nb_stacks == 0)
 		return 0;
 	if (!modes_set) {
@@ -511,6 +510,7 @@ struct bench_ctx {
 	size_t ceil_stride;
 	struct bench_gpu_reg reg;       /* host memory registered with a CUDA GPU */
 	struct bench_setup setup;
+	struct bench_out out;           /* where --json goes, claimed before EAL */
 	char gpu_name[RTE_DEV_NAME_MAX_LEN];
 	/* The TCP modes */
 	struct bench_tcp_env tcp;
@@ -748,12 +748,46 @@ close_channel(struct bench_run *run)
 	run->ch = NULL;
 }
 
+/* Payload so far: the ceiling counts its chunks as it goes, their bytes at the end. */
+static uint64_t
+raw_bytes(const struct bench_run *run)
+{
+	if (run->res.mode == BENCH_MODE_CEILING)
+		return run->res.rx_frames * bench_payload_len(run->opts);
+	return run->res.payload_bytes;
+}
+
+/* A sample of a raw-frame run from its counters now (@p start: its TSC). */
+static const struct bench_sample *
+raw_sample(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
+{
+	double t = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
+
+	return bench_sample_take(&run->res, sp, t, raw_bytes(run),
+		run->res.rx_frames, 0);
+}
+
+/* Once a second: the sample, and the live line unless --quiet. */
+static void
+raw_tick(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
+{
+	const struct bench_opts *o = run->opts;
+	const struct bench_sample *smp = raw_sample(run, sp, start);
+
+	if (o->quiet || smp == NULL)
+		return;
+	/* --bytes: the frames carrying as much payload (parse_args). */
+	bench_progress(&run->res, smp->t, raw_bytes(run), o->bytes != 0 ?
+		o->frames * bench_payload_len(o) : 0);
+}
+
 /* The ceiling: no ports, no sender; the copy engine alone. */
 static int
 run_ceiling(struct bench_ctx *ctx, struct bench_run *run)
 {
 	const struct bench_opts *o = &ctx->opts;
 	uint64_t hz = rte_get_tsc_hz(), start, end, next;
+	struct bench_sampler sp = { 0 };
 	int rc;
 
 	rc = open_channel(run);
@@ -768,14 +802,14 @@ run_ceiling(struct bench_ctx *ctx, struct bench_run *run)
 	end = start + (uint64_t)(o->duration * hz);
 	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
 		bench_ceiling_poll(run, RTE_MIN(next, end));
-		if (!o->quiet)
-			bench_progress(&run->res, (double)(rte_rdtsc() - start) / hz);
+		raw_tick(run, &sp, start);
 		if (rte_rdtsc() >= end ||
 				(o->frames != 0 && run->res.rx_frames >= o->frames))
 			break;
 	}
 	bench_ceiling_finish(run);
 	run->res.seconds = (double)(rte_rdtsc() - start) / hz;
+	raw_sample(run, &sp, start);
 	close_channel(run);
 	return 0;
 }
@@ -786,6 +820,7 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	const struct bench_opts *o = &ctx->opts;
 	struct rte_eth_stats st;
 	uint64_t hz = rte_get_tsc_hz(), start, end, next;
+	struct bench_sampler sp = { 0 };
 	int rc;
 
 	memset(&run->res, 0, sizeof(run->res));
@@ -821,8 +856,7 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	end = start + (uint64_t)(o->duration * hz);
 	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
 		poll_mode(run, mode, RTE_MIN(next, end));
-		if (!o->quiet)
-			bench_progress(&run->res, (double)(rte_rdtsc() - start) / hz);
+		raw_tick(run, &sp, start);
 		if (rte_rdtsc() >= end ||
 				(o->frames != 0 && run->res.rx_frames >= o->frames))
 			break;
@@ -831,6 +865,8 @@ run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
 	run->stop = true;
 	rte_eal_wait_lcore(ctx->tx_lcore);
 	drain(run, mode);
+	/* The last interval takes what the drain received: the samples add up. */
+	raw_sample(run, &sp, start);
 
 	/* The NIC's copies (split) or the bench's own (bounce). */
 	run->res.nic_copy_bytes = bench_xstat_sum(o->rx_port, "_copy_bytes");
@@ -1096,35 +1132,63 @@ place_report(const struct bench_ctx *ctx)
 
 /* The JSON (a temporary file when only --plot asks for it) and the plot. */
 static int
-write_outputs(const struct bench_ctx *ctx, const struct bench_result *res,
-	int n)
+write_outputs(struct bench_ctx *ctx, const struct bench_result *res, int n)
 {
 	const struct bench_opts *o = &ctx->opts;
 	char tmp[] = "/tmp/devtcp-bench-XXXXXX.json";
-	const char *path = o->json_path;
-	int rc = 0, fd;
+	const char *path = ctx->out.path;
+	int rc = 0, fd = ctx->out.fd;
 
-	if (path == NULL && o->plot_path != NULL) {
+	if (fd < 0 && o->plot_path != NULL) {
 		fd = mkstemps(tmp, 5);
 		if (fd < 0) {
 			fprintf(stderr, "devtcp-bench: --plot: cannot create %s: %s\n",
 				tmp, strerror(errno));
 			return -errno;
 		}
-		close(fd);
 		path = tmp;
 	}
-	if (path == NULL)
+	if (fd < 0)
 		return 0;
-	if (bench_write_json(path, o, &ctx->setup, res, n) != 0) {
-		fprintf(stderr, "devtcp-bench: cannot write %s\n", path);
-		rc = -EIO;
-	}
-	if (rc == 0 && o->plot_path != NULL)
+	rc = bench_write_json(fd, o, &ctx->setup, res, n);
+	if (rc != 0)
+		fprintf(stderr, "devtcp-bench: cannot write %s: %s\n", path,
+			strerror(-rc));
+	else if (fd == ctx->out.fd)
+		ctx->out.written = true;
+	/* A plot of what an interrupted run measured would look complete. */
+	if (rc == 0 && o->plot_path != NULL && ctx->setup.signal == 0)
 		rc = bench_plot(path, o->plot_path);
-	if (path == tmp)
+	else if (rc == 0 && o->plot_path != NULL)
+		fprintf(stderr, "devtcp-bench: --plot: no plot of partial results\n");
+	if (path == tmp) {
+		close(fd);
 		unlink(tmp);
+	}
 	return rc;
+}
+
+/* The start of the program, as the JSON's utc_time. */
+static void
+utc_now(char *buf, size_t len)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (gmtime_r(&now, &tm) == NULL ||
+			strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "unknown");
+}
+
+/* What a signal left: a partial JSON, said so, and the shell's 128 + signal. */
+static int
+interrupted_exit(int sig, int n, int planned)
+{
+	fflush(stdout);
+	fprintf(stderr, "devtcp-bench: interrupted by %s: results are partial (%d of %d runs%s)\n",
+		sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
+		n, planned, n > 0 ? ", the last one cut short" : "");
+	return 128 + sig;
 }
 
 int
@@ -1137,10 +1201,18 @@ main(int argc, char **argv)
 	};
 	struct bench_result *res = NULL;
 	struct bench_run run = { .opts = &ctx.opts };
-	char **rate_argv;
-	int n = 0, rc, i, rate_argc = 0, argc0;
+	char **rate_argv, **argv_given;
+	int n = 0, rc, i, rate_argc = 0, argc0, planned;
 	unsigned int k, si;
 
+	/* The command line as given, for the JSON (EAL's getopt reorders argv). */
+	argv_given = calloc(argc + 1, sizeof(*argv_given));
+	if (argv_given == NULL)
+		return 1;
+	memcpy(argv_given, argv, argc * sizeof(*argv));
+	ctx.setup.argv = argv_given;
+	ctx.setup.argc = argc;
+	utc_now(ctx.setup.utc_time, sizeof(ctx.setup.utc_time));
 	/* --rate paces the software NIC: it must reach the vdevs' devargs. */
 	rate_argv = rate_to_devargs(argc, argv, &rate_argc);
 	argc0 = argc;
@@ -1149,12 +1221,20 @@ main(int argc, char **argv)
 		argv = rate_argv;
 	}
 	dt_app_eal_help(argc, argv, usage);
+	/* A --json that cannot be written is refused before EAL starts. */
+	if (bench_out_claim(argc, argv, &ctx.out) != 0) {
+		rate_argv_free(rate_argv, argc0);
+		free(argv_given);
+		return 2;
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "devtcp-bench: EAL init failed: %s (EAL options go "
 			"before '--'; devtcp-bench --help)\n",
 			dt_app_eal_strerror(rte_errno));
+		bench_out_release(&ctx.out);
 		rate_argv_free(rate_argv, argc0);
+		free(argv_given);
 		return 1;
 	}
 	argc -= rc;
@@ -1204,29 +1284,43 @@ main(int argc, char **argv)
 				res[n].tsc_hz = rte_get_tsc_hz();
 				rc = bench_tcp_run(&ctx.tcp, m, ctx.opts.nb_stacks ?
 					ctx.opts.stacks[si] : 0, &res[n]);
-				if (rc == 0)
-					n++;
-				continue;
+			} else {
+				rc = run_mode(&ctx, &run, m);
+				res[n] = run.res;
 			}
-			rc = run_mode(&ctx, &run, m);
-			if (rc == 0)
-				res[n++] = run.res;
+			if (rc != 0) {
+				bench_samples_free(&res[n]);
+				break;
+			}
+			/* The loop starts no run after a signal: it came during this one. */
+			res[n++].interrupted = bench_quit != 0;
 		}
+	ctx.setup.signal = bench_quit;
+	planned = (int)(ctx.opts.nb_modes * RTE_MAX(ctx.opts.nb_stacks, 1));
 	if (n > 0) {
 		bench_set_line_rate(&ctx.opts, res, n);
 		bench_print_table(res, n);
 		if (ctx.opts.nb_stacks != 0)
 			bench_print_scale(res, n);
+	}
+	if (n > 0 || (res != NULL && ctx.setup.signal != 0)) {
 		if (write_outputs(&ctx, res, n) != 0)
 			rc = -EIO;
+		/* A run cut short has not delivered what was asked: no false alarm. */
 		for (i = 0; i < n; i++)
-			if (!result_ok(&ctx.opts, &res[i]))
+			if (!res[i].interrupted && !result_ok(&ctx.opts, &res[i]))
 				rc = -EIO;
 	}
+	for (i = 0; i < n; i++)
+		bench_samples_free(&res[i]);
 	free(res);
 	bench_free_frames(&run);
 	cleanup(&ctx);
+	bench_out_release(&ctx.out);
 	rte_eal_cleanup();
 	rate_argv_free(rate_argv, argc0);
+	free(argv_given);
+	if (ctx.setup.signal != 0)
+		return interrupted_exit(ctx.setup.signal, n, planned);
 	return rc == 0 ? 0 : 1;
 }

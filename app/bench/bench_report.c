@@ -3,6 +3,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "devtcp_version.h"
 
 #include "bench.h"
 
@@ -37,24 +42,49 @@ pct_line(const struct bench_result *r)
 	return r->line_rate_gbps > 0 ? 100.0 * goodput(r) / r->line_rate_gbps : 0;
 }
 
-void
-bench_progress(const struct bench_result *r, double elapsed)
+/*
+ * With --bytes: "  12.0 of 32.0 MiB  37%  ETA 2s", the ETA at the average
+ * rate since the start of the run.
+ */
+static void
+progress_bytes(uint64_t done, uint64_t total, double elapsed)
 {
-	printf("  [%-9s] %5.1fs  rx %10" PRIu64 " frames  %6.2f Mfps  %7.2f Gb/s\n",
+	if (total == 0)
+		return;
+	if (done > total)
+		done = total;
+	printf("  %.1f of %.1f MiB %3.0f%%", done / 1048576.0,
+		total / 1048576.0, 100.0 * done / total);
+	if (done == 0)
+		printf("  ETA ?");
+	else
+		printf("  ETA %.0fs", elapsed * (double)(total - done) / done);
+}
+
+void
+bench_progress(const struct bench_result *r, double elapsed,
+	uint64_t bytes_done, uint64_t bytes_total)
+{
+	printf("  [%-9s] %5.1fs  rx %10" PRIu64 " frames  %6.2f Mfps  %7.2f Gb/s",
 		bench_mode_name(r->mode), elapsed, r->rx_frames,
 		per_sec(r->rx_frames, elapsed) / 1e6,
 		gbps(r->rx_bytes, elapsed));
+	progress_bytes(bytes_done, bytes_total, elapsed);
+	printf("\n");
 	fflush(stdout);
 }
 
 void
-bench_tcp_progress(enum bench_mode mode, double elapsed, double dt,
-	uint64_t bytes, uint64_t frames, uint64_t rtx, uint32_t done,
-	uint32_t conns)
+bench_tcp_progress(enum bench_mode mode, const struct bench_sample *s,
+	uint64_t rtx, uint32_t done, uint32_t conns, uint64_t bytes_done,
+	uint64_t bytes_total)
 {
 	printf("  [%-9s] %5.1fs  goodput %7.2f Gb/s  %6.3f Mpps  rtx %6" PRIu64
-		"  streams done %u/%u\n", bench_mode_name(mode), elapsed,
-		gbps(bytes, dt), per_sec(frames, dt) / 1e6, rtx, done, conns);
+		"  streams done %u/%u", bench_mode_name(mode), s->t,
+		gbps(s->bytes, s->dt), per_sec(s->frames, s->dt) / 1e6, rtx, done,
+		conns);
+	progress_bytes(bytes_done, bytes_total, s->t);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -65,6 +95,39 @@ find_mode(const struct bench_result *res, int n, enum bench_mode m)
 
 	for (i = 0; i < n; i++)
 		if (res[i].mode == m)
+			return &res[i];
+	return NULL;
+}
+
+/*
+ * The ratios of goodput (payload per second) the JSON gives per run: the
+ * product against its baselines, where both ran.
+ */
+static const struct {
+	enum bench_mode num, den;
+} ratio_pairs[] = {
+	{ BENCH_MODE_SPLIT, BENCH_MODE_COPY },
+	{ BENCH_MODE_SPLIT, BENCH_MODE_RAW },
+	{ BENCH_MODE_COPY, BENCH_MODE_RAW },
+	{ BENCH_MODE_RAW_SPLIT, BENCH_MODE_RAW },
+	{ BENCH_MODE_RAW_SPLIT, BENCH_MODE_BOUNCE },
+	{ BENCH_MODE_RAW_SPLIT, BENCH_MODE_CEILING },
+};
+
+/*
+ * The run of mode @p m that @p r compares with: of the same server-stack
+ * count when both are TCP runs (--stacks), else the first of that mode.
+ */
+static const struct bench_result *
+ratio_partner(const struct bench_result *res, int n,
+	const struct bench_result *r, enum bench_mode m)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (res[i].mode == m && (!bench_mode_is_tcp(m) ||
+				!bench_mode_is_tcp(r->mode) ||
+				res[i].server_stacks == r->server_stacks))
 			return &res[i];
 	return NULL;
 }
@@ -290,17 +353,130 @@ bench_print_scale(const struct bench_result *res, int n)
 	}
 }
 
+/* @p str as a JSON string: quotes, backslashes and control bytes escaped. */
+static void
+json_str(FILE *f, const char *str)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)(str != NULL ? str : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Where the figures come from: program version, command line, time, signal. */
+static void
+write_json_provenance(FILE *f, const struct bench_setup *su)
+{
+	int i;
+
+	fprintf(f, "  \"version\": ");
+	json_str(f, DEVTCP_VERSION);
+	fprintf(f, ",\n  \"command_line\": [");
+	for (i = 0; i < su->argc; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, su->argv[i]);
+	}
+	fprintf(f, "],\n  \"utc_time\": ");
+	json_str(f, su->utc_time);
+	fprintf(f, ",\n  \"interrupted\": %s,\n  \"signal\": ",
+		su->signal != 0 ? "true" : "false");
+	if (su->signal != 0)
+		json_str(f, su->signal == SIGINT ? "SIGINT" :
+			su->signal == SIGTERM ? "SIGTERM" : "other");
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\n");
+}
+
+/* A run's ratios to the runs it is compared with (goodput over goodput). */
+static void
+write_json_ratios(FILE *f, const struct bench_result *res, int n,
+	const struct bench_result *r)
+{
+	const struct bench_result *d;
+	unsigned int k;
+	bool first = true;
+
+	fprintf(f, "\"ratios\": {");
+	for (k = 0; k < RTE_DIM(ratio_pairs); k++) {
+		if (ratio_pairs[k].num != r->mode)
+			continue;
+		d = ratio_partner(res, n, r, ratio_pairs[k].den);
+		if (d == NULL)
+			continue;
+		fprintf(f, "%s\"%s/%s\": ", first ? "" : ", ",
+			bench_mode_name(r->mode), bench_mode_name(d->mode));
+		if (goodput(d) > 0)
+			fprintf(f, "%.6f", goodput(r) / goodput(d));
+		else
+			fprintf(f, "null");
+		first = false;
+	}
+	fprintf(f, "}");
+}
+
+/* The run's per-second samples: the live line's figures of each interval. */
+static void
+write_json_samples(FILE *f, const struct bench_result *r)
+{
+	uint32_t i;
+
+	fprintf(f, "\"samples\": [");
+	for (i = 0; i < r->nb_samples; i++) {
+		const struct bench_sample *s = &r->samples[i];
+
+		fprintf(f, "%s\n      {\"t\": %.9f, \"dt\": %.9f, \"bytes\": %" PRIu64
+			", \"frames\": %" PRIu64 ", \"retransmits\": %" PRIu64
+			", \"goodput_gbps\": %.6f, \"mpps\": %.6f, "
+			"\"retransmits_per_s\": %.3f}", i ? "," : "", s->t, s->dt,
+			s->bytes, s->frames, s->retransmits, gbps(s->bytes, s->dt),
+			per_sec(s->frames, s->dt) / 1e6,
+			per_sec(s->retransmits, s->dt));
+	}
+	fprintf(f, "]");
+}
+
+/* @p fd rewritten from its start (a regular file is truncated first). */
+static FILE *
+json_stream(int fd)
+{
+	struct stat st;
+	FILE *f;
+	int d;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			(lseek(fd, 0, SEEK_SET) < 0 || ftruncate(fd, 0) != 0))
+		return NULL;
+	d = dup(fd);
+	if (d < 0)
+		return NULL;
+	f = fdopen(d, "w");
+	if (f == NULL)
+		close(d);
+	return f;
+}
+
 int
-bench_write_json(const char *path, const struct bench_opts *o,
+bench_write_json(int fd, const struct bench_opts *o,
 	const struct bench_setup *su, const struct bench_result *res, int n)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = json_stream(fd);
 	unsigned int k;
 	int i;
 
 	if (f == NULL)
 		return -errno;
-	fprintf(f, "{\n  \"frame_len\": %u,\n  \"mtu\": %u,\n  \"payload_memory\": \"%s\",\n"
+	fprintf(f, "{\n");
+	write_json_provenance(f, su);
+	fprintf(f, "  \"frame_len\": %u,\n  \"mtu\": %u,\n  \"payload_memory\": \"%s\",\n"
 		"  \"payload_len\": %u,\n  \"gpu\": \"%s\",\n  \"copy_engine\": \"%s\",\n"
 		"  \"host_memory_registered\": %s,\n  \"verify\": \"%s\",\n"
 		"  \"conns\": %u,\n  \"bytes_per_conn\": %" PRIu64 ",\n"
@@ -347,7 +523,7 @@ bench_write_json(const char *path, const struct bench_opts *o,
 			"\"tcp_errors\": %" PRIu64 ", \"events_overflow\": %" PRIu64 ", "
 			"\"verified_bytes\": %" PRIu64 ", "
 			"\"verify_errors\": %" PRIu64 ", \"verify_batches\": %" PRIu64 ", "
-			"\"copy_errors\": %" PRIu64 ", ",
+			"\"copy_errors\": %" PRIu64 ", \"interrupted\": %s, ",
 			bench_mode_name(r->mode),
 			bench_mode_is_tcp(r->mode) ? "true" : "false", r->seconds,
 			r->conns, r->conns_done, r->tx_frames,
@@ -364,8 +540,13 @@ bench_write_json(const char *path, const struct bench_opts *o,
 			ratio(r->stack_cycles, r->rx_frames),
 			r->retransmits, r->missed, r->cksum_bad, r->stack_drops,
 			r->tcp_errors, r->events_overflow, r->verified_bytes,
-			r->verify_errors, r->verify_batches, r->copy_errors);
+			r->verify_errors, r->verify_batches, r->copy_errors,
+			r->interrupted ? "true" : "false");
 		write_json_stacks(f, r);
+		fprintf(f, ", ");
+		write_json_ratios(f, res, n, r);
+		fprintf(f, ", ");
+		write_json_samples(f, r);
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");

@@ -101,8 +101,9 @@ struct bt_run {
 	enum bench_mode mode;
 	uint32_t conns;
 	uint16_t nsrv, ncli;     /* server and client stacks */
-	uint64_t hz, t0, t_stop, t_eof, t_next_print, last_bytes, last_frames;
-	double last_t;
+	uint64_t hz, t0, t_stop, t_eof, t_next_print;
+	struct bench_result *res;  /* the run's samples go there (main lcore) */
+	struct bench_sampler sp;   /* where the next sample starts */
 	uint8_t *tx_base;        /* the send pattern: host or device address */
 	uint64_t tx_iova;
 	bool tx_device;
@@ -537,14 +538,29 @@ run_done(struct bt_run *run)
 		__atomic_load_n(&run->srv_accepted, __ATOMIC_ACQUIRE);
 }
 
-/* Main lcore, between polls: the clock, the limits and the progress line. */
+/* The live counters of every side: payload, frames received, retransmissions. */
+static void
+run_totals(const struct bt_run *run, uint64_t *bytes, uint64_t *frames,
+	uint64_t *rtx)
+{
+	unsigned int i;
+
+	*bytes = *frames = *rtx = 0;
+	for (i = 0; i < run->nb_sides; i++) {
+		*bytes += run->sides[i].rx_bytes;
+		*frames += run->sides[i].frames;
+		*rtx += run->sides[i].retransmits;
+	}
+}
+
+/* Main lcore, between polls: the clock, the limits, the samples and the progress line. */
 static void
 run_tick(struct bt_run *run)
 {
 	const struct bench_opts *o = run->env->opts;
-	uint64_t now = rte_rdtsc(), bytes = 0, frames = 0, rtx = 0;
+	uint64_t now = rte_rdtsc(), bytes, frames, rtx;
 	double t = (double)(now - run->t0) / run->hz;
-	unsigned int i;
+	const struct bench_sample *smp;
 
 	if (!run->stop_sending && (*run->env->quit ||
 			(o->bytes == 0 && t >= o->duration))) {
@@ -561,21 +577,17 @@ run_tick(struct bt_run *run)
 			bench_mode_name(run->mode), BT_DRAIN_S);
 		run->abort = true;
 	}
-	if (o->quiet || now < run->t_next_print)
+	if (now < run->t_next_print)
 		return;
 	run->t_next_print += run->hz;
-	for (i = 0; i < run->nb_sides; i++) {
-		bytes += run->sides[i].rx_bytes;
-		frames += run->sides[i].frames;
-		rtx += run->sides[i].retransmits;
-	}
-	/* The progress line's rates are those of the last interval. */
-	bench_tcp_progress(run->mode, t, t - run->last_t,
-		bytes - run->last_bytes, frames - run->last_frames, rtx,
-		__atomic_load_n(&run->srv_eof, __ATOMIC_RELAXED), run->conns);
-	run->last_bytes = bytes;
-	run->last_frames = frames;
-	run->last_t = t;
+	/* A sample a second, --quiet or not; the line shows its rates. */
+	run_totals(run, &bytes, &frames, &rtx);
+	smp = bench_sample_take(run->res, &run->sp, t, bytes, frames, rtx);
+	if (o->quiet || smp == NULL)
+		return;
+	bench_tcp_progress(run->mode, smp, rtx,
+		__atomic_load_n(&run->srv_eof, __ATOMIC_RELAXED), run->conns,
+		bytes, o->bytes * run->conns);
 }
 
 static int
@@ -849,6 +861,20 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 	}
 }
 
+/*
+ * The interval from the last sample to the end of the run: every lcore is
+ * back and the counters are final, so the samples add up to the run.
+ */
+static void
+tcp_last_sample(struct bt_run *run)
+{
+	uint64_t bytes, frames, rtx;
+
+	run_totals(run, &bytes, &frames, &rtx);
+	bench_sample_take(run->res, &run->sp,
+		(double)(rte_rdtsc() - run->t0) / run->hz, bytes, frames, rtx);
+}
+
 static int
 tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 	enum bench_mode mode)
@@ -1024,6 +1050,7 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		l->sides[l->nb++] = &run->sides[i];
 		run->lcore_of[i] = env->lcores[nlc == 1 ? 0 : i];
 	}
+	run->res = res;
 	run->t0 = rte_rdtsc();
 	run->t_next_print = run->t0 + run->hz;
 	for (i = 1; i < nlc; i++) {
@@ -1056,6 +1083,7 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 			bench_verify_flush(s->ver_land);
 	}
 	tcp_collect(run, res);
+	tcp_last_sample(run);
 	/* An aborted run still reports what it measured, as a failed one. */
 	if (run->abort)
 		res->tcp_errors++;

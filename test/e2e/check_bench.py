@@ -34,13 +34,26 @@ server/client stacks (clients: as many as the lcores left, at most as many
 as servers), per_stack entries (exactly their fields, distinct lcores,
 summing to the run's frames, payload and connections), Mpps and drops.
 --plot FILE: FILE is replaced by a temporary PNG, checked to be a PNG.
+
+Every document is also checked against docs/bench-json.md: every field
+documented; version (meson.build's), command_line (the argv given, element
+by element), utc_time (ISO 8601, the time of this run), interrupted and
+signal; each run's ratios (goodput over goodput, a key for each baseline
+that ran and none else) and per-second samples (exactly their fields,
+tiling the run from 0, one a second, adding up to the run's payload,
+frames and retransmissions, rates = counts over dt). With --quiet (the
+default) no live line may appear. DEVTCP_LIVE=1 and DEVTCP_INTERRUPT: below.
 """
+import datetime
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 bench = sys.argv[1]
 extra = sys.argv[2:]
@@ -62,16 +75,44 @@ if "--plot" in extra:
     os.unlink(plot_png)
     extra[extra.index("--plot") + 1] = plot_png
 wire_args = os.environ.get("DEVTCP_WIRE_ARGS", "")
+# DEVTCP_LIVE=1: the live line is on (no --quiet) and checked: with --bytes
+# it shows bytes done of the run's total, % and ETA. DEVTCP_INTERRUPT=INT or
+# TERM: the signal goes to the bench at its first live line; it must write
+# the partial JSON ("interrupted": true, the run cut short marked), say the
+# results are partial and exit 128 + the signal's number.
+live = os.environ.get("DEVTCP_LIVE", "") == "1"
+interrupt = os.environ.get("DEVTCP_INTERRUPT", "")
+sig = {"": None, "INT": signal.SIGINT, "TERM": signal.SIGTERM}[interrupt]
+quiet = [] if live or sig else ["--quiet"]
 cmd = [bench, "--lcores" if "@" in lcores else "-l", lcores, "--in-memory",
        "--no-pci", "--log-level=lib.eal:warning",
        "--vdev=net_hsplit_e2e0,wire=e2e%d%s" % (os.getpid(), wire_args),
        "--vdev=net_hsplit_e2e1,wire=e2e%d%s" % (os.getpid(), wire_args),
        os.environ.get("DEVTCP_GPU_VDEV", "--vdev=gpu_sim_e2e0,size=128M")
        ] + os.environ.get("DEVTCP_EAL_ARGS", "").split() + [
-       "--", "--quiet", "--json", out] + extra
+       "--"] + quiet + ["--json", out] + extra
 print(" ".join(cmd), flush=True)
-p = subprocess.run(cmd, timeout=120, stderr=subprocess.PIPE, text=True)
-sys.stderr.write(p.stderr)
+LIVE_RE = re.compile(r"^  \[([a-z-]+) *\] +([\d.]+)s  .*$")
+t_launch = time.time()
+with tempfile.TemporaryFile(mode="w+") as errf:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf,
+                            text=True)
+    killer = threading.Timer(120, proc.kill)
+    killer.start()
+    out_lines, signalled = [], False
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        out_lines.append(line.rstrip("\n"))
+        if sig and not signalled and LIVE_RE.match(line):
+            proc.send_signal(sig)
+            signalled = True
+    rc = proc.wait()
+    killer.cancel()
+    t_done = time.time()
+    errf.seek(0)
+    stderr = errf.read()
+sys.stderr.write(stderr)
+p = subprocess.CompletedProcess(cmd, rc, "\n".join(out_lines), stderr)
 failed = []
 
 
@@ -81,7 +122,15 @@ def check(cond, what):
         failed.append(what)
 
 
-check(p.returncode == 0, "devtcp-bench exit status 0 (got %d)" % p.returncode)
+if sig:
+    check(signalled, "a live line came, and the signal was sent after it")
+    check(p.returncode == 128 + sig, "interrupted: exit status %d (got %d)" %
+          (128 + sig, p.returncode))
+    check("results are partial" in p.stderr,
+          "interrupted: says the results are partial")
+else:
+    check(p.returncode == 0, "devtcp-bench exit status 0 (got %d)" %
+          p.returncode)
 try:
     doc = json.load(open(out))
 except (OSError, ValueError) as e:
@@ -102,7 +151,8 @@ def size(v):
     return int(v[:-1]) * mult[v[-1].upper()] if v[-1].isalpha() else int(v)
 
 
-HEADER = ["frame_len", "mtu", "payload_memory", "payload_len", "gpu",
+HEADER = ["version", "command_line", "utc_time", "interrupted", "signal",
+          "frame_len", "mtu", "payload_memory", "payload_len", "gpu",
           "copy_engine", "host_memory_registered", "verify", "conns",
           "bytes_per_conn", "duration", "msg_size", "tx_memory",
           "configured_rate_gbps", "modes", "runs"]
@@ -114,7 +164,8 @@ RUN = ["mode", "tcp", "seconds", "conns", "conns_done", "tx_frames",
        "goodput_gbps", "line_rate_gbps", "line_rate_source", "pct_line_rate",
        "rx_cycles_per_frame", "stack_cycles_per_frame", "retransmits",
        "missed", "cksum_bad", "stack_drops", "tcp_errors", "events_overflow",
-       "verified_bytes", "verify_errors", "verify_batches", "copy_errors"]
+       "verified_bytes", "verify_errors", "verify_batches", "copy_errors",
+       "interrupted", "ratios", "samples"]
 
 verify = "--verify" in extra
 lossy = "loss=" in wire_args
@@ -142,6 +193,9 @@ for r in doc["runs"]:
     missing = [k for k in RUN if k not in r]
     check(not missing, m + ": every run field present (missing: %s)" % missing)
     if missing:
+        continue
+    # A run cut short by the signal: its shape is checked below, not its totals.
+    if r.get("interrupted") is True:
         continue
     if r["line_rate_gbps"] > 0:
         check(isinstance(r["pct_line_rate"], (int, float)) and
@@ -321,7 +375,7 @@ if want_stacks:
               "%s: RSS spread the connections over server stacks (%s)" %
               (mode, acc))
 modes = [r["mode"] for r in doc["runs"]]
-if compare:
+if compare and not sig:
     check(modes == ["split", "copy", "raw"] == doc["modes"],
           "--compare runs split, copy and raw in order (%s)" % ",".join(modes))
     raw = doc["runs"][2] if len(doc["runs"]) == 3 else None
@@ -329,11 +383,210 @@ if compare:
           (doc["configured_rate_gbps"] > 0 or
            r["line_rate_gbps"] == raw["gbps"]) for r in doc["runs"]),
           "--compare: percent of line rate against raw's ceiling")
-if modes_opt and not stacks_opt:
+if modes_opt and not stacks_opt and not sig:
     check(modes == modes_opt.split(",") == doc["modes"],
           "--modes runs every mode in order (%s)" % ",".join(modes))
-if stacks_opt:
+if stacks_opt and not sig:
     check_stacks()
+
+
+# ---- what every document carries: provenance, samples, ratios (docs/bench-json.md)
+def meson_version():
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "meson.build")
+    with open(src) as f:
+        m = re.search(r"version:\s*'([^']+)'", f.read())
+    return m.group(1) if m else None
+
+
+def num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def uint(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def close_to(a, b, rel=1e-4, absolute=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + absolute
+
+
+def check_provenance():
+    want = meson_version()
+    check(isinstance(doc.get("version"), str) and doc["version"] == want,
+          "version is the project's (%s, meson.build: %s)" %
+          (doc.get("version"), want))
+    check(doc.get("command_line") == cmd,
+          "command_line is the argv given, element by element")
+    ts = doc.get("utc_time")
+    try:
+        t = datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+    except (TypeError, ValueError):
+        t = None
+    check(t is not None, "utc_time is ISO 8601 UTC (%r)" % ts)
+    if t is not None:
+        check(int(t_launch) - 1 <= t <= t_done + 1,
+              "utc_time is the start of this run (%s)" % ts)
+    check(doc.get("interrupted") is bool(sig),
+          "interrupted is %s (%r)" % (bool(sig), doc.get("interrupted")))
+    check(doc.get("signal") == ({signal.SIGINT: "SIGINT",
+                                 signal.SIGTERM: "SIGTERM"}.get(sig)),
+          "signal names what interrupted it (%r)" % doc.get("signal"))
+    flags = [r.get("interrupted") for r in doc["runs"]]
+    check(all(isinstance(f, bool) for f in flags), "each run's interrupted is a bool")
+    if sig:
+        check(len(doc["runs"]) < len(doc["modes"]) * max(1, len(doc["stacks"])),
+              "interrupted: fewer runs than planned (%d)" % len(doc["runs"]))
+        check(len(flags) >= 1 and flags[-1] is True and not any(flags[:-1]),
+              "interrupted: the last run is marked cut short (%s)" % flags)
+    else:
+        check(not any(flags), "no run marked interrupted")
+
+
+SAMPLE = ["t", "dt", "bytes", "frames", "retransmits", "goodput_gbps", "mpps",
+          "retransmits_per_s"]
+
+
+def check_samples(r):
+    m = r["mode"]
+    ss = r.get("samples")
+    if not isinstance(ss, list) or not ss:
+        check(False, m + ": samples is a non-empty list (%r)" % ss)
+        return
+    shape = all(isinstance(s, dict) and sorted(s) == sorted(SAMPLE) and
+                all(num(s[k]) for k in ("t", "dt", "goodput_gbps", "mpps",
+                                        "retransmits_per_s")) and
+                all(uint(s[k]) for k in ("bytes", "frames", "retransmits"))
+                for s in ss)
+    check(shape, m + ": every sample has exactly %s, typed" % SAMPLE)
+    if not shape:
+        return
+    prev = 0.0
+    tiled = True
+    for s in ss:
+        tiled = tiled and s["dt"] > 0 and close_to(s["t"] - s["dt"], prev,
+                                                   0, 2e-6)
+        prev = s["t"]
+    check(tiled, m + ": samples tile the run from 0 (each starts where the "
+          "last ended)")
+    last = ss[-1]["t"]
+    check(last >= r["seconds"] - 1e-3,
+          m + ": samples cover the run (%.3f s of %.3f)" % (last, r["seconds"]))
+    check(len(ss) >= int(last),
+          m + ": a sample a second (%d in %.1f s)" % (len(ss), last))
+    check(sum(s["bytes"] for s in ss) == r["payload_bytes"],
+          m + ": sample bytes add up to the payload (%d of %d)" %
+          (sum(s["bytes"] for s in ss), r["payload_bytes"]))
+    fr = sum(s["frames"] for s in ss)
+    check(abs(fr - r["rx_frames"]) <= 0.01 * r["rx_frames"] + 10,
+          m + ": sample frames add up to the frames received (%d of %d)" %
+          (fr, r["rx_frames"]))
+    check(sum(s["retransmits"] for s in ss) == r["retransmits"],
+          m + ": sample retransmissions add up (%d of %d)" %
+          (sum(s["retransmits"] for s in ss), r["retransmits"]))
+    check(all(close_to(s["goodput_gbps"], s["bytes"] * 8 / s["dt"] / 1e9) and
+              close_to(s["mpps"], s["frames"] / s["dt"] / 1e6) and
+              close_to(s["retransmits_per_s"], s["retransmits"] / s["dt"],
+                       1e-4, 1e-3)
+              for s in ss),
+          m + ": each sample's rates are its counts over its dt")
+
+
+PAIRS = [("split", "copy"), ("split", "raw"), ("copy", "raw"),
+         ("raw-split", "raw"), ("raw-split", "bounce"),
+         ("raw-split", "ceiling")]
+
+
+def partner(r, mode):
+    tcp = ("split", "copy")
+    for o in doc["runs"]:
+        if o["mode"] == mode and (mode not in tcp or r["mode"] not in tcp or
+                                  o.get("server_stacks") ==
+                                  r.get("server_stacks")):
+            return o
+    return None
+
+
+def check_ratios(r):
+    m = r["mode"]
+    got = r.get("ratios")
+    want, tol = {}, {}
+    for a, b in PAIRS:
+        o = partner(r, b) if a == m else None
+        if o is not None:
+            want["%s/%s" % (a, b)] = (r["goodput_gbps"] / o["goodput_gbps"]
+                                      if o["goodput_gbps"] > 0 else None)
+            # goodput_gbps has 4 decimals: the ratio of two is good to
+            # their rounding's share of each.
+            tol["%s/%s" % (a, b)] = 1e-4 + 5e-5 / max(r["goodput_gbps"], 1e-4) \
+                + 5e-5 / max(o["goodput_gbps"], 1e-4)
+    if not isinstance(got, dict):
+        check(False, m + ": ratios is an object (%r)" % got)
+        return
+    check(sorted(got) == sorted(want),
+          m + ": ratios to every baseline that ran, none else (%s, want %s)" %
+          (sorted(got), sorted(want)))
+    check(all(k in got and (got[k] is None if v is None else
+                            num(got[k]) and close_to(got[k], v, tol[k]))
+              for k, v in want.items()),
+          m + ": ratios are goodput over goodput (%s, from the runs: %s)" %
+          (got, want))
+
+
+def check_live():
+    lines = [l for l in p.stdout.splitlines() if LIVE_RE.match(l)]
+    if not live and not sig:
+        check(not lines, "--quiet: no live line (%d)" % len(lines))
+        return
+    check(len(lines) > 0, "live lines printed (%d)" % len(lines))
+    if not live or not per_conn:
+        return
+    prog = re.compile(r"^  \[(split|copy) *\] .*  ([\d.]+) of ([\d.]+) MiB +"
+                      r"(\d+)%  ETA (\d+s|\?)$")
+    got = [prog.match(l) for l in lines]
+    check(all(got), "--bytes: every live line ends in 'X of Y MiB  P%  ETA Ns'")
+    got = [g for g in got if g]
+    want = per_conn * conns / 1048576.0
+    done = [float(g.group(2)) for g in got]
+    check(all(abs(float(g.group(3)) - want) < 0.06 for g in got),
+          "--bytes: the total is bytes x conns (%.1f MiB)" % want)
+    check(all(0 <= d <= want + 0.06 for d in done) and done == sorted(done),
+          "--bytes: bytes done grow, never past the total (%s)" % done)
+    check(all(abs(int(g.group(4)) - 100 * float(g.group(2)) / want) <= 1
+              for g in got), "--bytes: %% is done over total")
+
+
+def documented():
+    """Field names in the first column of docs/bench-json.md's tables."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "docs", "bench-json.md")
+    names = set()
+    with open(src) as f:
+        for line in f:
+            if line.startswith("| `"):
+                names.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return names
+
+
+def check_documented():
+    names = documented()
+    keys = set(doc)
+    for r in doc["runs"]:
+        keys.update(r)
+        keys.update(r.get("ratios") or {})
+        for e in (r.get("per_stack") or []) + (r.get("samples") or []):
+            keys.update(e)
+    check(keys <= names, "every field is in docs/bench-json.md (not: %s)" %
+          sorted(keys - names))
+
+
+check_provenance()
+check_documented()
+for r in doc["runs"]:
+    check_samples(r)
+    check_ratios(r)
+check_live()
 if plot_png:
     try:
         with open(plot_png, "rb") as f:
