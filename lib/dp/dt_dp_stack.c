@@ -458,6 +458,9 @@ acks_flush(struct dt_dp_stack *st)
 	st->n_ack = 0;
 }
 
+/* Frames whose mbuf is prefetched ahead of the one parsed. */
+#define DT_DP_RX_PREFETCH 3
+
 static void
 rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 {
@@ -496,7 +499,17 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 		st->st.rx_host_queue += n;
 	/* The stack's own cost, not the NIC's (a software NIC copies here). */
 	t0 = rte_rdtsc();
+	/*
+	 * Headers two frames ahead: the mbufs first (another core wrote them),
+	 * then their header bytes once the mbuf's data pointer is near.
+	 */
+	for (i = 0; i < n && i < DT_DP_RX_PREFETCH; i++)
+		rte_prefetch0(pkts[i]);
+	if (n > 0)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[0], void *));
 	for (i = 0; i < n; i++) {
+		if (i + DT_DP_RX_PREFETCH < n)
+			rte_prefetch0(pkts[i + DT_DP_RX_PREFETCH]);
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		dt_dp_rx_frame(st, pkts[i]);
