@@ -458,8 +458,13 @@ acks_flush(struct dt_dp_stack *st)
 	st->n_ack = 0;
 }
 
-/* Frames whose mbuf is prefetched ahead of the one parsed. */
-#define DT_DP_RX_PREFETCH 3
+/*
+ * Prefetch distances in frames: the mbufs' own lines first, then (their
+ * chain pointer known) the header bytes and the payload segment's mbuf.
+ * A line another core wrote takes longer than one frame's parse.
+ */
+#define DT_DP_RX_PREFETCH 4
+#define DT_DP_RX_PREFETCH_FRAME 2
 
 static inline void
 rx_prefetch_mbuf(const struct rte_mbuf *m)
@@ -518,18 +523,18 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	/*
 	 * Another core (the NIC) wrote these mbufs: their two cache lines
 	 * (the chain's next pointer lives in the second) go first, a few
-	 * frames ahead; one frame ahead, once those lines are near, the
-	 * header bytes and the payload segment's mbuf (never its payload).
+	 * frames ahead; then, once those lines are near, the header bytes
+	 * and the payload segment's mbuf (never its payload).
 	 */
 	for (i = 0; i < n && i < DT_DP_RX_PREFETCH; i++)
 		rx_prefetch_mbuf(pkts[i]);
-	if (n > 0)
-		rx_prefetch_frame(pkts[0]);
+	for (i = 0; i < n && i < DT_DP_RX_PREFETCH_FRAME; i++)
+		rx_prefetch_frame(pkts[i]);
 	for (i = 0; i < n; i++) {
 		if (i + DT_DP_RX_PREFETCH < n)
 			rx_prefetch_mbuf(pkts[i + DT_DP_RX_PREFETCH]);
-		if (i + 1 < n)
-			rx_prefetch_frame(pkts[i + 1]);
+		if (i + DT_DP_RX_PREFETCH_FRAME < n)
+			rx_prefetch_frame(pkts[i + DT_DP_RX_PREFETCH_FRAME]);
 		dt_dp_rx_frame(st, pkts[i]);
 	}
 	acks_flush(st);
