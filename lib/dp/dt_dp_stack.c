@@ -485,7 +485,7 @@ rx_prefetch_frame(const struct rte_mbuf *m)
 	rte_prefetch0(h);
 	rte_prefetch0(h + RTE_CACHE_LINE_SIZE);
 	if (m->next != NULL)
-		rte_prefetch0(m->next);
+		rx_prefetch_mbuf(m->next);
 }
 
 static void
