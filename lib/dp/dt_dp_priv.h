@@ -205,6 +205,7 @@ struct dt_dp_stack {
 	uint32_t *ht;               /**< idx + 1, 0: empty */
 	uint32_t ht_mask;
 	struct dt_dp_conn *spare;
+	struct dt_dp_conn *rx_last; /**< last RX lookup hit (valid while LIVE) */
 	struct dt_dp_lst lst[DT_DP_MAX_LISTENERS];
 	uint16_t synq_cap;
 

@@ -57,16 +57,14 @@ dev_alias(struct dt_dp_stack *st, const struct rte_mbuf *s)
  * segment, or (headers spilled over a length split) a copy gathered through
  * the region's CPU map. @return 0, -1 truncated, -2 no CPU map.
  */
-static int
-hdr_need(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
+static __rte_noinline int
+hdr_gather(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
 	uint32_t need)
 {
 	const struct rte_mbuf *s;
 	const uint8_t *src;
 	uint32_t got = 0, take;
 
-	if (need <= v->avail)
-		return 0;
 	if (need > m->pkt_len || need > sizeof(v->buf))
 		return -1;
 	for (s = m; s != NULL && got < need; s = s->next) {
@@ -87,6 +85,16 @@ hdr_need(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
 	v->p = v->buf;
 	v->avail = got;
 	return 0;
+}
+
+/* Inline: headers nearly always sit whole in the header segment. */
+static inline int
+hdr_need(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
+	uint32_t need)
+{
+	if (likely(need <= v->avail))
+		return 0;
+	return hdr_gather(st, m, v, need);
 }
 
 static void
@@ -255,11 +263,34 @@ tcp_listen(struct dt_dp_stack *st, struct dt_dp_lst *l,
 	dt_dp_out_apply(st, c, &c->tcp.tuple);
 }
 
+/*
+ * The connection of a segment. A burst mostly carries consecutive segments
+ * of one flow: the last hit is tried before the hash table. It is valid
+ * only while LIVE (removal from the table always leaves LIVE) and its
+ * tuple is unique in the table, so a match is the table's answer.
+ */
+static inline struct dt_dp_conn *
+conn_find(struct dt_dp_stack *st, const struct dt_tcp_tuple *t)
+{
+	struct dt_dp_conn *c = st->rx_last;
+
+	if (c != NULL && c->cs == DT_DP_CS_LIVE &&
+			c->tcp.tuple.lport == t->lport &&
+			c->tcp.tuple.rport == t->rport &&
+			c->tcp.tuple.raddr == t->raddr &&
+			c->tcp.tuple.laddr == t->laddr)
+		return c;
+	c = dt_dp_conn_lookup(st, t);
+	if (c != NULL)
+		st->rx_last = c;
+	return c;
+}
+
 static void
 tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	const struct dt_tcp_seg *seg)
 {
-	struct dt_dp_conn *c = dt_dp_conn_lookup(st, t);
+	struct dt_dp_conn *c = conn_find(st, t);
 	struct dt_dp_lst *l;
 	uint16_t i;
 

@@ -41,6 +41,16 @@ dt_dp_tw_arm(struct dt_dp_tw *w, struct dt_dp_tw_node *n, uint64_t deadline)
 	uint64_t tick = deadline >> w->shift;
 	struct dt_dp_tw_node **head;
 
+	/*
+	 * Re-armed within the same tick (a receiver's timers move with every
+	 * segment): the node already sits in the slot it would go to, since
+	 * neither tick was clamped to the current one. Only the deadline moves.
+	 */
+	if (n->pprev != NULL && tick >= w->cur_tick &&
+			(n->deadline >> w->shift) == tick) {
+		n->deadline = deadline;
+		return;
+	}
 	if (n->pprev != NULL)
 		tw_unlink(w, n);
 	if (tick < w->cur_tick)

@@ -72,6 +72,14 @@ dt_net_tcp_opts_parse(const void *buf, size_t len, struct dt_net_tcp_opts *opts)
 	enum dt_net_status st;
 
 	memset(opts, 0, sizeof(*opts));
+	/* The layout of nearly every data segment: NOP, NOP, timestamps. */
+	if (len == 12 && p[0] == DT_NET_TCPOPT_NOP && p[1] == DT_NET_TCPOPT_NOP &&
+			p[2] == DT_NET_TCPOPT_TS && p[3] == OPTLEN_TS) {
+		opts->ts_val = dt_net_get_be32(p + 4);
+		opts->ts_ecr = dt_net_get_be32(p + 8);
+		opts->present = DT_NET_TCPOPT_F_TS;
+		return DT_NET_OK;
+	}
 	while (i < len) {
 		if (p[i] == DT_NET_TCPOPT_EOL)
 			break;

@@ -117,6 +117,50 @@ test_tw_gap_budget_rearm(void)
 	DT_CHECK_EQ(tn[30].fired, 1);
 }
 
+/*
+ * Re-arms within one tick keep the node where it is and only move its
+ * deadline (the per-segment fast path): later or earlier, it still fires
+ * at its new deadline and the armed count does not drift. A re-arm to the
+ * same slot one wheel round later is a different tick and must wait.
+ */
+static void
+test_tw_rearm_same_tick(void)
+{
+	struct dt_dp_tw_node *slots[8];
+	struct dt_dp_tw w;
+	unsigned int i;
+
+	memset(tn, 0, sizeof(tn));
+	/* 16 us ticks, 8 slots: one round is 128 us. */
+	DT_REQUIRE(dt_dp_tw_init(&w, slots, 8, 4, 0) == 0);
+	dt_dp_tw_arm(&w, &tn[0].n, 100);
+	dt_dp_tw_arm(&w, &tn[1].n, 101);
+	dt_dp_tw_arm(&w, &tn[0].n, 110);        /* same tick, later */
+	dt_dp_tw_arm(&w, &tn[2].n, 140);
+	dt_dp_tw_arm(&w, &tn[2].n, 130);        /* same tick, earlier */
+	dt_dp_tw_arm(&w, &tn[3].n, 20);
+	dt_dp_tw_arm(&w, &tn[3].n, 20 + 128);   /* same slot, next round */
+	DT_CHECK_EQ(w.armed, 4);
+	DT_CHECK_EQ(tn[0].n.deadline, 110);
+	DT_CHECK_EQ(tn[2].n.deadline, 130);
+	for (tw_now = 0; tw_now <= 200; tw_now++)
+		dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 100);
+	for (i = 0; i < 4; i++)
+		DT_CHECK_EQ(tn[i].fired, 1);
+	DT_CHECK_EQ(tn[1].fired_at, 101);
+	DT_CHECK_EQ(tn[0].fired_at, 110);
+	DT_CHECK_EQ(tn[2].fired_at, 130);
+	DT_CHECK_EQ(tn[3].fired_at, 148);
+	DT_CHECK_EQ(w.armed, 0);
+	/* A re-arm while due (tick before the current one) still relinks. */
+	dt_dp_tw_arm(&w, &tn[4].n, 150);
+	dt_dp_tw_arm(&w, &tn[4].n, 151);
+	tw_now = 300;
+	DT_CHECK_EQ(dt_dp_tw_expire(&w, tw_now, on_fire, NULL, 100), 1);
+	DT_CHECK_EQ(tn[4].fired, 1);
+	DT_CHECK_EQ(w.armed, 0);
+}
+
 /* ---- neighbours ---- */
 static struct {
 	uint32_t req[64];
@@ -304,6 +348,7 @@ main(void)
 {
 	DT_RUN(test_tw_basic);
 	DT_RUN(test_tw_gap_budget_rearm);
+	DT_RUN(test_tw_rearm_same_tick);
 	DT_RUN(test_neigh_resolve);
 	DT_RUN(test_neigh_hold_pool);
 	DT_RUN(test_neigh_timeout_full);

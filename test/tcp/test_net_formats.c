@@ -295,6 +295,38 @@ test_tcp_opts_parse(void)
 	DT_CHECK_EQ(o.present, 0);
 }
 
+/*
+ * NOP, NOP, timestamps (nearly every data segment) has a fast path: the
+ * result must be the general parser's, whatever the struct held before;
+ * near misses (bad TS length, other lengths) take the general way.
+ */
+static void
+test_tcp_opts_parse_ts_layout(void)
+{
+	static const uint8_t ts[12] = { 1, 1, 8, 10, 0, 0, 1, 2, 0xff, 0, 0, 3 };
+	static const uint8_t ts_badlen[12] = { 1, 1, 8, 9, 0, 0, 1, 2, 0, 0, 0, 3 };
+	static const uint8_t ts_eol[16] = { 1, 1, 8, 10, 0, 0, 1, 2, 0, 0, 0, 3,
+		0, 1, 1, 1 };
+	struct dt_net_tcp_opts o;
+
+	memset(&o, 0x5a, sizeof(o));
+	DT_CHECK_EQ(dt_net_tcp_opts_parse(ts, sizeof(ts), &o), DT_NET_OK);
+	DT_CHECK_EQ(o.present, DT_NET_TCPOPT_F_TS);
+	DT_CHECK_EQ(o.ts_val, 0x102);
+	DT_CHECK_EQ(o.ts_ecr, 0xff000003u);
+	DT_CHECK_EQ(o.n_sack, 0);
+	DT_CHECK_EQ(o.mss, 0);
+	DT_CHECK_EQ(o.wscale, 0);
+	DT_CHECK_EQ(o.sack[0].left, 0);
+	DT_CHECK_EQ(dt_net_tcp_opts_parse(ts_badlen, sizeof(ts_badlen), &o),
+		DT_NET_E_TCP_OPT);
+	memset(&o, 0x5a, sizeof(o));
+	DT_CHECK_EQ(dt_net_tcp_opts_parse(ts_eol, sizeof(ts_eol), &o), DT_NET_OK);
+	DT_CHECK_EQ(o.present, DT_NET_TCPOPT_F_TS);
+	DT_CHECK_EQ(o.ts_ecr, 3);
+	DT_CHECK_EQ(o.n_sack, 0);
+}
+
 static void
 check_bad_opt(const uint8_t *b, size_t len)
 {
@@ -433,6 +465,7 @@ main(void)
 	DT_RUN(test_icmp_echo);
 	DT_RUN(test_icmp_error);
 	DT_RUN(test_tcp_opts_parse);
+	DT_RUN(test_tcp_opts_parse_ts_layout);
 	DT_RUN(test_tcp_opts_malformed);
 	DT_RUN(test_tcp_opts_build);
 	DT_RUN(test_tcp_header);
