@@ -21,6 +21,7 @@
 
 #include "dt_app_value.h"
 #include "nn_rt.h"
+#include "nn_stats.h"
 
 #define NN_EXPORT __attribute__((visibility("default")))
 #define NN_CQ_SIZE 4096
@@ -846,4 +847,49 @@ void
 devtcp_nccl_shutdown(void)
 {
 	nn_rt_shutdown();
+}
+
+static void
+stats_conn(dt_dp_conn_t conn, const struct dt_dp_conn_stats *cs, void *arg)
+{
+	uint64_t *v = arg;
+
+	v[NN_STAT_RTX_SEGS] += cs->retransmits;
+	v[NN_STAT_NAGLE_HOLDS] += cs->nagle_holds;
+}
+
+/**
+ * Test and diagnostic hook (not NCCL's): counters of every stack, summed
+ * (nn_stats.h). It reads the stacks from the calling thread: call it when
+ * the comms are quiet (after a transfer), as the harness does.
+ */
+NN_EXPORT int devtcp_nccl_stats(uint64_t *out, unsigned int n);
+int
+devtcp_nccl_stats(uint64_t *out, unsigned int n)
+{
+	struct nn_rt *rt = nn_rt_get();
+	uint64_t v[NN_STAT__COUNT] = { 0 };
+	struct dt_dp_stats st;
+	unsigned int i;
+
+	if (rt == NULL)
+		return 0;
+	for (i = 0; i < rt->nb_stacks; i++) {
+		dt_dp_stats_get(rt->stacks[i]->st, &st);
+		v[NN_STAT_TX_FRAMES] += st.tx_frames;
+		v[NN_STAT_RX_FRAMES] += st.rx_frames;
+		v[NN_STAT_DROPS] += st.drop_not_ipv4 + st.drop_bad_ip +
+			st.drop_ip_fragment + st.drop_not_for_us + st.drop_bad_tcp +
+			st.drop_l4_cksum + st.drop_no_conn + st.drop_conn_table_full +
+			st.drop_hdr_in_device + st.drop_unsupported_proto +
+			st.drop_tx_no_mbuf + st.drop_tx_ring_full +
+			st.drop_no_neighbour + st.drop_l4_cksum_unknown +
+			st.drop_too_many_segs + st.drop_bad_arp + st.drop_synq_full +
+			st.drop_neigh_hold_full;
+		v[NN_STAT_RX_THROTTLED] += st.rx_throttled;
+		dt_dp_conn_foreach(rt->stacks[i]->st, stats_conn, v);
+	}
+	n = RTE_MIN(n, (unsigned int)NN_STAT__COUNT);
+	memcpy(out, v, n * sizeof(v[0]));
+	return (int)n;
 }

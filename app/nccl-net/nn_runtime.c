@@ -282,6 +282,14 @@ create_stack(struct nn_rt *rt, uint16_t i)
 	 */
 	conf.tcp.delack = false;
 	conf.tcp.ack_defer = true;
+	/*
+	 * No Nagle (NCCL's Socket transport sets TCP_NODELAY too): a send is
+	 * done when acknowledged, and every message ends in a small segment
+	 * (its slice's tail, or a 16-byte header alone); Nagle would hold it
+	 * until the data in flight is acked, a round trip added per request
+	 * (the harness's pattern case counts nagle_holds).
+	 */
+	conf.tcp.nagle = false;
 	conf.tcp.max_retries = c->retries;
 	conf.tcp.rto_max_us = (uint64_t)c->rto_max_ms * 1000;
 	if (conf.tcp.rto_min_us > conf.tcp.rto_max_us)

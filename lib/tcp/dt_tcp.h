@@ -459,6 +459,11 @@ struct dt_tcp_conn {
 	 */
 	uint64_t rtx_segs;
 	uint64_t rtx_bytes;
+	/**
+	 * Times Nagle's algorithm held the queue's small tail back until
+	 * the data in flight was acknowledged (cfg nagle).
+	 */
+	uint64_t nagle_holds;
 };
 
 /**

@@ -69,7 +69,7 @@ buffer_size = 2048
 header_buffers = 32768
 
 [limits]
-window = 2M
+window = ${NCCL_HARNESS_WINDOW:-2M}
 retries = 6
 rto_max = 400
 keepalive = yes
