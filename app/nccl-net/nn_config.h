@@ -16,7 +16,7 @@
  *    keepalive, keepalive_idle, keepalive_intvl (ms), keepalive_probes;
  *  - [nccl]: flows (TCP flows per comm), port_base (first listen port),
  *    speed (Mb/s reported to NCCL; 0: the link's), ptr = auto | host | cuda,
- *    connect_timeout (ms), pci_path = auto | none | /sys path (what NCCL's
+ *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
  */
@@ -58,6 +58,7 @@ struct nn_config {
 	uint32_t speed;
 	enum nn_ptr_mode ptr;
 	uint32_t connect_timeout_ms;
+	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];
 };
 

@@ -9,7 +9,7 @@
  *
  * usage: nccl_harness PLUGIN CASE [VERSION]
  *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss |
- *         refused | pattern (NCCL's request pattern; figures, and with
+ *         refused | stall | pattern (NCCL's request pattern; figures, and with
  *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
  *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
  * Environment: NCCL_HARNESS_CONFIG_A/B (configuration files),
@@ -60,19 +60,24 @@ struct side {
 	char peer_handle[NN_HANDLE_MAXSIZE];
 };
 
+/* Stall reports the plugin logged (lines with "pending for"); stall case. */
+static unsigned int stall_reports;
+
 static void
 logger(int level, unsigned long flags, const char *file, int line,
 	const char *fmt, ...)
 {
+	char text[1024];
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (strstr(text, " pending for ") != NULL)
+		__atomic_fetch_add(&stall_reports, 1, __ATOMIC_RELAXED);
 	if (level > NN_LOG_WARN && getenv("NCCL_HARNESS_VERBOSE") == NULL)
 		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "[nccl-log %d] ", level);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
+	fprintf(stderr, "[nccl-log %d] %s\n", level, text);
 }
 
 #define FAIL(s, ...) do { \
@@ -794,6 +799,40 @@ case_bench(struct side *s)
 }
 
 /*
+ * A receive the peer answers only after 1.5 s ([nccl] stall_report = 500
+ * ms in the test's configuration): the plugin must report it once, with
+ * its flows' state (a hang would otherwise be silent), and still deliver.
+ */
+static void
+case_stall(struct side *s)
+{
+	struct buf b;
+	void *req;
+	int got = -1;
+
+	buf_new(s, &b, 65536, false, s->role == 0 ? s->rcomm : s->scomm);
+	if (s->role == 1) {
+		fill(&b, 65536, 5);
+		usleep(1500000);
+		post_send(s, s->scomm, &b, 65536, 7, &req);
+		if (wait_req(s, req, NULL) != nn_ncclSuccess)
+			FAIL(s, "stall: send failed");
+	} else {
+		post_recv(s, s->rcomm, &b, 65536, 7, &req);
+		if (wait_req(s, req, &got) != nn_ncclSuccess || got != 65536)
+			FAIL(s, "stall: receive failed (size %d)", got);
+		check(s, &b, 65536, 5, "late message");
+		if (stall_reports != 1)
+			FAIL(s, "stall: %u stall reports for one late receive (want 1)",
+				stall_reports);
+		printf("%s: a receive pending 1.5 s was reported once, then arrived\n",
+			s->name);
+	}
+	barrier(s);
+	buf_free(s, &b, s->role == 0 ? s->rcomm : s->scomm);
+}
+
+/*
  * NCCL's pattern (what its net proxy drives per channel): NCCL_STEPS (8)
  * slots per direction, every irecv posted before the isends, both
  * directions at once, requests of 512 KiB to 4 MiB, test() polled on the
@@ -1042,6 +1081,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_bench(&s);
 	else if (strcmp(cas, "pattern") == 0)
 		case_pattern(&s);
+	else if (strcmp(cas, "stall") == 0)
+		case_stall(&s);
 	else
 		FAIL(&s, "unknown case %s", cas);
 	if (strcmp(cas, "close") != 0) {

@@ -81,6 +81,7 @@ keepalive_probes = 3
 flows = 4
 port_base = 47000
 connect_timeout = 20000
+stall_report = ${NCCL_HARNESS_STALL_MS:-10000}
 INI
 }
 lcores_conf=""
