@@ -12,7 +12,7 @@
 #   PY (python3), NCCL_EXTRA ("VAR=value ..." added to both ranks),
 #   GDR (1: NCCL gives the plugin CUDA buffers; 0: host buffers),
 #   RUN_TIMEOUT (seconds per variant, 0: none; a hung run is killed and its
-#   stall reports printed), WINDOW (per-flow TCP window, 1M), RING (frames
+#   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
 #   of each net_hsplit AF_PACKET RX ring, 16384).
 # OUTDIR gets devtcp.json, socket.json, compare.txt and NCCL's INFO logs.
 set -euo pipefail
@@ -22,7 +22,7 @@ root=$(cd "$here/.." && pwd)
 out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
-GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-1M} RING=${RING:-16384}
+GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-16384}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py
@@ -100,8 +100,8 @@ buffers = 65536
 buffer_size = $([ "$MTU" -gt 4000 ] && echo 9216 || echo 2048)
 header_buffers = 65536
 [limits]
-# flows x receive comms x window must fit the AF_PACKET ring (RING frames):
-# what does not is dropped by the kernel and waits for retransmission.
+# What the receive comms have in flight (flows x comms x window) should fit
+# the AF_PACKET ring (RING frames): the kernel drops what does not.
 window = $WINDOW
 [nccl]
 flows = 4
