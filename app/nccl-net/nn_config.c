@@ -35,6 +35,7 @@ static const struct nn_key nn_keys[] = {
 	K("port", "rxd", NK_UINT, rxd, 2, 32, 32768, NULL),
 	K("port", "txd", NK_UINT, txd, 2, 32, 32768, NULL),
 	K("port", "tx_cksum", NK_BOOL, tx_cksum, 0, 0, 0, NULL),
+	K("port", "lro", NK_BOOL, lro, 0, 0, 0, NULL),
 	K("lcores", "stacks", NK_LIST, lcores, 0, 0, 1023, NULL),
 	K("stack", "ipv4", NK_IPV4, ipv4, 0, 0, 0, NULL),
 	K("stack", "netmask", NK_IPV4, netmask, 0, 0, 0, NULL),

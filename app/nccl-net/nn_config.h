@@ -7,7 +7,7 @@
  * Sections and keys (app/nccl-net/nccl-net.ini documents each one):
  *  - [eal]: args = the EAL command line (overridden by DEVTCP_NCCL_EAL);
  *  - [port]: name (ethdev name, e.g. net_hsplit0 or a PCI address), mtu,
- *    rxd, txd, tx_cksum;
+ *    rxd, txd, tx_cksum, lro (default no);
  *  - [lcores]: stacks = lcore list, one TCP stack per lcore;
  *  - [stack]: ipv4, netmask, gateway;
  *  - [devmem]: gpu = auto | host | gpudev name or id, buffers, buffer_size,
@@ -46,6 +46,7 @@ struct nn_config {
 	char port_name[NN_NAME_MAX];
 	uint16_t mtu, rxd, txd;
 	bool tx_cksum;
+	bool lro;                    /* take coalesced frames (NIC LRO / HW-GRO) */
 	uint16_t lcores[NN_MAX_STACKS];
 	uint16_t nb_stacks;          /**< 0: one stack on the first worker */
 	uint32_t ipv4, netmask, gateway; /**< network order */

@@ -228,6 +228,13 @@ start_port(struct nn_rt *rt)
 	pcf.mtu = c->mtu;
 	pcf.tx_cksum = c->tx_cksum;
 	pcf.tx_multi_seg = true;
+	/*
+	 * No LRO unless asked: on net_hsplit's interface backend it caps the
+	 * AF_PACKET ring at 1024 frames, and a receive comm's flows have
+	 * more than that in flight (4 x 2 MiB windows: ~5800 frames); the
+	 * kernel drops the rest, which then waits for retransmission.
+	 */
+	pcf.no_lro = !c->lro;
 	pcf.split = DT_DP_SPLIT_PROTO;
 	pcf.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	pcf.hdr_pool = rt->hdr_pool;

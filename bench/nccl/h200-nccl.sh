@@ -13,7 +13,7 @@
 #   GDR (1: NCCL gives the plugin CUDA buffers; 0: host buffers),
 #   RUN_TIMEOUT (seconds per variant, 0: none; a hung run is killed and its
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
-#   of each net_hsplit AF_PACKET RX ring, 16384).
+#   of each net_hsplit AF_PACKET RX ring, 32768).
 # OUTDIR gets devtcp.json, socket.json, compare.txt and NCCL's INFO logs.
 set -euo pipefail
 
@@ -22,7 +22,7 @@ root=$(cd "$here/.." && pwd)
 out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
-GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-16384}
+GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py

@@ -515,6 +515,36 @@ port_losses(struct side *s)
 	return sum;
 }
 
+/* Sum of port 0's xstats whose name contains @p key. */
+static uint64_t
+port_xstat_sum(struct side *s, const char *key)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	uint64_t sum = 0;
+	int n, i, found = 0;
+
+	n = rte_eth_xstats_get_names(0, NULL, 0);
+	if (n <= 0)
+		FAIL(s, "port 0 has no xstats");
+	names = calloc(n, sizeof(*names));
+	xs = calloc(n, sizeof(*xs));
+	if (names == NULL || xs == NULL ||
+			rte_eth_xstats_get_names(0, names, n) != n ||
+			rte_eth_xstats_get(0, xs, n) != n)
+		FAIL(s, "cannot read port 0's xstats");
+	for (i = 0; i < n; i++)
+		if (strstr(names[xs[i].id].name, key) != NULL) {
+			sum += xs[i].value;
+			found = 1;
+		}
+	free(names);
+	free(xs);
+	if (!found)
+		FAIL(s, "port 0 has no xstat named *%s*", key);
+	return sum;
+}
+
 /* Every non-zero xstat of port 0 (diagnostics). */
 static void
 port_xstats(struct side *s)
@@ -967,6 +997,15 @@ pattern_check(struct side *s)
 	if (v[NN_STAT_NAGLE_HOLDS] != 0)
 		FAIL(s, "pattern: Nagle held a message tail %" PRIu64 " times",
 			v[NN_STAT_NAGLE_HOLDS]);
+	/*
+	 * What the flows have in flight (4 x NCCL_HARNESS_WINDOW, 512 KiB in
+	 * the test: ~1450 frames, plus ACKs) fits the AF_PACKET ring (4096
+	 * frames): a frame the kernel dropped there means the ring is smaller
+	 * than configured (LRO caps it at 1024) and costs a retransmission.
+	 */
+	if (port_xstat_sum(s, "kernel_drops") != 0)
+		FAIL(s, "pattern: the kernel dropped %" PRIu64 " frames at the "
+			"AF_PACKET ring", port_xstat_sum(s, "kernel_drops"));
 }
 
 static void

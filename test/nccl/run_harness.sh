@@ -56,6 +56,7 @@ conf() {
 name = net_hsplit0
 mtu = 1500
 tx_cksum = yes
+lro = ${NCCL_HARNESS_LRO:-no}
 
 $lcores_conf
 [stack]
