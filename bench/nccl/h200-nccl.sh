@@ -132,7 +132,7 @@ rank() {  # variant side rank
 	# shellcheck disable=SC2086
 	local tmo=()
 	[ "$RUN_TIMEOUT" = 0 ] || tmo=(timeout -k 5 "$RUN_TIMEOUT")
-	ip netns exec "dtnccl_$side" "${tmo[@]}" env "${env[@]}" ${NCCL_EXTRA:-} \
+	ip netns exec "dtnccl_$side" ${tmo[@]+"${tmo[@]}"} env "${env[@]}" ${NCCL_EXTRA:-} \
 		"$PY" "$bench" --min "$MIN" --max "$MAX" --iters "$ITERS" \
 		--label "$variant" --json "$out/$variant.json" \
 		> "$out/$variant-rank$r.log" 2>&1
