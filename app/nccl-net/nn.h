@@ -135,6 +135,8 @@ struct nn_req {
 	uint64_t size;       /* send: size; recv: room */
 	int32_t tag;
 	struct nn_mr *mr;
+	uint64_t t_post;     /* NCCL side: timer cycles at isend/irecv */
+	bool stall_logged;   /* NCCL side: the stall report was given */
 	/* Filled by the lcores. */
 	struct nn_wire_msg hdr __rte_aligned(16); /* send: sent by reference on each flow */
 	uint64_t hdr_iova;

@@ -35,6 +35,7 @@ static const struct nn_key nn_keys[] = {
 	K("port", "rxd", NK_UINT, rxd, 2, 32, 32768, NULL),
 	K("port", "txd", NK_UINT, txd, 2, 32, 32768, NULL),
 	K("port", "tx_cksum", NK_BOOL, tx_cksum, 0, 0, 0, NULL),
+	K("port", "lro", NK_BOOL, lro, 0, 0, 0, NULL),
 	K("lcores", "stacks", NK_LIST, lcores, 0, 0, 1023, NULL),
 	K("stack", "ipv4", NK_IPV4, ipv4, 0, 0, 0, NULL),
 	K("stack", "netmask", NK_IPV4, netmask, 0, 0, 0, NULL),
@@ -57,6 +58,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "speed", NK_UINT, speed, 4, 0, 10000000, NULL),
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
+	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),
 };
 
@@ -84,6 +86,7 @@ nn_config_default(struct nn_config *cfg)
 	cfg->port_base = 47000;
 	cfg->ptr = NN_PTR_MODE_AUTO;
 	cfg->connect_timeout_ms = 30000;
+	cfg->stall_report_ms = 10000;
 	snprintf(cfg->pci_path, sizeof(cfg->pci_path), "auto");
 }
 

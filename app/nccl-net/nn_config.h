@@ -7,7 +7,7 @@
  * Sections and keys (app/nccl-net/nccl-net.ini documents each one):
  *  - [eal]: args = the EAL command line (overridden by DEVTCP_NCCL_EAL);
  *  - [port]: name (ethdev name, e.g. net_hsplit0 or a PCI address), mtu,
- *    rxd, txd, tx_cksum;
+ *    rxd, txd, tx_cksum, lro (default no);
  *  - [lcores]: stacks = lcore list, one TCP stack per lcore;
  *  - [stack]: ipv4, netmask, gateway;
  *  - [devmem]: gpu = auto | host | gpudev name or id, buffers, buffer_size,
@@ -16,7 +16,7 @@
  *    keepalive, keepalive_idle, keepalive_intvl (ms), keepalive_probes;
  *  - [nccl]: flows (TCP flows per comm), port_base (first listen port),
  *    speed (Mb/s reported to NCCL; 0: the link's), ptr = auto | host | cuda,
- *    connect_timeout (ms), pci_path = auto | none | /sys path (what NCCL's
+ *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
  */
@@ -46,6 +46,7 @@ struct nn_config {
 	char port_name[NN_NAME_MAX];
 	uint16_t mtu, rxd, txd;
 	bool tx_cksum;
+	bool lro;                    /* take coalesced frames (NIC LRO / HW-GRO) */
 	uint16_t lcores[NN_MAX_STACKS];
 	uint16_t nb_stacks;          /**< 0: one stack on the first worker */
 	uint32_t ipv4, netmask, gateway; /**< network order */
@@ -58,6 +59,7 @@ struct nn_config {
 	uint32_t speed;
 	enum nn_ptr_mode ptr;
 	uint32_t connect_timeout_ms;
+	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];
 };
 

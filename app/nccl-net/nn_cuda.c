@@ -73,6 +73,7 @@ struct nn_cu_api {
 	PFN_cuMemcpyAsync_v4000 memcpy_async;
 	PFN_cuMemcpyBatchAsync_v12080 memcpy_batch;   /* optional */
 	PFN_cuPointerGetAttribute_v4000 ptr_attr;
+	PFN_cuGetErrorName_v6000 err_name;            /* optional */
 };
 
 static struct nn_cu_api nn_cu;   /* resolved once per process */
@@ -103,6 +104,7 @@ static const struct nn_cu_sym nn_cu_syms[] = {
 	CU_SYM(memcpy_async, "cuMemcpyAsync", 4000, false),
 	CU_SYM(memcpy_batch, "cuMemcpyBatchAsync", 12080, true),
 	CU_SYM(ptr_attr, "cuPointerGetAttribute", 4000, false),
+	CU_SYM(err_name, "cuGetErrorName", 6000, true),
 };
 
 static void
@@ -170,6 +172,17 @@ nn_cuda_is_device(const void *ptr)
 		type == CU_MEMORYTYPE_DEVICE;
 }
 
+static const char *
+nn_cu_err(CUresult res)
+{
+	const char *name = NULL;
+
+	if (nn_cu.err_name == NULL || nn_cu.err_name(res, &name) != CUDA_SUCCESS ||
+			name == NULL)
+		return "CUDA error";
+	return name;
+}
+
 struct nn_cu_engine {
 	struct dt_copy_engine head;     /* first: dt_copy.h casts */
 	CUcontext ctx;
@@ -178,7 +191,8 @@ struct nn_cu_engine {
 struct nn_cu_chan {
 	struct dt_copy_chan head;       /* first: dt_copy.h casts */
 	CUstream stream;
-	bool failed;
+	bool failed;                    /* sticky: a CUDA call failed (logged) */
+	bool batch_off;                 /* cuMemcpyBatchAsync refused: per run */
 	uint32_t eh, et;                /* free-running event ring indexes */
 	uint64_t done;
 	CUevent ev[NN_CU_RING];
@@ -225,13 +239,33 @@ nn_cu_chan_close(struct dt_copy_chan *c)
 	rte_free(ch);
 }
 
+/* A channel stops for good: say why, once (a waiter would spin silently). */
+static void
+nn_cu_fail(struct nn_cu_chan *ch, const char *what, CUresult res)
+{
+	if (!ch->failed)
+		NN_WARN("CUDA copy channel (%s): %s failed: %s (%d); channel stopped: "
+			"its copies never complete", ch->head.ce->base != NULL ?
+			"send buffer read by the NIC" : "receive gather", what,
+			nn_cu_err(res), (int)res);
+	ch->failed = true;
+}
+
 static uint64_t
 nn_cu_completed(struct dt_copy_chan *c)
 {
 	struct nn_cu_chan *ch = (struct nn_cu_chan *)c;
+	CUresult res;
 
-	while (ch->et != ch->eh &&
-			nn_cu.event_query(ch->ev[ch->et % NN_CU_RING]) == CUDA_SUCCESS) {
+	while (ch->et != ch->eh) {
+		res = nn_cu.event_query(ch->ev[ch->et % NN_CU_RING]);
+		if (res == CUDA_ERROR_NOT_READY)
+			break;
+		if (res != CUDA_SUCCESS) {
+			/* The copies behind it failed on the GPU: never report them done. */
+			nn_cu_fail(ch, "a copy (cuEventQuery)", res);
+			break;
+		}
 		ch->done = ch->ev_ticket[ch->et % NN_CU_RING];
 		ch->et++;
 	}
@@ -264,25 +298,41 @@ nn_cu_runs(struct nn_cu_chan *ch, const struct dt_copy_op *ops, uint16_t n)
 	return r;
 }
 
+/*
+ * Queue the runs: one cuMemcpyBatchAsync, else one cuMemcpyAsync per run.
+ * A batch the driver refuses, whether as a whole or at one copy, is issued
+ * again run by run, and the channel stops using the batch API: the copies
+ * read and write distinct ranges (chunks into NCCL's buffer, send payload
+ * into the NIC's wire buffers), so running one twice writes the same bytes.
+ * The batch API is the one path that meets pageable memory here (the
+ * software NIC's wire buffers are not registered with CUDA).
+ */
 static CUresult
-nn_cu_issue(struct nn_cu_chan *ch, uint32_t runs)
+nn_cu_issue(struct nn_cu_chan *ch, uint32_t runs, const char **what)
 {
 	CUmemcpyAttributes attr;
 	size_t attr_idx = 0, fail_idx = SIZE_MAX;
 	CUresult res = CUDA_SUCCESS;
 	uint32_t i;
 
-	if (runs > 1 && nn_cu.memcpy_batch != NULL) {
+	if (runs > 1 && nn_cu.memcpy_batch != NULL && !ch->batch_off) {
 		memset(&attr, 0, sizeof(attr));
 		attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
 		res = nn_cu.memcpy_batch(ch->dsts, ch->srcs, ch->sizes, runs, &attr,
 			&attr_idx, 1, &fail_idx, ch->stream);
 		if (res == CUDA_SUCCESS)
 			return res;
-		if (fail_idx != SIZE_MAX)
-			return res;   /* some copies queued: cannot redo safely */
-		nn_cu.memcpy_batch = NULL;   /* refused as a whole: per-run from now */
+		NN_WARN("CUDA copy channel: cuMemcpyBatchAsync of %u copies refused at "
+			"copy %zd (%s, %d; dst %p src %p, %zu bytes): one cuMemcpyAsync "
+			"per copy from now on", runs, fail_idx == SIZE_MAX ? (ssize_t)-1 :
+			(ssize_t)fail_idx, nn_cu_err(res), (int)res,
+			(void *)(uintptr_t)ch->dsts[fail_idx < runs ? fail_idx : 0],
+			(void *)(uintptr_t)ch->srcs[fail_idx < runs ? fail_idx : 0],
+			ch->sizes[fail_idx < runs ? fail_idx : 0]);
+		ch->batch_off = true;
+		res = CUDA_SUCCESS;
 	}
+	*what = "cuMemcpyAsync";
 	for (i = 0; i < runs && res == CUDA_SUCCESS; i++)
 		res = nn_cu.memcpy_async(ch->dsts[i], ch->srcs[i], ch->sizes[i],
 			ch->stream);
@@ -294,7 +344,9 @@ nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 	uint64_t *ticket)
 {
 	struct nn_cu_chan *ch = (struct nn_cu_chan *)c;
+	const char *what;
 	CUevent *ev;
+	CUresult res;
 	uint32_t runs;
 
 	if (ch->failed)
@@ -308,10 +360,17 @@ nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 		return 0;
 	runs = nn_cu_runs(ch, ops, n);
 	ev = &ch->ev[ch->eh % NN_CU_RING];
-	if ((*ev == NULL && nn_cu.event_create(ev, CU_EVENT_DISABLE_TIMING) !=
-			CUDA_SUCCESS) || nn_cu_issue(ch, runs) != CUDA_SUCCESS ||
-			nn_cu.event_record(*ev, ch->stream) != CUDA_SUCCESS) {
-		ch->failed = true;
+	what = "cuEventCreate";
+	res = *ev == NULL ? nn_cu.event_create(ev, CU_EVENT_DISABLE_TIMING) :
+		CUDA_SUCCESS;
+	if (res == CUDA_SUCCESS)
+		res = nn_cu_issue(ch, runs, &what);
+	if (res == CUDA_SUCCESS) {
+		what = "cuEventRecord";
+		res = nn_cu.event_record(*ev, ch->stream);
+	}
+	if (res != CUDA_SUCCESS) {
+		nn_cu_fail(ch, what, res);
 		c->stats.errors += n;
 		return -EIO;
 	}

@@ -21,6 +21,7 @@
 
 #include "dt_app_value.h"
 #include "nn_rt.h"
+#include "nn_stats.h"
 
 #define NN_EXPORT __attribute__((visibility("default")))
 #define NN_CQ_SIZE 4096
@@ -506,6 +507,8 @@ req_new(struct nn_comm *c)
 			r->done = false;
 			r->seq = c->next_seq++;
 			r->parts_left = c->nparts;
+			r->t_post = rte_get_timer_cycles();
+			r->stall_logged = false;
 			return r;
 		}
 	}
@@ -594,6 +597,91 @@ nn_iflush(void *recv_comm, int n, void **data, int *sizes, void **mhandles,
 	return nn_ncclSuccess;
 }
 
+static uint32_t
+rt_stall_ms(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	return rt != NULL ? rt->cfg.stall_report_ms : 0;
+}
+
+/* The port's non-zero error and drop counters, in one line. */
+static void
+nn_port_report(struct nn_rt *rt)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	char line[480];
+	int cnt, i, n = 0;
+
+	cnt = rte_eth_xstats_get_names(rt->port_id, NULL, 0);
+	if (cnt <= 0)
+		return;
+	names = calloc(cnt, sizeof(*names));
+	xs = calloc(cnt, sizeof(*xs));
+	line[0] = '\0';
+	if (names != NULL && xs != NULL &&
+			rte_eth_xstats_get_names(rt->port_id, names, cnt) == cnt &&
+			rte_eth_xstats_get(rt->port_id, xs, cnt) == cnt)
+		for (i = 0; i < cnt && n >= 0 && n < (int)sizeof(line); i++)
+			if (xs[i].value != 0 &&
+					(strstr(names[xs[i].id].name, "drop") != NULL ||
+					 strstr(names[xs[i].id].name, "err") != NULL ||
+					 strstr(names[xs[i].id].name, "miss") != NULL))
+				n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+					names[xs[i].id].name, xs[i].value);
+	NN_WARN("  port %s: drop/error counters:%s", rt->name,
+		line[0] ? line : " none");
+	free(names);
+	free(xs);
+}
+
+/*
+ * A request pending for [nccl] stall_report ms: say where it stands, once, so that a
+ * hang (NCCL itself only waits) comes with the state of its flows. Fields
+ * of the lcores are read without synchronisation: a diagnostic snapshot;
+ * polls not moving between two reports means the stack's lcore is stuck
+ * (in a copy wait, for example), not waiting for the peer.
+ */
+static void
+nn_stall_report(struct nn_comm *c, struct nn_req *r)
+{
+	struct nn_rt *rt = nn_rt_get();
+	char line[480];
+	uint16_t i, j;
+	int n;
+
+	NN_WARN("%s request %u (message %" PRIu64 ", %" PRIu64 " bytes) pending "
+		"for %u ms; %u part(s) of the comm not done", r->send ? "send" :
+		"receive", r->idx, r->seq, r->size, rt_stall_ms(),
+		__atomic_load_n(&r->parts_left, __ATOMIC_RELAXED));
+	for (i = 0; i < c->nparts; i++) {
+		const struct nn_part *p = c->parts[i];
+		const struct nn_stack *s = p->s;
+
+		n = snprintf(line, sizeof(line), "  stack %u: polls %" PRIu64
+			", part head %" PRIu64 " tail %" PRIu64 "%s;", s->idx, s->polls,
+			p->head, p->tail, p->failed ? " FAILED" : "");
+		for (j = 0; j < p->nflows && n > 0 && n < (int)sizeof(line); j++) {
+			const struct nn_flow *f = p->flows[j];
+
+			if (c->send)
+				n += snprintf(line + n, sizeof(line) - n, " flow %u: "
+					"tx_seq %" PRIu64 " queued %" PRIu64 "/%" PRIu64
+					" unacked %u;", f->idx, f->tx_seq, f->tx_done, f->tx_len,
+					r->pend[p->pidx]);
+			else
+				n += snprintf(line + n, sizeof(line) - n, " flow %u: "
+					"rx_seq %" PRIu64 " hdr %d got %" PRIu64 "/%" PRIu64
+					" chunks %u wire_wait %d;", f->idx, f->rx_seq, f->have_hdr,
+					f->rx_done, f->rx_len, f->qt - f->qh, f->wire_wait);
+		}
+		NN_WARN("%s", line);
+	}
+	if (rt != NULL)
+		nn_port_report(rt);
+}
+
 static nn_result_t
 nn_test(void *request, int *done, int *sizes)
 {
@@ -622,6 +710,12 @@ nn_test(void *request, int *done, int *sizes)
 	if (c->err != 0) {
 		comm_log_error(c, r->send ? "send failed" : "receive failed");
 		return err_result(c->err);
+	}
+	if (!r->stall_logged && rt_stall_ms() != 0 &&
+			rte_get_timer_cycles() - r->t_post >
+			rte_get_timer_hz() / 1000 * rt_stall_ms()) {
+		r->stall_logged = true;
+		nn_stall_report(c, r);
 	}
 	return nn_ncclSuccess;
 }
@@ -846,4 +940,49 @@ void
 devtcp_nccl_shutdown(void)
 {
 	nn_rt_shutdown();
+}
+
+static void
+stats_conn(dt_dp_conn_t conn, const struct dt_dp_conn_stats *cs, void *arg)
+{
+	uint64_t *v = arg;
+
+	v[NN_STAT_RTX_SEGS] += cs->retransmits;
+	v[NN_STAT_NAGLE_HOLDS] += cs->nagle_holds;
+}
+
+/**
+ * Test and diagnostic hook (not NCCL's): counters of every stack, summed
+ * (nn_stats.h). It reads the stacks from the calling thread: call it when
+ * the comms are quiet (after a transfer), as the harness does.
+ */
+NN_EXPORT int devtcp_nccl_stats(uint64_t *out, unsigned int n);
+int
+devtcp_nccl_stats(uint64_t *out, unsigned int n)
+{
+	struct nn_rt *rt = nn_rt_get();
+	uint64_t v[NN_STAT__COUNT] = { 0 };
+	struct dt_dp_stats st;
+	unsigned int i;
+
+	if (rt == NULL)
+		return 0;
+	for (i = 0; i < rt->nb_stacks; i++) {
+		dt_dp_stats_get(rt->stacks[i]->st, &st);
+		v[NN_STAT_TX_FRAMES] += st.tx_frames;
+		v[NN_STAT_RX_FRAMES] += st.rx_frames;
+		v[NN_STAT_DROPS] += st.drop_not_ipv4 + st.drop_bad_ip +
+			st.drop_ip_fragment + st.drop_not_for_us + st.drop_bad_tcp +
+			st.drop_l4_cksum + st.drop_no_conn + st.drop_conn_table_full +
+			st.drop_hdr_in_device + st.drop_unsupported_proto +
+			st.drop_tx_no_mbuf + st.drop_tx_ring_full +
+			st.drop_no_neighbour + st.drop_l4_cksum_unknown +
+			st.drop_too_many_segs + st.drop_bad_arp + st.drop_synq_full +
+			st.drop_neigh_hold_full;
+		v[NN_STAT_RX_THROTTLED] += st.rx_throttled;
+		dt_dp_conn_foreach(rt->stacks[i]->st, stats_conn, v);
+	}
+	n = RTE_MIN(n, (unsigned int)NN_STAT__COUNT);
+	memcpy(out, v, n * sizeof(v[0]));
+	return (int)n;
 }

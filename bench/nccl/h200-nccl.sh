@@ -9,7 +9,11 @@
 # From the bundle (scripts/device-bundle.sh), as root:
 #   .bundle/run.sh h200-nccl.sh [OUTDIR] [both|devtcp|socket]
 # Environment: MIN (8M), MAX (1G), ITERS (5), MTU (1500), GPU (0),
-#   PY (python3), NCCL_EXTRA ("VAR=value ..." added to both ranks).
+#   PY (python3), NCCL_EXTRA ("VAR=value ..." added to both ranks),
+#   GDR (1: NCCL gives the plugin CUDA buffers; 0: host buffers),
+#   RUN_TIMEOUT (seconds per variant, 0: none; a hung run is killed and its
+#   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
+#   of each net_hsplit AF_PACKET RX ring, 32768).
 # OUTDIR gets devtcp.json, socket.json, compare.txt and NCCL's INFO logs.
 set -euo pipefail
 
@@ -18,6 +22,7 @@ root=$(cd "$here/.." && pwd)
 out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
+GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py
@@ -95,10 +100,13 @@ buffers = 65536
 buffer_size = $([ "$MTU" -gt 4000 ] && echo 9216 || echo 2048)
 header_buffers = 65536
 [limits]
-window = 4M
+# What the receive comms have in flight (flows x comms x window) should fit
+# the AF_PACKET ring (RING frames): the kernel drops what does not.
+window = $WINDOW
 [nccl]
 flows = 4
 pci_path = none
+stall_report = 20000
 INI
 }
 
@@ -110,15 +118,21 @@ rank() {  # variant side rank
 	if [ "$variant" = devtcp ]; then
 		# lcores: rank 0 on CPUs 2-3, rank 1 on 4-5 (first: EAL's main lcore).
 		local l0=$((2 + 2 * r)) l1=$((3 + 2 * r))
+		if [ "$GDR" = 1 ]; then
+			env+=(NCCL_NET_GDR_LEVEL=SYS NCCL_NET_GDR_READ=1)
+		else
+			env+=(NCCL_NET_GDR_LEVEL=LOC)
+		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
-			NCCL_NET_GDR_LEVEL=SYS NCCL_NET_GDR_READ=1
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0,$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S --vdev=gpu_cuda0,device=0")
+			DEVTCP_NCCL_EAL="-l $l0,$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING --vdev=gpu_cuda0,device=0")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi
 	# shellcheck disable=SC2086
-	ip netns exec "dtnccl_$side" env "${env[@]}" ${NCCL_EXTRA:-} \
+	local tmo=()
+	[ "$RUN_TIMEOUT" = 0 ] || tmo=(timeout -k 5 "$RUN_TIMEOUT")
+	ip netns exec "dtnccl_$side" ${tmo[@]+"${tmo[@]}"} env "${env[@]}" ${NCCL_EXTRA:-} \
 		"$PY" "$bench" --min "$MIN" --max "$MAX" --iters "$ITERS" \
 		--label "$variant" --json "$out/$variant.json" \
 		> "$out/$variant-rank$r.log" 2>&1
@@ -143,6 +157,11 @@ run() {  # variant
 	grep -h -E "NET/devtcp|NET/Plugin|Using network|via NET|NET/Socket" \
 		"$out/$v-rank0.log" "$out/$v-rank1.log" > "$out/nccl-info-$v.txt" || true
 	sed -n '/^# /,$p' "$out/$v-rank0.log"
+	# The plugin's reports of requests pending for stall_report ms.
+	grep -h -A 8 "pending for" "$out/$v-rank0.log" "$out/$v-rank1.log" \
+		> "$out/stalls-$v.txt" 2>/dev/null && {
+		echo "h200-nccl: $v: stalled requests (first reports, $out/stalls-$v.txt):"
+		head -24 "$out/stalls-$v.txt"; }
 	[ $rc = 0 ] || { echo "h200-nccl: $v run failed ($rc); see $out/$v-rank*.log" >&2; tail -20 "$out/$v-rank0.log" >&2; }
 	if [ "$v" = socket ]; then
 		ip -n "$ns_a" addr flush dev dA

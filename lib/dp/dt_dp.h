@@ -241,6 +241,7 @@ struct dt_dp_conn_stats {
 	uint32_t rcv_wnd, snd_wnd, cwnd, srtt_us;
 	uint64_t retransmit_bytes;       /**< payload bytes sent again */
 	uint64_t acks_limited;           /**< replies the RFC 5961 7 rate limit suppressed */
+	uint64_t nagle_holds;            /**< small tails Nagle held until an ACK */
 };
 
 int dt_dp_conn_stats_get(struct dt_dp_stack *st, dt_dp_conn_t conn,

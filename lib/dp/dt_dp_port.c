@@ -261,7 +261,7 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	 * Coalesced TCP frames (LRO / HW-GRO) where the NIC offers them: the
 	 * stack takes one apart into the segments it was merged from.
 	 */
-	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+	if ((info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO) && !c->no_lro)
 		rx_off |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = mtu;

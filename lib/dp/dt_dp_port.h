@@ -47,6 +47,13 @@ struct dt_dp_port_conf {
 	bool tx_cksum;                 /**< request IPv4/TCP/UDP TX checksum offload */
 	bool tx_multi_seg;             /**< request multi-segment TX */
 	/**
+	 * Leave LRO off even where the NIC offers it. net_hsplit's interface
+	 * backend gives its AF_PACKET ring at most 1024 slots when LRO is on
+	 * (64 KiB each): a wire that carries MTU frames only (GRO off) then
+	 * holds 1024 frames, fewer than a few TCP windows in flight.
+	 */
+	bool no_lro;
+	/**
 	 * Steered mode (DESIGN rule 3; split modes, nb_rxq >= 2): queue 0
 	 * receives whole frames in host memory (host_pool) and the port's
 	 * RSS sends it everything no rte_flow rule steers (ARP, ICMP, other

@@ -48,6 +48,7 @@ conn_stats(const struct dt_dp_conn *c, struct dt_dp_conn_stats *s)
 	s->retransmits = t->rtx_segs;
 	s->retransmit_bytes = t->rtx_bytes;
 	s->acks_limited = t->acks_limited;
+	s->nagle_holds = t->nagle_holds;
 	s->held_bytes = c->held_bytes;
 	s->rcv_wnd = dt_tcp_seq_gt(t->rcv_adv, t->rcv_nxt) ?
 		t->rcv_adv - t->rcv_nxt : 0;

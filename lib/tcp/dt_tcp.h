@@ -472,6 +472,11 @@ struct dt_tcp_conn {
 	 * the FIN came, or arriving after it.
 	 */
 	uint64_t rcv_beyond_fin;
+	/**
+	 * Times Nagle's algorithm held the queue's small tail back until
+	 * the data in flight was acknowledged (cfg nagle).
+	 */
+	uint64_t nagle_holds;
 };
 
 /**

@@ -278,7 +278,7 @@ tcp_may_send_data(const struct dt_tcp_conn *c)
 
 /* How much to send at snd_nxt now; *fin set when the FIN goes too. */
 static uint32_t
-tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
+tcp_next_len(struct dt_tcp_conn *c, bool *fin)
 {
 	uint32_t data_end = tcp_data_end(c);
 	uint32_t avail = dt_tcp_seq_lt(c->snd_nxt, data_end) ?
@@ -313,8 +313,10 @@ tcp_next_len(const struct dt_tcp_conn *c, bool *fin)
 	}
 	/* Nagle: one small segment in flight at a time. */
 	if (len == avail && tcp_flag(c, DT_TCP_F_NAGLE) && !*fin &&
-			c->snd_max != c->snd_una)
+			c->snd_max != c->snd_una) {
+		c->nagle_holds++;
 		return 0;
+	}
 	return len;
 }
 

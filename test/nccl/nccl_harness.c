@@ -9,7 +9,8 @@
  *
  * usage: nccl_harness PLUGIN CASE [VERSION]
  *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss |
- *         refused | bench (goodput, not a test)
+ *         refused | stall | pattern (NCCL's request pattern; figures, and with
+ *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
  *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
  * Environment: NCCL_HARNESS_CONFIG_A/B (configuration files),
  * NCCL_HARNESS_EAL_A/B (EAL lines), set by run_harness.sh.
@@ -34,6 +35,7 @@
 #include <rte_gpudev.h>
 
 #include "nn_abi.h"
+#include "nn_stats.h"
 
 #define MIB (1024u * 1024u)
 #define MAX_INFLIGHT 32
@@ -51,25 +53,31 @@ struct side {
 	int role;                /* 0: A, 1: B */
 	int sock;                /* to the peer process */
 	struct net net;
+	void *lib;               /* the plugin (dlopen handle) */
 	void *lcomm, *scomm, *rcomm;
 	int16_t gpu;
 	const char *name;
 	char peer_handle[NN_HANDLE_MAXSIZE];
 };
 
+/* Stall reports the plugin logged (lines with "pending for"); stall case. */
+static unsigned int stall_reports;
+
 static void
 logger(int level, unsigned long flags, const char *file, int line,
 	const char *fmt, ...)
 {
+	char text[1024];
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (strstr(text, " pending for ") != NULL)
+		__atomic_fetch_add(&stall_reports, 1, __ATOMIC_RELAXED);
 	if (level > NN_LOG_WARN && getenv("NCCL_HARNESS_VERBOSE") == NULL)
 		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "[nccl-log %d] ", level);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
+	fprintf(stderr, "[nccl-log %d] %s\n", level, text);
 }
 
 #define FAIL(s, ...) do { \
@@ -342,6 +350,7 @@ open_plugin(struct side *s, const char *path, const char *ver)
 
 	if (lib == NULL)
 		FAIL(s, "dlopen %s: %s", path, dlerror());
+	s->lib = lib;
 	s->net.version = atoi(ver + 1);
 	if (s->net.version == 8)
 		s->net.v8 = dlsym(lib, "ncclNetPlugin_v8");
@@ -504,6 +513,60 @@ port_losses(struct side *s)
 	free(names);
 	free(xs);
 	return sum;
+}
+
+/* Sum of port 0's xstats whose name contains @p key. */
+static uint64_t
+port_xstat_sum(struct side *s, const char *key)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	uint64_t sum = 0;
+	int n, i, found = 0;
+
+	n = rte_eth_xstats_get_names(0, NULL, 0);
+	if (n <= 0)
+		FAIL(s, "port 0 has no xstats");
+	names = calloc(n, sizeof(*names));
+	xs = calloc(n, sizeof(*xs));
+	if (names == NULL || xs == NULL ||
+			rte_eth_xstats_get_names(0, names, n) != n ||
+			rte_eth_xstats_get(0, xs, n) != n)
+		FAIL(s, "cannot read port 0's xstats");
+	for (i = 0; i < n; i++)
+		if (strstr(names[xs[i].id].name, key) != NULL) {
+			sum += xs[i].value;
+			found = 1;
+		}
+	free(names);
+	free(xs);
+	if (!found)
+		FAIL(s, "port 0 has no xstat named *%s*", key);
+	return sum;
+}
+
+/* Every non-zero xstat of port 0 (diagnostics). */
+static void
+port_xstats(struct side *s)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	int n, i;
+
+	n = rte_eth_xstats_get_names(0, NULL, 0);
+	if (n <= 0)
+		return;
+	names = calloc(n, sizeof(*names));
+	xs = calloc(n, sizeof(*xs));
+	if (names != NULL && xs != NULL &&
+			rte_eth_xstats_get_names(0, names, n) == n &&
+			rte_eth_xstats_get(0, xs, n) == n)
+		for (i = 0; i < n; i++)
+			if (xs[i].value != 0)
+				printf("%s: xstat %s = %" PRIu64 "\n", s->name,
+					names[xs[i].id].name, xs[i].value);
+	free(names);
+	free(xs);
 }
 
 /* MAX_INFLIGHT requests posted before any is tested, in both directions. */
@@ -765,6 +828,246 @@ case_bench(struct side *s)
 	barrier(s);
 }
 
+/*
+ * A receive the peer answers only after 1.5 s ([nccl] stall_report = 500
+ * ms in the test's configuration): the plugin must report it once, with
+ * its flows' state (a hang would otherwise be silent), and still deliver.
+ */
+static void
+case_stall(struct side *s)
+{
+	struct buf b;
+	void *req;
+	int got = -1;
+
+	buf_new(s, &b, 65536, false, s->role == 0 ? s->rcomm : s->scomm);
+	if (s->role == 1) {
+		fill(&b, 65536, 5);
+		usleep(1500000);
+		post_send(s, s->scomm, &b, 65536, 7, &req);
+		if (wait_req(s, req, NULL) != nn_ncclSuccess)
+			FAIL(s, "stall: send failed");
+	} else {
+		post_recv(s, s->rcomm, &b, 65536, 7, &req);
+		if (wait_req(s, req, &got) != nn_ncclSuccess || got != 65536)
+			FAIL(s, "stall: receive failed (size %d)", got);
+		check(s, &b, 65536, 5, "late message");
+		if (stall_reports != 1)
+			FAIL(s, "stall: %u stall reports for one late receive (want 1)",
+				stall_reports);
+		printf("%s: a receive pending 1.5 s was reported once, then arrived\n",
+			s->name);
+	}
+	barrier(s);
+	buf_free(s, &b, s->role == 0 ? s->rcomm : s->scomm);
+}
+
+/*
+ * NCCL's pattern (what its net proxy drives per channel): NCCL_STEPS (8)
+ * slots per direction, every irecv posted before the isends, both
+ * directions at once, requests of 512 KiB to 4 MiB, test() polled on the
+ * oldest request of each direction, a slot reposted as soon as it is done.
+ * Prints per-request latency and goodput (JSON, rough figures); with
+ * NCCL_HARNESS_PATTERN_CHECK=1 it also fails when the plugin's stacks
+ * report stalls that this pattern must not cause (pattern_check()).
+ * NCCL_HARNESS_PATTERN="N" messages per direction (default 48).
+ */
+#define PAT_SLOTS 8
+
+static const size_t pat_sizes[] = {
+	512 * 1024, 1 * MIB, 2 * MIB, 4 * MIB, 512 * 1024 + 5, 3 * MIB + 4097,
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct pat_dir {
+	struct buf b[PAT_SLOTS];
+	void *req[PAT_SLOTS];
+	double t_post[PAT_SLOTS];
+	unsigned long posted, done;
+	double *lat;
+	uint64_t bytes;
+};
+
+static size_t
+pat_size(unsigned long m)
+{
+	return pat_sizes[m % (sizeof(pat_sizes) / sizeof(pat_sizes[0]))];
+}
+
+static void
+pat_post(struct side *s, struct pat_dir *d, bool send, unsigned long n)
+{
+	unsigned long m = d->posted;
+	int k = (int)(m % PAT_SLOTS);
+
+	if (m >= n || d->req[k] != NULL)
+		return;
+	if (send)
+		post_send(s, s->scomm, &d->b[k], pat_size(m), (int)m, &d->req[k]);
+	else
+		post_recv(s, s->rcomm, &d->b[k], 4 * MIB + 8192, (int)m, &d->req[k]);
+	d->t_post[k] = now_s();
+	d->posted++;
+}
+
+/* Test the oldest request of @p d; true when it completed. */
+static bool
+pat_test(struct side *s, struct pat_dir *d, bool send)
+{
+	unsigned long m = d->done;
+	int k = (int)(m % PAT_SLOTS), done = 0, got = -1;
+
+	if (d->req[k] == NULL)
+		return false;
+	if (p_test(&s->net, d->req[k], &done, &got) != nn_ncclSuccess)
+		FAIL(s, "pattern: %s %lu failed", send ? "send" : "receive", m);
+	if (!done)
+		return false;
+	d->lat[m] = now_s() - d->t_post[k];
+	d->req[k] = NULL;
+	d->done++;
+	d->bytes += pat_size(m);
+	if (!send) {
+		if (got != (int)pat_size(m))
+			FAIL(s, "pattern: receive %lu: test() said %d, want %zu", m, got,
+				pat_size(m));
+		check(s, &d->b[k], pat_size(m), (uint32_t)(k + (1 - s->role) * 50),
+			"pattern message");
+	}
+	return true;
+}
+
+static void
+pat_report(struct side *s, const char *what, struct pat_dir *d, double t)
+{
+	unsigned long n = d->done;
+
+	qsort(d->lat, n, sizeof(double), cmp_double);
+	printf("{\"bench\": \"nccl-pattern\", \"side\": \"%s\", \"dir\": \"%s\", "
+		"\"requests\": %lu, \"bytes\": %" PRIu64 ", \"seconds\": %.3f, "
+		"\"Gbps\": %.3f, \"lat_ms_p50\": %.3f, \"lat_ms_p90\": %.3f, "
+		"\"lat_ms_max\": %.3f}\n", s->name, what, n, d->bytes, t,
+		d->bytes * 8 / t / 1e9, d->lat[n / 2] * 1e3, d->lat[n * 9 / 10] * 1e3,
+		d->lat[n - 1] * 1e3);
+}
+
+/* The plugin's counters (nn_stats.h), summed over its stacks. */
+static void
+pattern_stats(struct side *s, uint64_t *v)
+{
+	nn_stats_fn fn = (nn_stats_fn)dlsym(s->lib, "devtcp_nccl_stats");
+	int i;
+
+	if (fn == NULL)
+		FAIL(s, "pattern: the plugin exports no devtcp_nccl_stats");
+	if (fn(v, NN_STAT__COUNT) != NN_STAT__COUNT)
+		FAIL(s, "pattern: devtcp_nccl_stats gave fewer than %d counters",
+			NN_STAT__COUNT);
+	printf("%s: stacks:", s->name);
+	for (i = 0; i < NN_STAT__COUNT; i++)
+		printf(" %s %" PRIu64, nn_stat_names[i], v[i]);
+	printf("\n");
+	if (getenv("NCCL_HARNESS_VERBOSE") != NULL)
+		port_xstats(s);
+}
+
+static void
+pattern_check(struct side *s)
+{
+	uint64_t v[NN_STAT__COUNT];
+
+	pattern_stats(s, v);
+	if (getenv("NCCL_HARNESS_PATTERN_CHECK") == NULL)
+		return;
+	if (v[NN_STAT_TX_FRAMES] == 0 || v[NN_STAT_RX_FRAMES] == 0)
+		FAIL(s, "pattern: the stacks counted no frames");
+	/*
+	 * A message's last segment (and the next message's 16-byte header
+	 * behind it) must leave at once: NCCL completes a send only when it
+	 * is acknowledged, so a tail Nagle holds for an ACK costs a round
+	 * trip per request.
+	 */
+	if (v[NN_STAT_NAGLE_HOLDS] != 0)
+		FAIL(s, "pattern: Nagle held a message tail %" PRIu64 " times",
+			v[NN_STAT_NAGLE_HOLDS]);
+	/*
+	 * What the flows have in flight (4 x NCCL_HARNESS_WINDOW, 512 KiB in
+	 * the test: ~1450 frames, plus ACKs) fits the AF_PACKET ring (4096
+	 * frames): a frame the kernel dropped there means the ring is smaller
+	 * than configured (LRO caps it at 1024) and costs a retransmission.
+	 */
+	if (port_xstat_sum(s, "kernel_drops") != 0)
+		FAIL(s, "pattern: the kernel dropped %" PRIu64 " frames at the "
+			"AF_PACKET ring", port_xstat_sum(s, "kernel_drops"));
+}
+
+static void
+case_pattern(struct side *s)
+{
+	const char *env = getenv("NCCL_HARNESS_PATTERN");
+	unsigned long n = 48;
+	struct pat_dir tx, rx;
+	double t0;
+	int k;
+
+	if (env != NULL)
+		n = strtoul(env, NULL, 0);
+	memset(&tx, 0, sizeof(tx));
+	memset(&rx, 0, sizeof(rx));
+	tx.lat = calloc(n, sizeof(double));
+	rx.lat = calloc(n, sizeof(double));
+	if (tx.lat == NULL || rx.lat == NULL || n == 0)
+		FAIL(s, "pattern: no memory");
+	for (k = 0; k < PAT_SLOTS; k++) {
+		buf_new(s, &tx.b[k], 4 * MIB, false, s->scomm);
+		buf_new(s, &rx.b[k], 4 * MIB + 8192, false, s->rcomm);
+		fill(&tx.b[k], 4 * MIB, (uint32_t)(k + s->role * 50));
+	}
+	/* NCCL posts its receives first. */
+	for (k = 0; k < PAT_SLOTS; k++)
+		pat_post(s, &rx, false, n);
+	barrier(s);
+	t0 = now_s();
+	for (k = 0; k < PAT_SLOTS; k++)
+		pat_post(s, &tx, true, n);
+	while (tx.done < n || rx.done < n) {
+		bool any = false;
+
+		if (pat_test(s, &tx, true)) {
+			pat_post(s, &tx, true, n);
+			any = true;
+		}
+		if (pat_test(s, &rx, false)) {
+			pat_post(s, &rx, false, n);
+			any = true;
+		}
+		if (any)
+			continue;
+		if (now_s() - t0 > 120)
+			FAIL(s, "pattern: stuck at %lu sent, %lu received of %lu", tx.done,
+				rx.done, n);
+		/* NCCL's proxy spins on its own core; here it would take a stack's CPU. */
+		usleep(20);
+	}
+	pat_report(s, "send", &tx, now_s() - t0);
+	pat_report(s, "recv", &rx, now_s() - t0);
+	barrier(s);
+	pattern_check(s);
+	for (k = 0; k < PAT_SLOTS; k++) {
+		buf_free(s, &tx.b[k], s->scomm);
+		buf_free(s, &rx.b[k], s->rcomm);
+	}
+	free(tx.lat);
+	free(rx.lat);
+}
+
 static void
 child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 {
@@ -815,6 +1118,10 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_refused(&s);
 	else if (strcmp(cas, "bench") == 0)
 		case_bench(&s);
+	else if (strcmp(cas, "pattern") == 0)
+		case_pattern(&s);
+	else if (strcmp(cas, "stall") == 0)
+		case_stall(&s);
 	else
 		FAIL(&s, "unknown case %s", cas);
 	if (strcmp(cas, "close") != 0) {
@@ -825,7 +1132,7 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 			barrier(&s);
 	}
 	{
-		void (*shutdown_fn)(void) = (void (*)(void))dlsym(RTLD_DEFAULT,
+		void (*shutdown_fn)(void) = (void (*)(void))dlsym(s.lib,
 			"devtcp_nccl_shutdown");
 
 		if (shutdown_fn != NULL)

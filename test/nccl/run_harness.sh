@@ -56,6 +56,7 @@ conf() {
 name = net_hsplit0
 mtu = 1500
 tx_cksum = yes
+lro = ${NCCL_HARNESS_LRO:-no}
 
 $lcores_conf
 [stack]
@@ -69,7 +70,7 @@ buffer_size = 2048
 header_buffers = 32768
 
 [limits]
-window = 2M
+window = ${NCCL_HARNESS_WINDOW:-2M}
 retries = 6
 rto_max = 400
 keepalive = yes
@@ -81,6 +82,7 @@ keepalive_probes = 3
 flows = 4
 port_base = 47000
 connect_timeout = 20000
+stall_report = ${NCCL_HARNESS_STALL_MS:-10000}
 INI
 }
 lcores_conf=""

@@ -1046,9 +1046,11 @@ cmd_expect(struct interp *in, char **tok, int n)
 	if (n == 2 && (!strcmp(tok[0], "rtx_segs") ||
 			!strcmp(tok[0], "rtx_bytes") ||
 			!strcmp(tok[0], "acks_limited") ||
-			!strcmp(tok[0], "beyond_fin")) && parse_u32(tok[1], &v)) {
+			!strcmp(tok[0], "beyond_fin") ||
+			!strcmp(tok[0], "nagle_holds")) && parse_u32(tok[1], &v)) {
 		t = tok[0][0] == 'a' ? c->acks_limited :
 			tok[0][0] == 'b' ? c->rcv_beyond_fin :
+			tok[0][0] == 'n' ? c->nagle_holds :
 			tok[0][4] == 's' ? c->rtx_segs : c->rtx_bytes;
 		if (t != v)
 			fail(in, "%s is %llu, expected %u", tok[0],

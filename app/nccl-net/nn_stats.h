@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters the plugin exports for tests and diagnostics (not NCCL's API):
+ * devtcp_nccl_stats(v, n) fills v[0 .. min(n, NN_STAT__COUNT)) with the
+ * sums over the process's stacks and returns how many it filled.
+ */
+#ifndef NN_STATS_H
+#define NN_STATS_H
+
+#include <stdint.h>
+
+enum nn_stat {
+	NN_STAT_RTX_SEGS,        /* segments sent again (any trigger) */
+	NN_STAT_NAGLE_HOLDS,     /* small tails Nagle held until an ACK */
+	NN_STAT_TX_FRAMES,
+	NN_STAT_RX_FRAMES,
+	NN_STAT_DROPS,           /* every dt_dp_stats drop_* counter, summed */
+	NN_STAT_RX_THROTTLED,
+	NN_STAT__COUNT
+};
+
+static const char *const nn_stat_names[NN_STAT__COUNT] = {
+	"rtx_segs", "nagle_holds", "tx_frames", "rx_frames", "dp_drops", "rx_throttled",
+};
+
+/** Fill @p v with up to @p n counters; @return how many were filled. */
+typedef int (*nn_stats_fn)(uint64_t *v, unsigned int n);
+
+#endif /* NN_STATS_H */
