@@ -1248,7 +1248,7 @@ main(int argc, char **argv)
 	if (rc == 0) {
 		/* A run per mode, and per stack count for the TCP modes. */
 		res = calloc((size_t)ctx.opts.nb_modes *
-			RTE_MAX(ctx.opts.nb_stacks, 1), sizeof(*res));
+			RTE_MAX(ctx.opts.nb_stacks, 1u), sizeof(*res));
 		if (res == NULL)
 			rc = -ENOMEM;
 	}
@@ -1274,7 +1274,7 @@ main(int argc, char **argv)
 		rc = bench_build_frames(&run);
 	}
 	/* --stacks: every mode at each stack count, smallest count first. */
-	for (si = 0; rc == 0 && si < RTE_MAX(ctx.opts.nb_stacks, 1); si++)
+	for (si = 0; rc == 0 && si < RTE_MAX(ctx.opts.nb_stacks, 1u); si++)
 		for (k = 0; rc == 0 && k < ctx.opts.nb_modes && !bench_quit; k++) {
 			enum bench_mode m = ctx.opts.modes[k];
 
@@ -1296,7 +1296,7 @@ main(int argc, char **argv)
 			res[n++].interrupted = bench_quit != 0;
 		}
 	ctx.setup.signal = bench_quit;
-	planned = (int)(ctx.opts.nb_modes * RTE_MAX(ctx.opts.nb_stacks, 1));
+	planned = (int)(ctx.opts.nb_modes * RTE_MAX(ctx.opts.nb_stacks, 1u));
 	if (n > 0) {
 		bench_set_line_rate(&ctx.opts, res, n);
 		bench_print_table(res, n);
