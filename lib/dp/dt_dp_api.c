@@ -63,6 +63,7 @@ dt_dp_listen(struct dt_dp_stack *st, uint16_t port)
 			sizeof(l->synq[0]) * st->synq_cap, 0);
 		if (l->synq == NULL)
 			return -ENOMEM;
+		st->st.mem_bytes += sizeof(l->synq[0]) * st->synq_cap;
 	}
 	keep = l->l.st;
 	r = dt_tcp_listen(&l->l, &st->tcp_cfg, &st->isn_key, l->synq,
