@@ -328,6 +328,21 @@ dt_dp_tx_room(const struct dt_dp_stack *st)
 {
 	return st->txb_n >= DT_DP_TXBUF_SOFT ? 0 : DT_DP_TXBUF_SOFT - st->txb_n;
 }
+/*
+ * Room for work the stack starts itself (the application's sends and
+ * closes, timers): what is left after an RX burst's worth of replies. The
+ * peer drains our frames no faster than it receives; work that took the
+ * whole room would stop our own receiving, and two stacks doing so wait
+ * for each other (thousands of connections closing at once).
+ */
+#define DT_DP_TX_RX_RESERVE (DT_DP_BURST * DT_TCP_OUT_SEGS)
+static inline uint32_t
+dt_dp_tx_room_work(const struct dt_dp_stack *st)
+{
+	uint32_t room = dt_dp_tx_room(st);
+
+	return room > DT_DP_TX_RX_RESERVE ? room - DT_DP_TX_RX_RESERVE : 0;
+}
 void dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m);
 void dt_dp_tx_flush(struct dt_dp_stack *st);
 void dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,

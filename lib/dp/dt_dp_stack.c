@@ -540,6 +540,25 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	st->st.rx_bursts++;
 }
 
+/*
+ * Timers to run this poll: their events must fit, and so must their
+ * segments (thousands of connections' delayed ACKs or retransmissions
+ * fall due in the same tick; the rest run on later polls, not dropped).
+ */
+static uint32_t
+timers_budget(const struct dt_dp_stack *st)
+{
+	uint32_t ev = dt_dp_ev_room(st), tx;
+
+	if (ev <= DT_DP_EV_PER_CALL)
+		return 0;
+	tx = dt_dp_tx_room_work(st) / DT_TCP_OUT_SEGS;
+	/* Stalled too long (the peer waits for us too): go on. */
+	if (tx == 0 && st->now - st->tx_progress > DT_DP_TX_STALL_US)
+		tx = 1;
+	return RTE_MIN(ev / DT_DP_EV_PER_CALL - 1, tx);
+}
+
 int
 dt_dp_poll(struct dt_dp_stack *st)
 {
@@ -554,10 +573,9 @@ dt_dp_poll(struct dt_dp_stack *st)
 	/* The host queue, polled by one stack of a steered port. */
 	if (st->host_rx && st->conf.rxq != 0)
 		rx_burst(st, 0);
-	room = dt_dp_ev_room(st);
-	if (room > DT_DP_EV_PER_CALL)
-		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st,
-			room / DT_DP_EV_PER_CALL - 1);
+	room = timers_budget(st);
+	if (room > 0)
+		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st, room);
 	listeners_tick(st);
 	if (st->now >= st->neigh_next_tick) {
 		dt_dp_arp_tick(st);
