@@ -49,6 +49,7 @@ static struct {
 	uint32_t bytes;
 	uint16_t ports;
 	double cps_s;          /* 0: concurrent mode */
+	uint32_t msl_us;       /* 0: 500 ms concurrent, 20 ms short */
 	unsigned int timeout_s;
 } opt = { .conns = 5000, .bytes = 1024, .timeout_s = 60 };
 
@@ -274,6 +275,7 @@ parse_args(int argc, char **argv)
 		{ "ports", required_argument, NULL, 'p' },
 		{ "cps", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "msl-us", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -295,6 +297,9 @@ parse_args(int argc, char **argv)
 		case 't':
 			opt.timeout_s = (unsigned int)atoi(optarg);
 			break;
+		case 'm':
+			opt.msl_us = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return -1;
 		}
@@ -303,6 +308,12 @@ parse_args(int argc, char **argv)
 		printf("--conns >= 1, 1 <= --bytes <= %u\n", PAT_LEN);
 		return -1;
 	}
+	/*
+	 * TIME_WAIT (2 MSL) outlasts the peer's FINs sent again while
+	 * 100,000 close at once; short connections reuse their slots sooner.
+	 */
+	if (opt.msl_us == 0)
+		opt.msl_us = opt.cps_s > 0 ? 20000 : 500000;
 	if (opt.ports == 0)
 		opt.ports = (uint16_t)((opt.conns + PER_PORT - 1) / PER_PORT);
 	return 0;
@@ -356,8 +367,7 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 	sc.hdr_pool = hdr;
 	sc.shell_pool = shell;
 	sc.region = region;
-	/* TIME_WAIT 40 ms: slots come back, a FIN sent again still finds it. */
-	sc.tcp.msl_us = 20000;
+	sc.tcp.msl_us = opt.msl_us;
 	sc.tcp.delack_us = 1000;
 	return dt_dp_stack_create(&sc);
 }
