@@ -184,7 +184,8 @@ int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
  * closes), and the local port is one that no other stack of the port can
  * pick (port % queues == this stack's queue).
  * Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
- * @return 0 and *conn, or a negative errno.
+ * @return 0 and *conn, or a negative errno: -ENOBUFS when the TX buffer
+ *	is full (open more after the next dt_dp_poll()).
  */
 int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	void *udata, dt_dp_conn_t *conn);

@@ -108,6 +108,9 @@ dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 		return -EINVAL;
 	if (dt_dp_nexthop(st, ra) == 0)
 		return -ENETUNREACH;
+	/* Thousands of opens in one go: SYNs wait, never dropped. */
+	if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS)
+		return -ENOBUFS;
 	st->now = dt_dp_now_us(st);
 	t.laddr = st->ip;
 	t.raddr = ra;
