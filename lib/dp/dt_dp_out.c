@@ -6,6 +6,7 @@
  * references the buffer) and the per-poll work lists.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -330,8 +331,14 @@ dt_dp_work_lists(struct dt_dp_stack *st)
 			continue;
 		}
 		if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS) {
-			st->l_out[kept++] = c->idx;
-			continue;
+			/*
+			 * No room: the rest waits as it is, not visited one by
+			 * one (100,000 closing connections on the list).
+			 */
+			memmove(&st->l_out[kept], &st->l_out[i],
+				sizeof(st->l_out[0]) * (n0 - i));
+			kept += n0 - i;
+			break;
 		}
 		c->flags &= (uint8_t)~DT_DP_CF_OUTPUT;
 		if (dt_dp_conn_submit(st, c) != 0)
