@@ -1295,7 +1295,9 @@ show_stats(struct cmdline *cl, struct cli_ctx *ctx)
 		STAT(drop_bad_arp), STAT(drop_synq_full), STAT(rx_hdr_spill),
 		STAT(rx_throttled), STAT(rx_bursts), STAT(rx_cycles),
 		STAT(neigh_held), STAT(drop_neigh_hold_full), STAT(neigh_shared),
-		STAT(neigh_published),
+		STAT(neigh_published), STAT(mem_bytes), STAT(ooo_stores),
+		STAT(ooo_stores_used), STAT(ooo_stores_lent),
+		STAT(drop_ooo_no_store),
 	};
 	struct dt_dp_stats s;
 	unsigned int n = 0, i;

@@ -47,6 +47,9 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	/* The stack's own processing: RX bursts with frames, TSC cycles. */
 	ADD(rx_bursts); ADD(rx_cycles); ADD(rx_throttled);
 	ADD(neigh_held); ADD(drop_neigh_hold_full); ADD(neigh_shared);
+	/* Connection memory: out-of-order stores lent on demand. */
+	ADD(mem_bytes); ADD(ooo_stores); ADD(ooo_stores_used);
+	ADD(ooo_stores_lent); ADD(drop_ooo_no_store);
 }
 
 static void

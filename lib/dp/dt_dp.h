@@ -77,6 +77,13 @@ struct dt_dp_stack_conf {
 	 * receives an ARP answer shares it with the port's other stacks.
 	 */
 	bool host_queue;
+	/**
+	 * Out-of-order stores of the stack, 0: min(max_conns, 64). A
+	 * connection borrows one (window / (3/4 MSS) extents) only while it
+	 * holds payload out of order; when none is free, out-of-order
+	 * payload is freed unacknowledged (drop_ooo_no_store) and sent again.
+	 */
+	uint32_t ooo_stores;
 };
 
 /** Fill @p conf with defaults (window 1 MiB, 1024 connections, ...). */
@@ -177,7 +184,8 @@ int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
  * closes), and the local port is one that no other stack of the port can
  * pick (port % queues == this stack's queue).
  * Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
- * @return 0 and *conn, or a negative errno.
+ * @return 0 and *conn, or a negative errno: -ENOBUFS when the TX buffer
+ *	is full (open more after the next dt_dp_poll()).
  */
 int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	void *udata, dt_dp_conn_t *conn);
@@ -293,6 +301,12 @@ struct dt_dp_stats {
 	uint64_t neigh_held;             /**< frames that waited for an address, then went out */
 	uint64_t drop_neigh_hold_full;   /**< frame dropped: the hold queue was full */
 	uint64_t neigh_published;        /**< neighbours this stack published to the port's others */
+	/* Connection memory. */
+	uint64_t mem_bytes;              /**< hugepage bytes the stack allocated (tables, stores, queues) */
+	uint64_t ooo_stores;             /**< out-of-order stores of the stack */
+	uint64_t ooo_stores_used;        /**< lent to connections now */
+	uint64_t ooo_stores_lent;        /**< times a connection borrowed one */
+	uint64_t drop_ooo_no_store;      /**< out-of-order segments freed unacked: no store free */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

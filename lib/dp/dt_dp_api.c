@@ -63,6 +63,7 @@ dt_dp_listen(struct dt_dp_stack *st, uint16_t port)
 			sizeof(l->synq[0]) * st->synq_cap, 0);
 		if (l->synq == NULL)
 			return -ENOMEM;
+		st->st.mem_bytes += sizeof(l->synq[0]) * st->synq_cap;
 	}
 	keep = l->l.st;
 	r = dt_tcp_listen(&l->l, &st->tcp_cfg, &st->isn_key, l->synq,
@@ -107,6 +108,9 @@ dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 		return -EINVAL;
 	if (dt_dp_nexthop(st, ra) == 0)
 		return -ENETUNREACH;
+	/* Thousands of opens in one go: SYNs wait, never dropped. */
+	if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS)
+		return -ENOBUFS;
 	st->now = dt_dp_now_us(st);
 	t.laddr = st->ip;
 	t.raddr = ra;
@@ -188,7 +192,7 @@ dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 	rte_mbuf_ext_refcnt_set(&s->shinfo, 1);
 	if (c->flags & DT_DP_CF_FIN_STAGED)
 		return -EPIPE;
-	if (c->s_sub < c->s_n || dt_dp_tx_room(st) < 2 * DT_TCP_OUT_SEGS) {
+	if (c->s_sub < c->s_n || dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS) {
 		/* TX buffer full (NIC queue full): stage it, no drop. */
 		if (c->tcp.state != DT_TCP_ESTABLISHED &&
 				c->tcp.state != DT_TCP_CLOSE_WAIT)
@@ -252,6 +256,15 @@ do_close(struct dt_dp_stack *st, dt_dp_conn_t conn, bool full)
 	if (c->s_sub < c->s_n) {
 		/* FIN goes after the staged sends (close_full then too). */
 		c->flags |= DT_DP_CF_FIN_STAGED;
+		return 0;
+	}
+	if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS) {
+		/*
+		 * TX buffer full (an application closing thousands at once):
+		 * the FIN waits on the output list instead of being dropped.
+		 */
+		c->flags |= DT_DP_CF_FIN_STAGED;
+		dt_dp_conn_list_add(st, c, DT_DP_CF_OUTPUT);
 		return 0;
 	}
 	st->now = dt_dp_now_us(st);

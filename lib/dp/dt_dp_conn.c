@@ -111,8 +111,9 @@ dt_dp_conn_alloc(struct dt_dp_stack *st)
 	st->free_head = c->next_free;
 	bufs.txq = c->txq;
 	bufs.txq_cap = st->conf.txq_cap;
-	bufs.ooo = c->ooo;
-	bufs.ooo_cap = st->ooo_cap;
+	/* Out-of-order storage is lent when needed (dt_dp_ooo_store_take). */
+	bufs.ooo = NULL;
+	bufs.ooo_cap = 0;
 	if (dt_tcp_conn_init(&c->tcp, &st->tcp_cfg, &bufs) != 0) {
 		c->next_free = st->free_head;
 		st->free_head = idx;
@@ -142,6 +143,9 @@ void
 dt_dp_conn_release_slot(struct dt_dp_stack *st, struct dt_dp_conn *c)
 {
 	dt_dp_tw_cancel(&st->tw, &c->tw);
+	/* CLOSED flushed what it held: the store goes back. */
+	if (c->tcp.ooo != NULL && c->tcp.ooo_n == 0)
+		dt_dp_ooo_store_give(st, c);
 	/* Steering goes with the connection (a control step, not per packet). */
 	if (c->flow != NULL)
 		dt_dp_steer_conn_del(st, c);
@@ -179,6 +183,43 @@ dt_dp_conn_list_add(struct dt_dp_stack *st, struct dt_dp_conn *c, uint8_t flag)
 	default:
 		break;
 	}
+}
+
+/*
+ * Lend @p c a store before a segment that will be held out of order:
+ * payload that does not start at rcv_nxt. Retransmissions that overlap
+ * rcv_nxt borrow one needlessly; it comes back after the call.
+ */
+void
+dt_dp_ooo_store_take(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_seg *seg)
+{
+	if (c->tcp.ooo != NULL || seg->n_ext == 0 ||
+			seg->th.seq == c->tcp.rcv_nxt)
+		return;
+	if (st->ooo_nfree == 0) {
+		/* The engine frees the payload unacked: the peer sends it again. */
+		st->st.drop_ooo_no_store++;
+		return;
+	}
+	if (dt_tcp_set_ooo_store(&c->tcp, st->ooo_free[st->ooo_nfree - 1],
+			st->ooo_cap) != 0)
+		return;
+	st->ooo_nfree--;
+	st->st.ooo_stores_used++;
+	st->st.ooo_stores_lent++;
+}
+
+/* Take back the store of @p c, which holds nothing out of order. */
+void
+dt_dp_ooo_store_give(struct dt_dp_stack *st, struct dt_dp_conn *c)
+{
+	struct dt_tcp_ooo *q = c->tcp.ooo;
+
+	if (dt_tcp_set_ooo_store(&c->tcp, NULL, 0) != 0)
+		return;
+	st->ooo_free[st->ooo_nfree++] = q;
+	st->st.ooo_stores_used--;
 }
 
 uint32_t

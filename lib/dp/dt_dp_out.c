@@ -6,6 +6,7 @@
  * references the buffer) and the per-poll work lists.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -265,7 +266,7 @@ dt_dp_conn_submit(struct dt_dp_stack *st, struct dt_dp_conn *c)
 	struct dt_dp_send *s;
 
 	while (c->s_sub < c->s_n && c->cs == DT_DP_CS_LIVE) {
-		if (dt_dp_tx_room(st) < 2 * DT_TCP_OUT_SEGS) {
+		if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS) {
 			dt_dp_conn_list_add(st, c, DT_DP_CF_OUTPUT);
 			return 1;
 		}
@@ -329,9 +330,15 @@ dt_dp_work_lists(struct dt_dp_stack *st)
 			c->flags &= (uint8_t)~DT_DP_CF_OUTPUT;
 			continue;
 		}
-		if (dt_dp_tx_room(st) < 2 * DT_TCP_OUT_SEGS) {
-			st->l_out[kept++] = c->idx;
-			continue;
+		if (dt_dp_tx_room_work(st) < 2 * DT_TCP_OUT_SEGS) {
+			/*
+			 * No room: the rest waits as it is, not visited one by
+			 * one (100,000 closing connections on the list).
+			 */
+			memmove(&st->l_out[kept], &st->l_out[i],
+				sizeof(st->l_out[0]) * (n0 - i));
+			kept += n0 - i;
+			break;
 		}
 		c->flags &= (uint8_t)~DT_DP_CF_OUTPUT;
 		if (dt_dp_conn_submit(st, c) != 0)

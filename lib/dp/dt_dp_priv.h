@@ -127,7 +127,6 @@ struct dt_dp_conn {
 	uint16_t s_sub;             /**< head sends handed to the engine; the
 	                             *   rest wait for room in the TX buffer */
 	struct dt_tcp_extent *txq;
-	struct dt_tcp_ooo *ooo;
 	uint16_t ooo_seen;          /**< tcp.ooo_n as counted in st->ooo_held */
 	bool ack_owed;              /**< on st->ack_list: ACK after this burst */
 	/* Statistics. */
@@ -230,6 +229,13 @@ struct dt_dp_stack {
 	uint32_t ack_list[DT_DP_BURST];
 	uint32_t n_ack;
 
+	/*
+	 * Out-of-order stores (ooo_cap extents each), lent to a connection
+	 * while it holds payload out of order: a stack of free ones.
+	 */
+	struct dt_tcp_ooo *ooo_store;
+	struct dt_tcp_ooo **ooo_free;
+	uint32_t ooo_nfree;
 	/* Out-of-order extents: per connection, for the stack, held now. */
 	uint16_t ooo_cap;
 	uint32_t ooo_budget;
@@ -275,12 +281,18 @@ dt_dp_ooo_limit(const struct dt_dp_stack *st, struct dt_dp_conn *c)
 
 	dt_tcp_set_ooo_limit(&c->tcp, c->tcp.ooo_n + free);
 }
+void dt_dp_ooo_store_give(struct dt_dp_stack *st, struct dt_dp_conn *c);
+void dt_dp_ooo_store_take(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_seg *seg);
 /* After an engine call: count what the connection holds now. */
 static inline void
 dt_dp_ooo_account(struct dt_dp_stack *st, struct dt_dp_conn *c)
 {
 	st->ooo_held = st->ooo_held - c->ooo_seen + c->tcp.ooo_n;
 	c->ooo_seen = c->tcp.ooo_n;
+	/* Nothing out of order any more: the store goes back. */
+	if (c->tcp.ooo_n == 0 && c->tcp.ooo != NULL)
+		dt_dp_ooo_store_give(st, c);
 }
 static inline dt_dp_conn_t
 dt_dp_conn_id(const struct dt_dp_conn *c)
@@ -316,6 +328,21 @@ static inline uint32_t
 dt_dp_tx_room(const struct dt_dp_stack *st)
 {
 	return st->txb_n >= DT_DP_TXBUF_SOFT ? 0 : DT_DP_TXBUF_SOFT - st->txb_n;
+}
+/*
+ * Room for work the stack starts itself (the application's sends and
+ * closes, timers): what is left after an RX burst's worth of replies. The
+ * peer drains our frames no faster than it receives; work that took the
+ * whole room would stop our own receiving, and two stacks doing so wait
+ * for each other (thousands of connections closing at once).
+ */
+#define DT_DP_TX_RX_RESERVE (DT_DP_BURST * DT_TCP_OUT_SEGS)
+static inline uint32_t
+dt_dp_tx_room_work(const struct dt_dp_stack *st)
+{
+	uint32_t room = dt_dp_tx_room(st);
+
+	return room > DT_DP_TX_RX_RESERVE ? room - DT_DP_TX_RX_RESERVE : 0;
 }
 void dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m);
 void dt_dp_tx_flush(struct dt_dp_stack *st);

@@ -295,6 +295,7 @@ tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	uint16_t i;
 
 	if (c != NULL) {
+		dt_dp_ooo_store_take(st, c, seg);
 		dt_dp_ooo_limit(st, c);
 		if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
 			for (i = 0; i < seg->n_ext; i++)

@@ -71,9 +71,10 @@ stack_free(struct dt_dp_stack *st)
 	if (st->conns != NULL) {
 		rte_free(st->conns[0].sends);
 		rte_free(st->conns[0].txq);
-		rte_free(st->conns[0].ooo);
 	}
 	rte_free(st->conns);
+	rte_free(st->ooo_store);
+	rte_free(st->ooo_free);
 	rte_free(st);
 }
 
@@ -104,9 +105,44 @@ ooo_size(struct dt_dp_stack *st)
 		DT_DP_OOO_SLACK;
 
 	st->ooo_cap = (uint16_t)RTE_MIN(cap, (uint64_t)DT_TCP_OOO_MAX);
-	share = RTE_MIN(st->conf.max_conns, (uint32_t)DT_DP_OOO_SHARE);
+	share = st->conf.ooo_stores != 0 ? st->conf.ooo_stores :
+		RTE_MIN(st->conf.max_conns, (uint32_t)DT_DP_OOO_SHARE);
+	st->st.ooo_stores = RTE_MIN(share, st->conf.max_conns);
 	st->ooo_budget = (uint32_t)RTE_MIN((uint64_t)st->ooo_cap * share,
 		(uint64_t)RTE_MAX(DT_DP_OOO_STACK_MAX, st->ooo_cap));
+}
+
+/* Hugepage memory of the stack, counted (memory per connection). */
+static void *
+stack_zmalloc(struct dt_dp_stack *st, const char *name, size_t size,
+	unsigned int align, int socket)
+{
+	void *p = rte_zmalloc_socket(name, size, align, socket);
+
+	if (p != NULL)
+		st->st.mem_bytes += size;
+	return p;
+}
+
+/*
+ * The out-of-order stores: shared by the stack's connections, so that a
+ * connection slot costs no reassembly storage while its data is in order.
+ */
+static int
+ooo_stores_alloc(struct dt_dp_stack *st, int socket)
+{
+	uint32_t n = (uint32_t)st->st.ooo_stores, i;
+
+	st->ooo_store = stack_zmalloc(st, "dt_dp_ooo",
+		sizeof(st->ooo_store[0]) * st->ooo_cap * n, 0, socket);
+	st->ooo_free = stack_zmalloc(st, "dt_dp_ooo_free",
+		sizeof(st->ooo_free[0]) * n, 0, socket);
+	if (st->ooo_store == NULL || st->ooo_free == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		st->ooo_free[i] = st->ooo_store + (size_t)i * st->ooo_cap;
+	st->ooo_nfree = n;
+	return 0;
 }
 
 /* Engine settings: MSS from the MTU, a window scale that covers the window. */
@@ -141,19 +177,15 @@ conns_alloc(struct dt_dp_stack *st, int socket)
 	uint32_t n = st->conf.max_conns, i, cap = st->conf.txq_cap;
 	struct dt_dp_send *sends;
 	struct dt_tcp_extent *txq;
-	struct dt_tcp_ooo *ooo;
 
-	st->conns = rte_zmalloc_socket("dt_dp_conns", sizeof(st->conns[0]) * n,
+	st->conns = stack_zmalloc(st, "dt_dp_conns", sizeof(st->conns[0]) * n,
 		RTE_CACHE_LINE_SIZE, socket);
-	sends = rte_zmalloc_socket("dt_dp_sends", sizeof(*sends) * cap * n, 0,
+	sends = stack_zmalloc(st, "dt_dp_sends", sizeof(*sends) * cap * n, 0,
 		socket);
-	txq = rte_zmalloc_socket("dt_dp_txq", sizeof(*txq) * cap * n, 0, socket);
-	ooo = rte_zmalloc_socket("dt_dp_ooo", sizeof(*ooo) * st->ooo_cap * n,
-		0, socket);
-	if (st->conns == NULL || sends == NULL || txq == NULL || ooo == NULL) {
+	txq = stack_zmalloc(st, "dt_dp_txq", sizeof(*txq) * cap * n, 0, socket);
+	if (st->conns == NULL || sends == NULL || txq == NULL) {
 		rte_free(sends);
 		rte_free(txq);
-		rte_free(ooo);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -163,14 +195,13 @@ conns_alloc(struct dt_dp_stack *st, int socket)
 		c->gen = 1;
 		c->sends = sends + (size_t)i * cap;
 		c->txq = txq + (size_t)i * cap;
-		c->ooo = ooo + (size_t)i * st->ooo_cap;
 		c->next_free = i + 1 < n ? i + 1 : UINT32_MAX;
 	}
 	st->free_head = 0;
 	st->ht_mask = pow2_at_least(2ull * n) - 1;
-	st->ht = rte_zmalloc_socket("dt_dp_ht", sizeof(uint32_t) *
+	st->ht = stack_zmalloc(st, "dt_dp_ht", sizeof(uint32_t) *
 		(st->ht_mask + 1), 0, socket);
-	st->l_dirty = rte_zmalloc_socket("dt_dp_lists", sizeof(uint32_t) * 8 * n,
+	st->l_dirty = stack_zmalloc(st, "dt_dp_lists", sizeof(uint32_t) * 8 * n,
 		0, socket);
 	if (st->ht == NULL || st->l_dirty == NULL)
 		return -ENOMEM;
@@ -188,9 +219,9 @@ queues_alloc(struct dt_dp_stack *st, int socket)
 		st->ooo_budget;
 	uint32_t cap = pow2_at_least(evs);
 
-	st->evq = rte_zmalloc_socket("dt_dp_evq", sizeof(st->evq[0]) * cap,
+	st->evq = stack_zmalloc(st, "dt_dp_evq", sizeof(st->evq[0]) * cap,
 		RTE_CACHE_LINE_SIZE, socket);
-	st->tw_slots = rte_zmalloc_socket("dt_dp_tw",
+	st->tw_slots = stack_zmalloc(st, "dt_dp_tw",
 		sizeof(st->tw_slots[0]) * DT_DP_TW_SLOTS, 0, socket);
 	if (st->evq == NULL || st->tw_slots == NULL)
 		return -ENOMEM;
@@ -206,7 +237,7 @@ neigh_init(struct dt_dp_stack *st, int socket)
 
 	nb = RTE_MIN(RTE_MAX(nb, (uint64_t)DT_DP_NEIGH_HOLD_MIN),
 		(uint64_t)DT_DP_NEIGH_HOLD_MAX);
-	st->neigh_hold = rte_zmalloc_socket("dt_dp_neigh_hold",
+	st->neigh_hold = stack_zmalloc(st, "dt_dp_neigh_hold",
 		sizeof(st->neigh_hold[0]) * nb, 0, socket);
 	if (st->neigh_hold == NULL)
 		return -ENOMEM;
@@ -326,8 +357,11 @@ stack_init(struct dt_dp_stack *st, const struct dt_dp_stack_conf *conf,
 	r = port_init(st);
 	if (r == 0)
 		r = tcp_cfg_init(st);
+	st->st.mem_bytes = sizeof(*st);
 	if (r == 0)
 		r = conns_alloc(st, socket);
+	if (r == 0)
+		r = ooo_stores_alloc(st, socket);
 	if (r == 0)
 		r = queues_alloc(st, socket);
 	if (r == 0)
@@ -548,6 +582,25 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	st->st.rx_bursts++;
 }
 
+/*
+ * Timers to run this poll: their events must fit, and so must their
+ * segments (thousands of connections' delayed ACKs or retransmissions
+ * fall due in the same tick; the rest run on later polls, not dropped).
+ */
+static uint32_t
+timers_budget(const struct dt_dp_stack *st)
+{
+	uint32_t ev = dt_dp_ev_room(st), tx;
+
+	if (ev <= DT_DP_EV_PER_CALL)
+		return 0;
+	tx = dt_dp_tx_room_work(st) / DT_TCP_OUT_SEGS;
+	/* Stalled too long (the peer waits for us too): go on. */
+	if (tx == 0 && st->now - st->tx_progress > DT_DP_TX_STALL_US)
+		tx = 1;
+	return RTE_MIN(ev / DT_DP_EV_PER_CALL - 1, tx);
+}
+
 int
 dt_dp_poll(struct dt_dp_stack *st)
 {
@@ -562,10 +615,9 @@ dt_dp_poll(struct dt_dp_stack *st)
 	/* The host queue, polled by one stack of a steered port. */
 	if (st->host_rx && st->conf.rxq != 0)
 		rx_burst(st, 0);
-	room = dt_dp_ev_room(st);
-	if (room > DT_DP_EV_PER_CALL)
-		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st,
-			room / DT_DP_EV_PER_CALL - 1);
+	room = timers_budget(st);
+	if (room > 0)
+		dt_dp_tw_expire(&st->tw, st->now, dt_dp_tw_fire, st, room);
 	listeners_tick(st);
 	if (st->now >= st->neigh_next_tick) {
 		dt_dp_arp_tick(st);

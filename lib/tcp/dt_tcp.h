@@ -354,7 +354,12 @@ struct dt_tcp_lr {
 struct dt_tcp_bufs {
 	struct dt_tcp_extent *txq;	/**< send queue ring */
 	uint16_t txq_cap;
-	struct dt_tcp_ooo *ooo;		/**< out-of-order queue */
+	/**
+	 * Out-of-order queue, or NULL with ooo_cap 0: storage attached
+	 * later with dt_tcp_set_ooo_store() (until then out-of-order payload
+	 * is freed, unSACKed, and the peer sends it again).
+	 */
+	struct dt_tcp_ooo *ooo;
 	uint16_t ooo_cap;		/**< <= DT_TCP_OOO_MAX */
 };
 
@@ -481,7 +486,8 @@ struct dt_tcp_conn {
 
 /**
  * Prepare @p c in CLOSED with @p cfg (kept by pointer) and queue storage
- * @p bufs (txq_cap >= 1, 1 <= ooo_cap <= DT_TCP_OOO_MAX).
+ * @p bufs (txq_cap >= 1, ooo_cap <= DT_TCP_OOO_MAX; ooo NULL and ooo_cap 0:
+ * no out-of-order storage yet).
  * @return 0 or -EINVAL
  */
 int dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
@@ -549,6 +555,16 @@ void dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
  * again).
  */
 void dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim);
+
+/**
+ * Attach out-of-order storage @p ooo of @p cap extents (cap <=
+ * DT_TCP_OOO_MAX), or detach it (NULL, 0), while the connection holds no
+ * out-of-order extent: a caller that shares storage between connections
+ * lends it only while data is out of order. The limit becomes @p cap.
+ * @return 0, -EBUSY (extents held: storage unchanged), -EINVAL
+ */
+int dt_tcp_set_ooo_store(struct dt_tcp_conn *c, struct dt_tcp_ooo *ooo,
+	uint16_t cap);
 
 /** Run every timer of @p c whose deadline is <= @p now. */
 void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);

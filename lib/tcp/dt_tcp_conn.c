@@ -94,8 +94,9 @@ int
 dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
 	const struct dt_tcp_bufs *bufs)
 {
-	if (bufs->txq == NULL || bufs->txq_cap == 0 || bufs->ooo == NULL ||
-			bufs->ooo_cap == 0 || bufs->ooo_cap > DT_TCP_OOO_MAX ||
+	if (bufs->txq == NULL || bufs->txq_cap == 0 ||
+			(bufs->ooo == NULL) != (bufs->ooo_cap == 0) ||
+			bufs->ooo_cap > DT_TCP_OOO_MAX ||
 			cfg->wscale > DT_TCP_WS_MAX || cfg->mss <= DT_TCP_TS_OPT_LEN)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));

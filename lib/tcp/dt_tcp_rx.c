@@ -5,6 +5,7 @@
  * blocks (RFC 2018), receive window with receiver SWS avoidance
  * (RFC 9293 3.8.6.2.2) and delayed ACKs (RFC 9293 3.8.6.3, RFC 5681 4.2).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "dt_tcp_priv.h"
@@ -377,6 +378,21 @@ void
 dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim)
 {
 	c->ooo_lim = (uint16_t)(lim < c->ooo_cap ? lim : c->ooo_cap);
+}
+
+int
+dt_tcp_set_ooo_store(struct dt_tcp_conn *c, struct dt_tcp_ooo *ooo,
+	uint16_t cap)
+{
+	if ((ooo == NULL) != (cap == 0) || cap > DT_TCP_OOO_MAX)
+		return -EINVAL;
+	/* Held extents live in the storage: never moved, never lost. */
+	if (c->ooo_n > 0)
+		return -EBUSY;
+	c->ooo = ooo;
+	c->ooo_cap = cap;
+	c->ooo_lim = cap;
+	return 0;
 }
 
 /*
