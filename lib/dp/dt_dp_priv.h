@@ -184,7 +184,8 @@ struct dt_dp_stack {
 	/* RSS of the port, for connect()'s local port. */
 	uint16_t nb_rxq;
 	bool rss_l4;
-	uint8_t rss_key[DT_DP_RSS_KEY_MAX];
+	/* rte_softrss() reads the key as 32-bit words: keep it aligned. */
+	uint8_t rss_key[DT_DP_RSS_KEY_MAX] __rte_aligned(8);
 	uint16_t reta_size;
 	uint16_t reta[DT_DP_RETA_MAX];
 	uint16_t eph_next;
