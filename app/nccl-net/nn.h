@@ -224,6 +224,9 @@ struct nn_comm {
 	struct nn_handle peer;
 	uint64_t t_start;            /* connect: TSC of the first call */
 	bool err_logged;
+	/* NCCL side: what completed, for the summary at close */
+	uint64_t n_done, bytes_done, lat_sum, lat_max;
+	uint64_t t_first_post, t_last_done;
 };
 
 /* A listening endpoint. */
@@ -246,6 +249,20 @@ struct nn_release {
 	uint64_t token;
 	struct dt_copy_chan *ch;
 	uint64_t ticket;
+};
+
+/*
+ * What a stack did, for the report at the last finalize (nn_stats_log):
+ * flows add their engine counters when they close, copy channels theirs
+ * when the lcore stops. Written by the stack's lcore only.
+ */
+struct nn_stack_counters {
+	uint64_t flows, rx_bytes, tx_bytes;
+	uint64_t rtx_segs, rtx_bytes, nagle_holds;
+	uint32_t srtt_max_us;
+	uint64_t reqs_send, reqs_recv;   /* requests finished on this stack */
+	uint64_t busy_polls;             /* polls that found work */
+	struct dt_copy_stats region_ch, cuda_ch;
 };
 
 /* One stack and its lcore. */
@@ -275,6 +292,7 @@ struct nn_stack {
 	uint64_t wire_free[NN_WIRE_SLOTS / 64]; /* bit set: slot free */
 	volatile bool running;
 	uint64_t polls;
+	struct nn_stack_counters cnt;
 };
 
 /* Register and deregister (nn_mr.c). */

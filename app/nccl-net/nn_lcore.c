@@ -172,6 +172,24 @@ cmd_attach(struct nn_stack *s, struct nn_part *p)
 	part_add(s, p);
 }
 
+/* A flow's engine counters, kept past its close for the finalize report. */
+static void
+flow_account(struct nn_stack *s, const struct nn_flow *f)
+{
+	struct dt_dp_conn_stats cs;
+
+	if (dt_dp_conn_stats_get(s->st, f->conn, &cs) != 0)
+		return;
+	s->cnt.flows++;
+	s->cnt.rx_bytes += cs.rx_bytes;
+	s->cnt.tx_bytes += cs.tx_bytes;
+	s->cnt.rtx_segs += cs.retransmits;
+	s->cnt.rtx_bytes += cs.retransmit_bytes;
+	s->cnt.nagle_holds += cs.nagle_holds;
+	if (cs.srtt_us > s->cnt.srtt_max_us)
+		s->cnt.srtt_max_us = cs.srtt_us;
+}
+
 static void
 cmd_close(struct nn_stack *s, struct nn_part *p)
 {
@@ -184,6 +202,7 @@ cmd_close(struct nn_stack *s, struct nn_part *p)
 		nn_rx_drop_all(f);
 		if (f->closed)
 			continue;
+		flow_account(s, f);
 		/* A failed comm has nothing left to deliver: RST at once. */
 		if (p->failed || f->dead || dt_dp_close(s->st, f->conn) != 0)
 			dt_dp_abort(s->st, f->conn);
@@ -429,6 +448,17 @@ progress(struct nn_stack *s)
 	nn_release_progress(s);
 }
 
+static void
+chan_account(struct dt_copy_stats *sum, const struct dt_copy_chan *ch)
+{
+	if (ch == NULL)
+		return;
+	sum->calls += ch->stats.calls;
+	sum->copies += ch->stats.copies;
+	sum->bytes += ch->stats.bytes;
+	sum->errors += ch->stats.errors;
+}
+
 int
 nn_lcore_main(void *arg)
 {
@@ -464,6 +494,8 @@ nn_lcore_main(void *arg)
 	/* Copies in flight land before their chunks go back. */
 	while (s->rel_h != s->rel_t)
 		nn_release_progress(s);
+	chan_account(&s->cnt.region_ch, s->ch);
+	chan_account(&s->cnt.cuda_ch, s->cuda_ch);
 	dt_copy_chan_close(s->cuda_ch);
 	dt_copy_chan_close(s->ch);
 	return 0;

@@ -252,11 +252,31 @@ fail:
 	return NULL;
 }
 
+/* What a comm carried, once, when NCCL closes it (NCCL_DEBUG=INFO). */
+static void
+comm_log_summary(const struct nn_comm *c)
+{
+	double hz = (double)rte_get_timer_hz();
+	double span;
+
+	if (c->n_done == 0)
+		return;
+	span = (double)(c->t_last_done - c->t_first_post) / hz;
+	NN_INFO("%s comm %" PRIx64 " closed: %" PRIu64 " requests, %" PRIu64
+		" bytes, request latency mean %.1f us max %.1f us, first post to "
+		"last completion %.3f s (%.2f Gb/s over that span)",
+		c->send ? "send" : "receive", c->id, c->n_done, c->bytes_done,
+		(double)c->lat_sum / c->n_done / hz * 1e6,
+		(double)c->lat_max / hz * 1e6, span,
+		span > 0 ? c->bytes_done * 8 / span / 1e9 : 0.0);
+}
+
 static void
 comm_close(struct nn_comm *c)
 {
 	uint16_t i;
 
+	comm_log_summary(c);
 	for (i = 0; i < c->nparts; i++)
 		cmd(c->parts[i]->s, NN_CMD_CLOSE, 0, c->parts[i]);
 	nn_comm_unref(c);
@@ -682,6 +702,20 @@ nn_stall_report(struct nn_comm *c, struct nn_req *r)
 		nn_port_report(rt);
 }
 
+static void
+req_account(struct nn_comm *c, const struct nn_req *r)
+{
+	uint64_t now = rte_get_timer_cycles(), lat = now - r->t_post;
+
+	if (c->n_done++ == 0)
+		c->t_first_post = r->t_post;
+	c->t_last_done = now;
+	c->bytes_done += r->send ? r->size : RTE_MIN(r->rsize, r->size);
+	c->lat_sum += lat;
+	if (lat > c->lat_max)
+		c->lat_max = lat;
+}
+
 static nn_result_t
 nn_test(void *request, int *done, int *sizes)
 {
@@ -703,6 +737,7 @@ nn_test(void *request, int *done, int *sizes)
 				r->tag, r->rtag);
 		if (sizes != NULL)
 			sizes[0] = (int)(r->send ? r->size : r->rsize);
+		req_account(c, r);
 		r->used = false;
 		*done = 1;
 		return nn_ncclSuccess;
@@ -834,6 +869,8 @@ nn_init_v11(void **ctx, uint64_t comm_id, struct nn_comm_config *cfg,
 	nn_result_t rc = nn_init(log);
 
 	/* One process context serves every NCCL communicator. */
+	if (rc == nn_ncclSuccess && nn_rt_use() != 0)
+		rc = nn_ncclSystemError;
 	*ctx = rc == nn_ncclSuccess ? (void *)nn_rt_get() : NULL;
 	return rc;
 }
@@ -854,7 +891,12 @@ nn_connect_v11(void *ctx, int dev, void *handle, void **send_comm,
 static nn_result_t
 nn_finalize_v11(void *ctx)
 {
-	/* EAL cannot start twice in a process: the stacks stay until exit. */
+	/*
+	 * EAL cannot start twice in a process: the context stays, and the
+	 * last finalize only stops the lcores (the next init restarts them).
+	 */
+	if (ctx != NULL)
+		nn_rt_unuse();
 	return nn_ncclSuccess;
 }
 
@@ -985,4 +1027,86 @@ devtcp_nccl_stats(uint64_t *out, unsigned int n)
 	n = RTE_MIN(n, (unsigned int)NN_STAT__COUNT);
 	memcpy(out, v, n * sizeof(v[0]));
 	return (int)n;
+}
+
+/* The port's non-zero xstats, at INFO. */
+static void
+port_xstats_line(struct nn_rt *rt)
+{
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	char line[400];
+	int cnt, i, n = 0;
+
+	cnt = rte_eth_xstats_get_names(rt->port_id, NULL, 0);
+	if (cnt <= 0)
+		return;
+	names = calloc(cnt, sizeof(*names));
+	xs = calloc(cnt, sizeof(*xs));
+	if (names == NULL || xs == NULL ||
+			rte_eth_xstats_get_names(rt->port_id, names, cnt) != cnt ||
+			rte_eth_xstats_get(rt->port_id, xs, cnt) != cnt)
+		cnt = 0;
+	line[0] = '\0';
+	/* Every non-zero counter, several lines when needed. */
+	for (i = 0; i < cnt; i++) {
+		if (xs[i].value == 0)
+			continue;
+		if (n > (int)sizeof(line) - 64) {
+			NN_INFO("  port %s:%s", rt->name, line);
+			n = 0;
+			line[0] = '\0';
+		}
+		n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+			names[xs[i].id].name, xs[i].value);
+	}
+	if (n > 0)
+		NN_INFO("  port %s:%s", rt->name, line);
+	free(names);
+	free(xs);
+}
+
+/*
+ * The stacks' counters (lcores stopped: read safely), through NCCL's
+ * logger at INFO: what a slow or failed run needs to be explained.
+ */
+void
+nn_stats_log(struct nn_rt *rt)
+{
+	const struct nn_stack_counters *k;
+	struct dt_dp_stats st;
+	uint64_t drops;
+	uint16_t i;
+
+	for (i = 0; i < rt->nb_stacks; i++) {
+		k = &rt->stacks[i]->cnt;
+		dt_dp_stats_get(rt->stacks[i]->st, &st);
+		drops = st.drop_not_ipv4 + st.drop_bad_ip + st.drop_ip_fragment +
+			st.drop_not_for_us + st.drop_bad_tcp + st.drop_l4_cksum +
+			st.drop_no_conn + st.drop_conn_table_full +
+			st.drop_hdr_in_device + st.drop_unsupported_proto +
+			st.drop_tx_no_mbuf + st.drop_tx_ring_full +
+			st.drop_no_neighbour + st.drop_l4_cksum_unknown +
+			st.drop_too_many_segs + st.drop_bad_arp + st.drop_synq_full +
+			st.drop_neigh_hold_full + st.drop_ooo_no_store;
+		NN_INFO("stack %u (lcore %u): polls %" PRIu64 ", rx %" PRIu64 " tx %"
+			PRIu64 " frames, rx cycles/frame %.0f, drops %" PRIu64
+			" (tx_ring_full %" PRIu64 " no_conn %" PRIu64 "), throttled %"
+			PRIu64 "; flows %" PRIu64 ": rx %" PRIu64 " tx %" PRIu64
+			" bytes, retransmitted %" PRIu64 " segments (%" PRIu64
+			" bytes), srtt max %u us; requests send %" PRIu64 " recv %"
+			PRIu64, i, rt->stacks[i]->lcore, rt->stacks[i]->polls,
+			st.rx_frames, st.tx_frames, st.rx_frames != 0 ?
+			(double)st.rx_cycles / st.rx_frames : 0.0, drops,
+			st.drop_tx_ring_full, st.drop_no_conn, st.rx_throttled,
+			k->flows, k->rx_bytes, k->tx_bytes, k->rtx_segs, k->rtx_bytes,
+			k->srtt_max_us, k->reqs_send, k->reqs_recv);
+		NN_INFO("stack %u copies: region engine %" PRIu64 " calls %" PRIu64
+			" copies %" PRIu64 " bytes %" PRIu64 " errors; CUDA gather %"
+			PRIu64 " calls %" PRIu64 " copies %" PRIu64 " bytes %" PRIu64
+			" errors", i, k->region_ch.calls, k->region_ch.copies,
+			k->region_ch.bytes, k->region_ch.errors, k->cuda_ch.calls,
+			k->cuda_ch.copies, k->cuda_ch.bytes, k->cuda_ch.errors);
+	}
+	port_xstats_line(rt);
 }

@@ -27,6 +27,9 @@ struct nn_rt {
 	uint16_t nb_stacks;
 	struct nn_stack *stacks[NN_MAX_STACKS];
 	bool port_started;
+	struct rte_mempool *wire_registered; /* NIC wire pool pinned for CUDA */
+	uint32_t users;              /* inits not finalized (nn_rt_use) */
+	bool paused;                 /* lcores stopped by the last finalize */
 	char name[96];
 	char pci_path[256];          /* "" when the port has none */
 	int speed;                   /* Mb/s */
@@ -49,6 +52,19 @@ struct nn_rt *nn_rt_get(void);
  * @return 0, or a negative errno (logged through NCCL's logger).
  */
 int nn_rt_init(nn_logger_t log);
+
+/**
+ * One more user of the context (an init); relaunches the lcores when the
+ * last finalize stopped them.
+ * @return 0, or a negative errno
+ */
+int nn_rt_use(void);
+
+/** A user finalized; the last one stops the lcores (and logs the counters). */
+void nn_rt_unuse(void);
+
+/** Log the stacks' and copy channels' counters through NCCL's logger. */
+void nn_stats_log(struct nn_rt *rt);
 
 /** Stop the lcores and release the port and the region (tests). */
 void nn_rt_shutdown(void);

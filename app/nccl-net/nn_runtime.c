@@ -32,6 +32,10 @@
 
 #include "dt_dp_port.h"
 #include "nn_rt.h"
+#include "rte_pmd_hsplit.h"
+#ifdef NN_HAVE_CUDA
+#include "rte_pmd_gpu_cuda.h"
+#endif
 
 #define NN_HDR_ROOM 256
 #define NN_ARGV_MAX 64
@@ -193,6 +197,37 @@ setup_memory(struct nn_rt *rt)
 	return 0;
 }
 
+/*
+ * The software NIC's wire pool is what the CUDA engines read (received
+ * payload, into the region) and write (send payload read from NCCL's CUDA
+ * buffers): registered with the GPU, those copies are asynchronous DMA;
+ * unregistered, CUDA bounces each one synchronously (tens of microseconds
+ * per frame on the send path). A real NIC has no wire pool: nothing to do.
+ */
+static void
+register_wire(struct nn_rt *rt)
+{
+#ifdef NN_HAVE_CUDA
+	struct rte_mempool *mp = rte_pmd_hsplit_wire_pool(rt->port_id);
+	int r;
+
+	if (!rt->gpu_cuda || mp == NULL)
+		return;
+	r = rte_pmd_gpu_cuda_mempool_register(rt->gpu_id, mp);
+	if (r != 0) {
+		NN_WARN("cannot register the software NIC's wire pool %s with gpu %d "
+			"(%s): CUDA copies to and from it are synchronous and slow",
+			mp->name, rt->gpu_id, rte_strerror(-r));
+		return;
+	}
+	rt->wire_registered = mp;
+	NN_INFO("software NIC wire pool %s (%u buffers) registered with gpu %d",
+		mp->name, mp->size, rt->gpu_id);
+#else
+	RTE_SET_USED(rt);
+#endif
+}
+
 static int
 start_port(struct nn_rt *rt)
 {
@@ -245,6 +280,7 @@ start_port(struct nn_rt *rt)
 		return rc;
 	}
 	rt->port_started = true;
+	register_wire(rt);
 	return 0;
 }
 
@@ -501,6 +537,57 @@ nn_rt_init(nn_logger_t log)
 	return rc;
 }
 
+/*
+ * NCCL's users of the context (v11: one per communicator, init to
+ * finalize). When the last one finalizes NCCL unloads the plugin: the
+ * lcores stop polling first (the object itself stays mapped, -z nodelete,
+ * since EAL's threads and lcores cannot be unwound), so that nothing polls
+ * a CUDA stream or the port while the process tears CUDA down; the next
+ * init launches them again.
+ */
+int
+nn_rt_use(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+	int rc = 0;
+
+	if (rt == NULL)
+		return -ENODEV;
+	pthread_mutex_lock(&nn_rt_mutex);
+	if (rt->users++ == 0 && rt->paused) {
+		rc = launch(rt);
+		if (rc == 0) {
+			rt->paused = false;
+			NN_INFO("stacks polling again");
+		} else {
+			rt->users--;
+		}
+	}
+	pthread_mutex_unlock(&nn_rt_mutex);
+	return rc;
+}
+
+void
+nn_rt_unuse(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+	uint16_t i;
+
+	if (rt == NULL)
+		return;
+	pthread_mutex_lock(&nn_rt_mutex);
+	if (rt->users > 0 && --rt->users == 0 && !rt->paused) {
+		for (i = 0; i < rt->nb_stacks; i++)
+			rt->stacks[i]->running = false;
+		for (i = 0; i < rt->nb_stacks; i++)
+			rte_eal_wait_lcore(rt->stacks[i]->lcore);
+		rt->paused = true;
+		nn_stats_log(rt);
+		NN_INFO("last user finalized: stacks stopped polling");
+	}
+	pthread_mutex_unlock(&nn_rt_mutex);
+}
+
 void
 nn_rt_shutdown(void)
 {
@@ -514,6 +601,11 @@ nn_rt_shutdown(void)
 	rte_eal_mp_wait_lcore();
 	for (i = 0; i < rt->nb_stacks; i++)
 		dt_dp_stack_destroy(rt->stacks[i]->st);
+#ifdef NN_HAVE_CUDA
+	if (rt->wire_registered != NULL)
+		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->wire_registered);
+	rt->wire_registered = NULL;
+#endif
 	if (rt->port_started)
 		dt_dp_port_stop(rt->port_id);
 	rte_eth_dev_close(rt->port_id);

@@ -18,6 +18,10 @@
 void
 nn_req_part_done(struct nn_part *p, struct nn_req *r)
 {
+	if (r->send)
+		p->s->cnt.reqs_send++;
+	else
+		p->s->cnt.reqs_recv++;
 	if (__atomic_sub_fetch(&r->parts_left, 1, __ATOMIC_ACQ_REL) == 0)
 		nn_post_event(p->comm->cq, NN_EV_DONE, r->idx, NULL);
 }

@@ -23,6 +23,7 @@ out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
 GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
+STACKS=${STACKS:-1}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py
@@ -85,7 +86,7 @@ for side in a b; do
 	ip -n "$ns" link set "c$S" up
 done
 
-conf() {  # side ipv4
+conf() {  # side ipv4 stack-lcores
 	cat > "$out/devtcp-$1.ini" <<INI
 [port]
 name = net_hsplit0
@@ -103,6 +104,8 @@ header_buffers = 65536
 # What the receive comms have in flight (flows x comms x window) should fit
 # the AF_PACKET ring (RING frames): the kernel drops what does not.
 window = $WINDOW
+[lcores]
+stacks = $3
 [nccl]
 flows = 4
 pci_path = none
@@ -116,8 +119,8 @@ rank() {  # variant side rank
 		NCCL_HOSTID="host$S" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0
 		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555)
 	if [ "$variant" = devtcp ]; then
-		# lcores: rank 0 on CPUs 2-3, rank 1 on 4-5 (first: EAL's main lcore).
-		local l0=$((2 + 2 * r)) l1=$((3 + 2 * r))
+		# lcores: EAL's main lcore, then STACKS stack lcores, per rank.
+		local l0=$((2 + r * (STACKS + 1))) l1=$((2 + r * (STACKS + 1) + STACKS))
 		if [ "$GDR" = 1 ]; then
 			env+=(NCCL_NET_GDR_LEVEL=SYS NCCL_NET_GDR_READ=1)
 		else
@@ -125,7 +128,7 @@ rank() {  # variant side rank
 		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0,$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING --vdev=gpu_cuda0,device=0")
+			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING --vdev=gpu_cuda0,device=0")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi
@@ -146,8 +149,8 @@ run() {  # variant
 	else
 		ip -n "$ns_a" addr flush dev dA
 		ip -n "$ns_b" addr flush dev dB
-		conf a 10.89.1.1
-		conf b 10.89.1.2
+		conf a 10.89.1.1 "$(seq -s, 3 $((2 + STACKS)))"
+		conf b 10.89.1.2 "$(seq -s, $((4 + STACKS)) $((3 + 2 * STACKS)))"
 	fi
 	echo "== $v: all_reduce / all_gather $MIN..$MAX, MTU $MTU"
 	rank "$v" a 0 & pa=$!

@@ -33,6 +33,8 @@
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 #include <rte_gpudev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 
 #include "nn_abi.h"
 #include "nn_stats.h"
@@ -62,6 +64,8 @@ struct side {
 
 /* Stall reports the plugin logged (lines with "pending for"); stall case. */
 static unsigned int stall_reports;
+/* Comm summaries ("... closed: N requests, ...") and finalize reports. */
+static unsigned int comm_summaries, stack_reports;
 
 static void
 logger(int level, unsigned long flags, const char *file, int line,
@@ -75,6 +79,10 @@ logger(int level, unsigned long flags, const char *file, int line,
 	va_end(ap);
 	if (strstr(text, " pending for ") != NULL)
 		__atomic_fetch_add(&stall_reports, 1, __ATOMIC_RELAXED);
+	if (strstr(text, "closed: ") != NULL && strstr(text, " requests, ") != NULL)
+		__atomic_fetch_add(&comm_summaries, 1, __ATOMIC_RELAXED);
+	if (strncmp(text, "NET/devtcp : stack 0 (lcore ", 28) == 0)
+		__atomic_fetch_add(&stack_reports, 1, __ATOMIC_RELAXED);
 	if (level > NN_LOG_WARN && getenv("NCCL_HARNESS_VERBOSE") == NULL)
 		return;
 	fprintf(stderr, "[nccl-log %d] %s\n", level, text);
@@ -1068,6 +1076,57 @@ case_pattern(struct side *s)
 	free(rx.lat);
 }
 
+/* Every worker lcore (the plugin's stacks) in @p want's state. */
+static bool
+workers_in(enum rte_lcore_state_t want)
+{
+	unsigned int lc;
+
+	RTE_LCORE_FOREACH_WORKER(lc)
+		if (rte_eal_get_lcore_state(lc) != want)
+			return false;
+	return true;
+}
+
+/*
+ * v11 finalize after the comms closed stops the stacks' lcores (NCCL then
+ * unloads the plugin; nothing may keep polling) and logs the counters; a
+ * new init starts them again and a new pair of comms carries data.
+ */
+static void
+case_finalize(struct side *s)
+{
+	double t0;
+
+	if (s->net.version != 11)
+		FAIL(s, "finalize: v11 only");
+	case_sizes(s, true, true, 1 * MIB);
+	p_close(&s->net, s->scomm, 0);
+	p_close(&s->net, s->rcomm, 1);
+	p_close(&s->net, s->lcomm, 2);
+	barrier(s);
+	if (!workers_in(RUNNING))
+		FAIL(s, "finalize: the stack lcores were not running before finalize");
+	if (s->net.v11->finalize(s->net.ctx) != nn_ncclSuccess)
+		FAIL(s, "finalize failed");
+	if (!workers_in(WAIT))
+		FAIL(s, "finalize: a stack lcore still runs after the last finalize");
+	if (__atomic_load_n(&comm_summaries, __ATOMIC_RELAXED) < 2)
+		FAIL(s, "finalize: %u comm summaries logged at close, want 2",
+			comm_summaries);
+	if (__atomic_load_n(&stack_reports, __ATOMIC_RELAXED) != 1)
+		FAIL(s, "finalize: %u stack reports logged, want 1", stack_reports);
+	barrier(s);
+	if (p_init(&s->net) != nn_ncclSuccess)
+		FAIL(s, "init after finalize failed");
+	for (t0 = now_s(); !workers_in(RUNNING); usleep(1000))
+		if (now_s() - t0 > 5)
+			FAIL(s, "finalize: init did not start the stack lcores again");
+	connect_both(s);
+	case_sizes(s, true, true, 1 * MIB);
+}
+
+
 static void
 child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 {
@@ -1122,6 +1181,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_pattern(&s);
 	else if (strcmp(cas, "stall") == 0)
 		case_stall(&s);
+	else if (strcmp(cas, "finalize") == 0)
+		case_finalize(&s);
 	else
 		FAIL(&s, "unknown case %s", cas);
 	if (strcmp(cas, "close") != 0) {
