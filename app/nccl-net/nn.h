@@ -259,6 +259,7 @@ struct nn_release {
 struct nn_stack_counters {
 	uint64_t flows, rx_bytes, tx_bytes;
 	uint64_t rtx_segs, rtx_bytes, nagle_holds;
+	uint64_t rtos, tlps, dsacks, rack_losses;
 	uint32_t srtt_max_us;
 	uint64_t reqs_send, reqs_recv;   /* requests finished on this stack */
 	uint64_t busy_polls;             /* polls that found work */

@@ -186,6 +186,10 @@ flow_account(struct nn_stack *s, const struct nn_flow *f)
 	s->cnt.rtx_segs += cs.retransmits;
 	s->cnt.rtx_bytes += cs.retransmit_bytes;
 	s->cnt.nagle_holds += cs.nagle_holds;
+	s->cnt.rtos += cs.rtos;
+	s->cnt.tlps += cs.tlps;
+	s->cnt.dsacks += cs.dsacks;
+	s->cnt.rack_losses += cs.rack_losses;
 	if (cs.srtt_us > s->cnt.srtt_max_us)
 		s->cnt.srtt_max_us = cs.srtt_us;
 }

@@ -357,6 +357,8 @@ nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 	struct nn_handle *h = handle;
 	struct nn_comm *c;
 
+	nn_count_call(NN_CALL_CONNECT);
+
 	*send_comm = NULL;
 	if (rt == NULL)
 		return nn_ncclInternalError;
@@ -434,6 +436,8 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 	int slot, freeslot;
 	struct nn_flow *f;
 
+	nn_count_call(NN_CALL_ACCEPT);
+
 	*recv_comm = NULL;
 	if (rt == NULL)
 		return nn_ncclInternalError;
@@ -482,6 +486,8 @@ nn_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle)
 	struct nn_rt *rt = rt_or_fail();
 	struct nn_mr *mr;
 	int rc;
+
+	nn_count_call(NN_CALL_REGMR);
 
 	if (rt == NULL)
 		return nn_ncclInternalError;
@@ -536,6 +542,14 @@ req_new(struct nn_comm *c)
 }
 
 static void
+req_count_post(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	__atomic_fetch_add(&rt->reqs_posted, 1, __ATOMIC_RELAXED);
+}
+
+static void
 req_post(struct nn_comm *c, struct nn_req *r, uint32_t type)
 {
 	uint16_t i;
@@ -551,6 +565,7 @@ nn_isend_common(void *send_comm, void *data, size_t size, int tag,
 	struct nn_comm *c = send_comm;
 	struct nn_req *r;
 
+	nn_count_call(NN_CALL_ISEND);
 	*request = NULL;
 	comm_drain(c);
 	if (c->err != 0) {
@@ -570,6 +585,7 @@ nn_isend_common(void *send_comm, void *data, size_t size, int tag,
 	r->hdr.size = size;
 	r->hdr_iova = rte_mem_virt2iova(&r->hdr);
 	req_post(c, r, NN_CMD_SEND);
+	req_count_post();
 	*request = r;
 	return nn_ncclSuccess;
 }
@@ -581,6 +597,7 @@ nn_irecv_common(void *recv_comm, int n, void **data, size_t size, int *tags,
 	struct nn_comm *c = recv_comm;
 	struct nn_req *r;
 
+	nn_count_call(NN_CALL_IRECV);
 	*request = NULL;
 	if (n != 1) {
 		NN_WARN("irecv: %d buffers in one receive (maxRecvs is 1)", n);
@@ -600,6 +617,7 @@ nn_irecv_common(void *recv_comm, int n, void **data, size_t size, int *tags,
 	r->tag = tags != NULL ? tags[0] : 0;
 	r->mr = mhandles != NULL ? mhandles[0] : NULL;
 	req_post(c, r, NN_CMD_RECV);
+	req_count_post();
 	*request = r;
 	return nn_ncclSuccess;
 }
@@ -723,6 +741,7 @@ nn_test(void *request, int *done, int *sizes)
 	struct nn_comm *c = r->comm;
 
 	*done = 0;
+	nn_count_call(NN_CALL_TEST);
 	comm_drain(c);
 	if (r->done) {
 		if (!r->send && r->err == EMSGSIZE) {
@@ -738,6 +757,7 @@ nn_test(void *request, int *done, int *sizes)
 		if (sizes != NULL)
 			sizes[0] = (int)(r->send ? r->size : r->rsize);
 		req_account(c, r);
+		__atomic_fetch_add(&nn_rt_get()->reqs_done, 1, __ATOMIC_RELAXED);
 		r->used = false;
 		*done = 1;
 		return nn_ncclSuccess;
@@ -1094,12 +1114,15 @@ nn_stats_log(struct nn_rt *rt)
 			" (tx_ring_full %" PRIu64 " no_conn %" PRIu64 "), throttled %"
 			PRIu64 "; flows %" PRIu64 ": rx %" PRIu64 " tx %" PRIu64
 			" bytes, retransmitted %" PRIu64 " segments (%" PRIu64
-			" bytes), srtt max %u us; requests send %" PRIu64 " recv %"
-			PRIu64, i, rt->stacks[i]->lcore, rt->stacks[i]->polls,
+			" bytes; RTOs %" PRIu64 ", TLPs %" PRIu64 ", D-SACKs %" PRIu64
+			", RACK losses %" PRIu64 "), srtt max %u us; requests send %"
+			PRIu64 " recv %" PRIu64, i, rt->stacks[i]->lcore,
+			rt->stacks[i]->polls,
 			st.rx_frames, st.tx_frames, st.rx_frames != 0 ?
 			(double)st.rx_cycles / st.rx_frames : 0.0, drops,
 			st.drop_tx_ring_full, st.drop_no_conn, st.rx_throttled,
 			k->flows, k->rx_bytes, k->tx_bytes, k->rtx_segs, k->rtx_bytes,
+			k->rtos, k->tlps, k->dsacks, k->rack_losses,
 			k->srtt_max_us, k->reqs_send, k->reqs_recv);
 		NN_INFO("stack %u copies: region engine %" PRIu64 " calls %" PRIu64
 			" copies %" PRIu64 " bytes %" PRIu64 " errors; CUDA gather %"

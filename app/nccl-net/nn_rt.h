@@ -14,6 +14,12 @@
 
 #include "nn.h"
 
+/* NCCL's calls into the plugin, counted for the watchdog (nn_watchdog.c). */
+enum nn_call {
+	NN_CALL_ISEND, NN_CALL_IRECV, NN_CALL_TEST, NN_CALL_REGMR,
+	NN_CALL_CONNECT, NN_CALL_ACCEPT, NN_CALL__COUNT
+};
+
 struct nn_rt {
 	struct nn_config cfg;
 	nn_logger_t log;
@@ -29,6 +35,8 @@ struct nn_rt {
 	bool port_started;
 	struct rte_mempool *wire_registered; /* NIC wire pool pinned for CUDA */
 	uint32_t users;              /* inits not finalized (nn_rt_use) */
+	uint64_t calls[NN_CALL__COUNT]; /* atomic: NCCL's calls (watchdog) */
+	uint64_t reqs_posted, reqs_done; /* atomic: requests given to / done for NCCL */
 	bool paused;                 /* lcores stopped by the last finalize */
 	char name[96];
 	char pci_path[256];          /* "" when the port has none */
@@ -62,6 +70,19 @@ int nn_rt_use(void);
 
 /** A user finalized; the last one stops the lcores (and logs the counters). */
 void nn_rt_unuse(void);
+
+/** Start the watchdog thread ([nccl] stall_report; nn_watchdog.c). */
+void nn_watchdog_start(struct nn_rt *rt);
+
+/** Count one of NCCL's calls for the watchdog. */
+static inline void
+nn_count_call(enum nn_call k)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	if (rt != NULL)
+		__atomic_fetch_add(&rt->calls[k], 1, __ATOMIC_RELAXED);
+}
 
 /** Log the stacks' and copy channels' counters through NCCL's logger. */
 void nn_stats_log(struct nn_rt *rt);

@@ -502,6 +502,8 @@ rt_setup(struct nn_rt *rt)
 	describe_port(rt);
 	rc = launch(rt);
 	if (rc == 0)
+		nn_watchdog_start(rt);
+	if (rc == 0)
 		NN_INFO("%s: %u stack(s), %u flows per comm, payload region %s (%s), "
 			"ptrSupport 0x%x, speed %d Mb/s, pciPath %s", rt->name,
 			rt->nb_stacks, rt->cfg.flows,

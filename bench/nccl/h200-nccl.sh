@@ -23,7 +23,7 @@ out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
 GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
-STACKS=${STACKS:-1}
+STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py
@@ -128,7 +128,7 @@ rank() {  # variant side rank
 		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING --vdev=gpu_cuda0,device=0")
+			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS --vdev=gpu_cuda0,device=0")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi

@@ -250,6 +250,10 @@ struct dt_dp_conn_stats {
 	uint64_t retransmit_bytes;       /**< payload bytes sent again */
 	uint64_t acks_limited;           /**< replies the RFC 5961 7 rate limit suppressed */
 	uint64_t nagle_holds;            /**< small tails Nagle held until an ACK */
+	uint32_t rtos;                   /**< retransmission timeouts */
+	uint32_t tlps;                   /**< tail loss probes */
+	uint32_t dsacks;                 /**< D-SACKs received: spurious retransmissions */
+	uint32_t rack_losses;            /**< loss episodes RACK started */
 };
 
 int dt_dp_conn_stats_get(struct dt_dp_stack *st, dt_dp_conn_t conn,

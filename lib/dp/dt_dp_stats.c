@@ -49,6 +49,10 @@ conn_stats(const struct dt_dp_conn *c, struct dt_dp_conn_stats *s)
 	s->retransmit_bytes = t->rtx_bytes;
 	s->acks_limited = t->acks_limited;
 	s->nagle_holds = t->nagle_holds;
+	s->rtos = t->lr.n_rto;
+	s->tlps = t->lr.n_tlp;
+	s->dsacks = t->lr.n_dsack;
+	s->rack_losses = t->lr.n_rack_lost;
 	s->held_bytes = c->held_bytes;
 	s->rcv_wnd = dt_tcp_seq_gt(t->rcv_adv, t->rcv_nxt) ?
 		t->rcv_adv - t->rcv_nxt : 0;

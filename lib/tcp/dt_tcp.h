@@ -348,6 +348,7 @@ struct dt_tcp_lr {
 	uint32_t n_dsack;	/**< D-SACKs: spurious retransmissions */
 	uint32_t n_tlp;		/**< tail loss probes sent */
 	uint32_t n_rack_lost;	/**< loss episodes RACK started */
+	uint32_t n_rto;		/**< retransmission timeouts of data */
 };
 
 /** Caller storage for a connection's queues. */

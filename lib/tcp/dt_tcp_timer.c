@@ -159,6 +159,7 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		tcp_timeout_error(c, out);
 		return;
 	}
+	c->lr.n_rto++;
 	/* RFC 5681 3.1 eq. 4 and loss window; RFC 6582 4 for recover. */
 	c->ssthresh = c->cc->ssthresh(c);
 	tcp_cc_loss(c, now);

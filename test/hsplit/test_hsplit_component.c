@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_tcp.h>
 
 #include "dt_copy.h"
 #include "dt_test.h"
@@ -510,6 +511,156 @@ test_engine_window(void)
 	rte_free(mem);
 }
 
+/*
+ * A copy engine whose completions the test releases: copies are done at
+ * submit, but completed() reports them only once the gate opens (a GPU
+ * that has not run them yet).
+ */
+struct gate_chan {
+	struct dt_copy_chan head;
+};
+
+static volatile bool gate_open;
+static uint64_t gate_released;
+
+static struct dt_copy_chan *
+gate_chan_open(struct dt_copy_engine *ce)
+{
+	struct gate_chan *ch = rte_zmalloc("gate_chan", sizeof(*ch), 0);
+
+	if (ch == NULL)
+		return NULL;
+	ch->head.ce = ce;
+	ch->head.next_ticket = 1;
+	return &ch->head;
+}
+
+static void
+gate_chan_close(struct dt_copy_chan *ch)
+{
+	rte_free(ch);
+}
+
+static int
+gate_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
+	uint64_t *ticket)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		memcpy(ops[i].dst, ops[i].src, ops[i].len);
+	ch->next_ticket += n;
+	ch->stats.calls++;
+	ch->stats.copies += n;
+	if (ticket != NULL)
+		*ticket = ch->next_ticket - 1;
+	return n;
+}
+
+static uint64_t
+gate_completed(struct dt_copy_chan *ch)
+{
+	if (gate_open)
+		gate_released = ch->next_ticket - 1;
+	return gate_released;
+}
+
+static void
+gate_destroy(struct dt_copy_engine *ce)
+{
+	rte_free(ce);
+}
+
+static const struct dt_copy_engine_ops gate_ops = {
+	.name = "gate", .chan_open = gate_chan_open,
+	.chan_close = gate_chan_close, .submit = gate_submit,
+	.completed = gate_completed, .destroy = gate_destroy,
+};
+
+static void
+ext_free_noop(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+/*
+ * TX from device memory is asynchronous: tx_burst takes frames whose
+ * payload copies have not completed and returns at once; they reach the
+ * wire in order, byte-exact, on a later (here: empty) tx_burst once the
+ * engine reports them done. Before, tx_burst waited for every copy.
+ */
+static void
+test_tx_async_device(void)
+{
+	const unsigned int n = 40;
+	const uint16_t pay = 1000;
+	struct rte_mbuf_ext_shared_info *sh;
+	struct dt_copy_engine *ce;
+	struct rte_mbuf *tx[40], *pk[40];
+	uint16_t qid[40];
+	struct tf_opts o;
+	unsigned int i, got;
+	uint32_t len;
+	uint8_t *mem;
+
+	DT_REQUIRE(rx_proto_split(M_TCP) == 0);
+	mem = rte_malloc("ct_gate", n * 2048 + 4096, 4096);
+	ce = rte_zmalloc("gate_ce", sizeof(*ce), 0);
+	sh = rte_zmalloc("gate_sh", sizeof(*sh) * n, 0);
+	DT_REQUIRE(mem != NULL && ce != NULL && sh != NULL);
+	ce->ops = &gate_ops;
+	ce->base = mem;
+	ce->len = n * 2048 + 4096;
+	DT_REQUIRE(dt_copy_registry_add(ce) == 0);
+	gate_open = false;
+	gate_released = 0;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(tx_pool);
+		struct rte_mbuf *d = rte_pktmbuf_alloc(tx_pool);
+
+		DT_REQUIRE(m != NULL && d != NULL);
+		o = tcp((uint16_t)(100 + i), pay, 0);
+		len = tf_build(frame, &o);
+		memcpy(rte_pktmbuf_append(m, 54), frame, 54);
+		memcpy(mem + i * 2048, frame + 54, len - 54);
+		sh[i].free_cb = ext_free_noop;
+		rte_mbuf_ext_refcnt_set(&sh[i], 1);
+		rte_pktmbuf_attach_extbuf(d, mem + i * 2048, RTE_BAD_IOVA, 2048, &sh[i]);
+		d->data_off = 0;
+		d->data_len = (uint16_t)(len - 54);
+		d->pkt_len = d->data_len;
+		rte_pktmbuf_chain(m, d);
+		m->ol_flags = TX_CK;
+		m->l2_len = 14;
+		m->l3_len = 20;
+		tx[i] = m;
+	}
+	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, (uint16_t)n), n);
+	/* Copies not complete: nothing on the wire yet, and tx_burst returned. */
+	DT_CHECK_EQ(recv_all(pk, qid, n), 0);
+	gate_open = true;
+	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, 0), 0);
+	got = recv_all(pk, qid, n);
+	DT_CHECK_EQ(got, n);
+	for (i = 0; i < got; i++) {
+		const struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(pk[i],
+			const struct rte_tcp_hdr *, 34);
+
+		DT_CHECK_EQ(rte_be_to_cpu_16(th->src_port), 100 + i);
+		DT_CHECK(payload_ok(pk[i], 54, pay));
+	}
+	free_all(pk, got);
+	DT_CHECK_EQ(xstat(tx_port, "tx_q0_copy_bytes"), (uint64_t)n * pay);
+	dt_copy_registry_del(ce);
+	/* The port's channel on the engine goes with the next stop. */
+	rte_eth_dev_stop(tx_port);
+	DT_CHECK_EQ(rte_eth_dev_start(tx_port), 0);
+	dt_copy_engine_destroy(ce);
+	rte_free(sh);
+	rte_free(mem);
+}
+
 static void
 test_wire_faults(void)
 {
@@ -651,6 +802,7 @@ main(int argc, char **argv)
 	DT_RUN(test_pure_ack);
 	DT_RUN(test_ethdev_rejects);
 	DT_RUN(test_engine_window);
+	DT_RUN(test_tx_async_device);
 	DT_RUN(test_wire_faults);
 	DT_RUN(test_pacing);
 	rte_eth_dev_stop(tx_port);

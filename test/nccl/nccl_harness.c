@@ -878,7 +878,11 @@ case_stall(struct side *s)
  * Prints per-request latency and goodput (JSON, rough figures); with
  * NCCL_HARNESS_PATTERN_CHECK=1 it also fails when the plugin's stacks
  * report stalls that this pattern must not cause (pattern_check()).
- * NCCL_HARNESS_PATTERN="N" messages per direction (default 48).
+ * NCCL_HARNESS_PATTERN="N" messages per direction (default 48);
+ * NCCL_HARNESS_PATTERN_HOLD_MS=T: a completed receive slot is posted again
+ * only T ms later (NCCL waits for the GPU to consume it), so the sender
+ * runs ahead and the flows' windows close; NCCL_HARNESS_PATTERN_DEV=1:
+ * buffers in (simulated) device memory, as NCCL's with GPUDirect.
  */
 #define PAT_SLOTS 8
 
@@ -1022,20 +1026,25 @@ case_pattern(struct side *s)
 	const char *env = getenv("NCCL_HARNESS_PATTERN");
 	unsigned long n = 48;
 	struct pat_dir tx, rx;
-	double t0;
+	double t0, rx_hold_s = 0, rx_due = 0;
+	bool dev;
 	int k;
 
 	if (env != NULL)
 		n = strtoul(env, NULL, 0);
+	env = getenv("NCCL_HARNESS_PATTERN_HOLD_MS");
+	if (env != NULL)
+		rx_hold_s = strtod(env, NULL) / 1e3;
 	memset(&tx, 0, sizeof(tx));
 	memset(&rx, 0, sizeof(rx));
 	tx.lat = calloc(n, sizeof(double));
 	rx.lat = calloc(n, sizeof(double));
 	if (tx.lat == NULL || rx.lat == NULL || n == 0)
 		FAIL(s, "pattern: no memory");
+	dev = getenv("NCCL_HARNESS_PATTERN_DEV") != NULL;
 	for (k = 0; k < PAT_SLOTS; k++) {
-		buf_new(s, &tx.b[k], 4 * MIB, false, s->scomm);
-		buf_new(s, &rx.b[k], 4 * MIB + 8192, false, s->rcomm);
+		buf_new(s, &tx.b[k], 4 * MIB, dev, s->scomm);
+		buf_new(s, &rx.b[k], 4 * MIB + 8192, dev, s->rcomm);
 		fill(&tx.b[k], 4 * MIB, (uint32_t)(k + s->role * 50));
 	}
 	/* NCCL posts its receives first. */
@@ -1052,8 +1061,17 @@ case_pattern(struct side *s)
 			pat_post(s, &tx, true, n);
 			any = true;
 		}
-		if (pat_test(s, &rx, false)) {
+		if (rx_hold_s > 0 && rx_due == 0 && pat_test(s, &rx, false)) {
+			/* NCCL reposts a slot once the GPU consumed it. */
+			rx_due = now_s() + rx_hold_s;
+			any = true;
+		} else if (rx_hold_s == 0 && pat_test(s, &rx, false)) {
 			pat_post(s, &rx, false, n);
+			any = true;
+		}
+		if (rx_due != 0 && now_s() >= rx_due) {
+			pat_post(s, &rx, false, n);
+			rx_due = 0;
 			any = true;
 		}
 		if (any)

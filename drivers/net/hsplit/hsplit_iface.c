@@ -817,10 +817,15 @@ hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	if (t->fd >= 0) {
 		if (t->kick)
 			tx_kick(t, q->port->iface->name);
-		/* Take only what the ring has slots for, in order from head. */
-		for (i = 0, pos = t->r.head; i < n && slot_free(t->r.slot[pos]); i++)
+		/*
+		 * Take only what the ring has slots for, in order from head,
+		 * less what the queue's in-flight chunks will take when their
+		 * copies complete.
+		 */
+		for (i = 0, pos = t->r.head; i < n + q->fl_frames &&
+				slot_free(t->r.slot[pos]); i++)
 			pos = pos + 1 == t->r.nb ? 0 : pos + 1;
-		n = (uint16_t)i;
+		n = (uint16_t)(i > q->fl_frames ? i - q->fl_frames : 0);
 	}
 	return hsplit_tx_burst(txq, pkts, n);
 }

@@ -177,7 +177,17 @@ struct hsplit_txq_stats {
 	uint64_t corrupt;        /**< injected: one byte flipped after checksumming */
 	uint64_t paced;          /**< packets tx_burst declined for pacing */
 	uint64_t delayed;        /**< frames that went through the delay line */
+	uint64_t copy_wait_cycles; /**< TSC cycles waiting for TX copies (in-flight ring full) */
 };
+
+/*
+ * TX chunks whose copies may be in flight at once (power of 2): 64 x 32
+ * frames, about 3 MiB at MTU 1500, enough to cover a GPU's completion
+ * latency at tens of Gb/s.
+ */
+#define HSPLIT_TX_FLIGHT 64
+#define HSPLIT_TX_FLIGHT_MASK (HSPLIT_TX_FLIGHT - 1)
+struct hsplit_tx_chunk;
 
 #define HSPLIT_HOST_POOLS 8
 
@@ -203,6 +213,10 @@ struct hsplit_txq {
 	struct hsplit_wbuf **dq;
 	uint32_t dq_head, dq_tail, dq_mask;
 	struct dt_copy_op ops[HSPLIT_OPS_MAX];
+	/** In-flight ring: chunks whose copies were submitted, in order. */
+	struct hsplit_tx_chunk *fl;
+	uint32_t fl_head, fl_tail;
+	uint32_t fl_frames;      /**< frames of the in-flight chunks */
 	struct hsplit_txq_stats st;
 };
 

@@ -6,9 +6,14 @@
  * the receiving NIC classify it, apply wire faults and put it on the peer's
  * RX ring. The mbufs are freed once gathered.
  *
- * A burst's chunks are pipelined: every chunk's copies are submitted before
- * the first is waited for, so an asynchronous engine's completion latency
- * is paid about once per tx_burst, not once per HSPLIT_BURST frames.
+ * Chunks of HSPLIT_BURST frames are asynchronous, as a NIC's DMA is: a
+ * chunk's copies are submitted and the chunk waits in the queue's
+ * in-flight ring; every tx_burst (lib/dp calls it empty when it has
+ * nothing to send) puts the chunks whose copies completed on the wire, in
+ * order, without waiting. Only a full ring waits (for its oldest chunk),
+ * counted in copy_wait_cycles: an engine whose completions take long (a
+ * GPU time-sliced with another process) then costs the sender latency,
+ * not one blocking wait per 32 frames.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,14 +29,31 @@
 
 /* Device-segment copies one engine takes per TX chunk. */
 #define HSPLIT_TX_OPS (HSPLIT_BURST * 8)
-/* Chunks of one tx_burst whose copies are in flight at once. */
-#define HSPLIT_TX_PIPE 8
+
+/* Per-frame bookkeeping of a burst. */
+struct tx_frame {
+	uint8_t bad;       /* dropped: too big or a copy refused */
+	uint8_t eng_mask;
+	uint16_t last_op[HSPLIT_MAX_ENGINES];
+};
+
+/* A chunk whose copies are in flight (the queue's in-flight ring). */
+struct hsplit_tx_chunk {
+	struct rte_mbuf *pkts[HSPLIT_BURST];
+	uint16_t n;
+	struct hsplit_wbuf *wb[HSPLIT_BURST];
+	struct tx_frame f[HSPLIT_BURST];
+	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
+};
+
+static void tx_drain(struct hsplit_txq *q);
 
 void
 hsplit_txq_flush(struct hsplit_txq *q)
 {
 	struct hsplit_wbuf *w;
 
+	tx_drain(q);
 	if (q->held != NULL) {
 		rte_mempool_put(rte_mempool_from_obj(q->held), q->held);
 		q->held = NULL;
@@ -62,6 +84,7 @@ hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid)
 	hsplit_txq_flush(q);
 	hsplit_eng_close_all(q->eng, &q->nb_eng);
 	rte_free(q->dq);
+	rte_free(q->fl);
 	rte_free(q);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -83,6 +106,14 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->port = p;
 	q->qid = qid;
 	q->nb_desc = nb_desc;
+	q->fl = rte_zmalloc_socket("hsplit_txq_flight",
+		sizeof(q->fl[0]) * HSPLIT_TX_FLIGHT, RTE_CACHE_LINE_SIZE, (int)socket);
+	if (q->fl == NULL) {
+		HSPLIT_LOG(ERR, "port %u txq %u: no memory for the in-flight ring",
+			p->port_id, qid);
+		rte_free(q);
+		return -ENOMEM;
+	}
 	hsplit_prng_seed(&q->prng, p->da.seed, qid);
 	hsplit_pace_init(q, p->da.rate_gbps, dev->data->nb_tx_queues);
 	if (p->da.delay_dir & HSPLIT_DELAY_TX)
@@ -117,12 +148,6 @@ host_pool_known(const struct hsplit_txq *q, const struct rte_mempool *mp)
 	return 0;
 }
 
-/* Per-frame bookkeeping of a burst. */
-struct tx_frame {
-	uint8_t bad;       /* dropped: too big or a copy refused */
-	uint8_t eng_mask;
-	uint16_t last_op[HSPLIT_MAX_ENGINES];
-};
 
 /* Gather one chain; device segments become copies in the queue's batch. */
 static int
@@ -167,14 +192,6 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
 	return 0;
 }
 
-/* A chunk whose copies are in flight. */
-struct tx_pipe {
-	struct rte_mbuf **pkts;
-	uint16_t n;
-	struct hsplit_wbuf *wb[HSPLIT_BURST];
-	struct tx_frame f[HSPLIT_BURST];
-	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
-};
 
 /*
  * Submit each engine's copies of a chunk (waiting only while an engine
@@ -182,7 +199,7 @@ struct tx_pipe {
  */
 static void
 copy_submit(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
-	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct tx_pipe *c)
+	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct hsplit_tx_chunk *c)
 {
 	uint32_t e, queued, i;
 	uint64_t t;
@@ -270,7 +287,7 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 /* Take up to @p n frames: wire buffers, gathers, copies submitted. */
 static uint16_t
 tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
-	struct tx_pipe *c, struct dt_copy_op ops[][HSPLIT_TX_OPS])
+	struct hsplit_tx_chunk *c, struct dt_copy_op ops[][HSPLIT_TX_OPS])
 {
 	struct hsplit_port *p = q->port;
 	uint16_t nops[HSPLIT_MAX_ENGINES] = { 0 };
@@ -289,7 +306,7 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 		if (n == 0)
 			return 0;
 	}
-	c->pkts = pkts;
+	memcpy(c->pkts, pkts, sizeof(pkts[0]) * n);
 	c->n = n;
 	memset(c->f, 0, sizeof(c->f[0]) * n);
 	for (i = 0; i < n; i++) {
@@ -310,9 +327,21 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	return n;
 }
 
+/* Whether every copy of chunk @p c completed (never waits). */
+static bool
+tx_chunk_done(struct hsplit_txq *q, const struct hsplit_tx_chunk *c)
+{
+	uint32_t e;
+
+	for (e = 0; e < q->nb_eng; e++)
+		if (c->last[e] != 0 && dt_copy_completed(q->eng[e].ch) < c->last[e])
+			return false;
+	return true;
+}
+
 /* Wait for a chunk's copies, then finish its frames and put them on the wire. */
 static void
-tx_chunk_finish(struct hsplit_txq *q, struct tx_pipe *c)
+tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 {
 	struct hsplit_port *p = q->port;
 	struct hsplit_wbuf *good[HSPLIT_BURST];
@@ -320,9 +349,14 @@ tx_chunk_finish(struct hsplit_txq *q, struct tx_pipe *c)
 	unsigned int done;
 	uint32_t e;
 
-	for (e = 0; e < q->nb_eng; e++)
-		if (c->last[e] != 0)
-			dt_copy_wait(q->eng[e].ch, c->last[e]);
+	if (!tx_chunk_done(q, c)) {
+		uint64_t t0 = rte_rdtsc();
+
+		for (e = 0; e < q->nb_eng; e++)
+			if (c->last[e] != 0)
+				dt_copy_wait(q->eng[e].ch, c->last[e]);
+		q->st.copy_wait_cycles += rte_rdtsc() - t0;
+	}
 	for (i = 0; i < c->n; i++) {
 		struct rte_mbuf *m = c->pkts[i];
 		struct hsplit_wbuf *wb = c->wb[i];
@@ -343,14 +377,42 @@ tx_chunk_finish(struct hsplit_txq *q, struct tx_pipe *c)
 	wire_out(q, good, ng);
 }
 
+/* Put the oldest in-flight chunks whose copies completed on the wire. */
+static void
+tx_reap(struct hsplit_txq *q)
+{
+	while (q->fl_head != q->fl_tail) {
+		struct hsplit_tx_chunk *c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
+
+		if (!tx_chunk_done(q, c))
+			return;
+		tx_chunk_finish(q, c);
+		q->fl_frames -= c->n;
+		q->fl_head++;
+	}
+}
+
+/* Every in-flight chunk out, waiting for its copies (port stop, release). */
+static void
+tx_drain(struct hsplit_txq *q)
+{
+	while (q->fl != NULL && q->fl_head != q->fl_tail) {
+		struct hsplit_tx_chunk *c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
+
+		tx_chunk_finish(q, c);
+		q->fl_frames -= c->n;
+		q->fl_head++;
+	}
+}
+
 uint16_t
 hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct hsplit_txq *q = txq;
-	struct tx_pipe pipe[HSPLIT_TX_PIPE];
 	/* Reused per chunk: an engine takes its copies when submit returns. */
 	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_TX_OPS];
-	uint16_t sent = 0, k, r, np = 0, i;
+	struct hsplit_tx_chunk *c;
+	uint16_t sent = 0, k, r;
 
 	if (q->held != NULL &&
 			rte_rdtsc() - q->held_tsc > rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
@@ -359,22 +421,26 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 		q->held = NULL;
 		hsplit_wire_deliver(q->port->peer, &h, 1, q);
 	}
+	tx_reap(q);
 	while (sent < n) {
-		if (np == HSPLIT_TX_PIPE) {
-			for (i = 0; i < np; i++)
-				tx_chunk_finish(q, &pipe[i]);
-			np = 0;
+		if (q->fl_tail - q->fl_head == HSPLIT_TX_FLIGHT) {
+			/* Ring full: the oldest chunk must leave first. */
+			c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
+			tx_chunk_finish(q, c);
+			q->fl_frames -= c->n;
+			q->fl_head++;
 		}
+		c = &q->fl[q->fl_tail & HSPLIT_TX_FLIGHT_MASK];
 		k = (uint16_t)RTE_MIN(n - sent, HSPLIT_BURST);
-		r = tx_chunk_start(q, pkts + sent, k, &pipe[np], ops);
+		r = tx_chunk_start(q, pkts + sent, k, c, ops);
 		if (r == 0)
 			break;
-		np++;
+		q->fl_tail++;
+		q->fl_frames += r;
 		sent = (uint16_t)(sent + r);
 		if (r < k)
 			break;
 	}
-	for (i = 0; i < np; i++)
-		tx_chunk_finish(q, &pipe[i]);
+	tx_reap(q);
 	return sent;
 }

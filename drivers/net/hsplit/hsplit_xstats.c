@@ -36,6 +36,7 @@ static const struct xname_off tx_xstats[] = {
 	{ "copy_calls", offsetof(struct hsplit_txq_stats, copy_calls) },
 	{ "drop_copy_error", offsetof(struct hsplit_txq_stats, drop_copy_err) },
 	{ "drop_too_big", offsetof(struct hsplit_txq_stats, drop_too_big) },
+	{ "copy_wait_cycles", offsetof(struct hsplit_txq_stats, copy_wait_cycles) },
 };
 
 /* Port counters: sums over the TX queues, and the port's own. */
