@@ -21,6 +21,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
@@ -1426,6 +1427,8 @@ struct scale_arg {
 	const uint8_t *h;
 	size_t n;             /* copies */
 	double secs;          /* wall time of this thread's loop */
+	double sub_secs;      /* of which inside dt_copy_submit() */
+	uint64_t subs;        /* submit calls */
 	struct dt_copy_cuda_chan_stats xs;
 	int ok;
 };
@@ -1441,7 +1444,7 @@ scale_thread(void *v)
 	struct dt_copy_op ops[32];
 	size_t done = 0, i;
 	uint64_t t = 0;
-	double t0;
+	double t0, ts;
 	int q;
 
 	if (ch == NULL)
@@ -1455,7 +1458,10 @@ scale_thread(void *v)
 				a->d + k * (SCALE_CHUNK + SCALE_GAP),
 				a->h + k * SCALE_CHUNK, SCALE_CHUNK };
 		}
+		ts = now_s();
 		q = dt_copy_submit(ch, ops, 32, &t);
+		a->sub_secs += now_s() - ts;
+		a->subs++;
 		if (q < 0)
 			break;
 		done += (size_t)q;
@@ -1468,51 +1474,85 @@ scale_thread(void *v)
 	return NULL;
 }
 
+/*
+ * Start thread @p i on a CPU of its own (CPU i + 1 of those this machine
+ * has): EAL pinned the main thread to one CPU (-l 0), and threads it
+ * starts inherit that, so unpinned they would all share it.
+ */
+static int
+scale_spawn(pthread_t *tid, struct scale_arg *a, unsigned int i)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET((i + 1) % (ncpu > 0 ? (unsigned int)ncpu : 1u), &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	ret = pthread_create(tid, &attr, scale_thread, a);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
 static void
 test_scale_threads(void)
 {
 	static const unsigned int nthreads[] = { 1, 2, 4, 8 };
 	static const struct {
+		enum dt_copy_cuda_mode m;
 		enum dt_copy_cuda_completion c;
 		enum dt_copy_cuda_stage_read r;
 	} cfgs[] = {
-		{ DT_COPY_CUDA_COMPLETION_EVENT, DT_COPY_CUDA_STAGE_READ_DEVICE },
-		{ DT_COPY_CUDA_COMPLETION_MEMOP, DT_COPY_CUDA_STAGE_READ_DEVICE },
-		{ DT_COPY_CUDA_COMPLETION_EVENT, DT_COPY_CUDA_STAGE_READ_HOST },
-		{ DT_COPY_CUDA_COMPLETION_MEMOP, DT_COPY_CUDA_STAGE_READ_HOST },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_EVENT,
+			DT_COPY_CUDA_STAGE_READ_DEVICE },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_DEVICE },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_EVENT,
+			DT_COPY_CUDA_STAGE_READ_HOST },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_HOST },
+		{ DT_COPY_CUDA_MODE_BATCH, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_HOST },
 	};
-	const size_t per = 16384; /* copies per thread: 23 MiB */
+	const size_t per = 65536; /* copies per thread: 91 MiB */
 	const size_t dlen = per * (SCALE_CHUNK + SCALE_GAP);
 	const size_t hlen = per * SCALE_CHUNK;
 	struct scale_arg arg[8];
 	pthread_t tid[8];
 	uint8_t *d = rte_gpu_mem_alloc(gpu_id, 8 * dlen, 0);
 	uint8_t *h = host_buf(8 * hlen);
+	double hz = (double)rte_get_tsc_hz();
 	unsigned int c, k, i;
 
 	DT_REQUIRE(d != NULL && h != NULL);
 	pattern_fill(h, 8 * hlen, 5);
 	printf("  threads x (%zu scattered %u-byte host->device copies, 32 per submit, one poll per submit), one engine:\n",
 		per, SCALE_CHUNK);
-	printf("  %-6s %-7s %7s %9s %12s %12s %10s\n", "compl", "stage", "threads",
-		"GB/s", "calls/copy", "polls/copy", "us/copy");
+	printf("  (us/submit: CPU time inside dt_copy_submit(); of it, driver: inside libcuda calls, pack: the staging memcpy)\n");
+	printf("  %-6s %-6s %-7s %7s %8s %10s %10s %9s %9s %8s %8s %8s\n",
+		"mode", "compl", "stage", "threads", "GB/s", "calls/copy",
+		"polls/copy", "us/copy", "us/submit", "driver", "pack",
+		"ctx/sub");
 	for (c = 0; c < RTE_DIM(cfgs); c++)
 		for (k = 0; k < RTE_DIM(nthreads); k++) {
 			struct eng_cfg cfg = cfg_default;
 			struct dt_copy_engine *ce;
-			uint64_t calls = 0, polls = 0, copies = 0;
-			double tmax = 0, tsum = 0;
+			uint64_t calls = 0, polls = 0, copies = 0, ctx = 0;
+			uint64_t subs = 0, nsub = 0, cyd = 0, cyp = 0;
+			double tmax = 0, tsum = 0, tsub = 0;
 			int ok = 1;
 
+			cfg.mode = cfgs[c].m;
 			cfg.completion = cfgs[c].c;
 			cfg.stage_read = cfgs[c].r;
 			ce = engine_make(d, 8 * dlen, &cfg);
 			DT_REQUIRE(ce != NULL);
 			for (i = 0; i < nthreads[k]; i++) {
 				arg[i] = (struct scale_arg){ ce, d + i * dlen,
-					h + i * hlen, per, 0, { 0 }, 0 };
-				if (pthread_create(&tid[i], NULL, scale_thread,
-						&arg[i]) != 0)
+					h + i * hlen, per, 0, 0, 0, { 0 }, 0 };
+				if (scale_spawn(&tid[i], &arg[i], i) != 0)
 					ok = 0;
 			}
 			for (i = 0; i < nthreads[k]; i++) {
@@ -1522,16 +1562,28 @@ test_scale_threads(void)
 				tsum += arg[i].secs;
 				calls += arg[i].xs.driver_calls;
 				polls += arg[i].xs.polls;
+				ctx += arg[i].xs.calls_ctx;
+				tsub += arg[i].sub_secs;
+				nsub += arg[i].subs;
+				cyd += arg[i].xs.cycles_driver;
+				cyp += arg[i].xs.cycles_pack;
+				subs += arg[i].xs.calls_write_value +
+					arg[i].xs.calls_event_record;
 				copies += per;
 			}
 			ce->ops->destroy(ce);
 			DT_CHECK(ok);
-			printf("  %-6s %-7s %7u %9.2f %12.3f %12.3f %10.3f\n",
+			printf("  %-6s %-6s %-7s %7u %8.2f %10.3f %10.3f %9.3f %9.2f %8.2f %8.2f %8.2f\n",
+				mode_name(cfg.mode),
 				completion_name(cfg.completion),
 				stage_read_name(cfg.stage_read), nthreads[k],
 				tmax > 0 ? copies * SCALE_CHUNK / tmax / 1e9 : 0.0,
 				(double)calls / copies, (double)polls / copies,
-				tsum * 1e6 / copies);
+				tsum * 1e6 / copies,
+				nsub > 0 ? tsub * 1e6 / nsub : 0.0,
+				nsub > 0 ? cyd * 1e6 / hz / nsub : 0.0,
+				nsub > 0 ? cyp * 1e6 / hz / nsub : 0.0,
+				subs > 0 ? (double)ctx / subs : 0.0);
 		}
 	host_buf_free(h);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);

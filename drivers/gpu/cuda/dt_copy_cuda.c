@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
@@ -123,6 +124,18 @@ struct dt_copy_cuda_chan {
 
 static const struct dt_copy_engine_ops dt_copy_cuda_ops;
 
+/*
+ * A libcuda call of the data path, its TSC cycles added to the channel's
+ * cycles_driver: the figure that shows whether calls get dearer as more
+ * threads share the context (driver locks), whatever their count.
+ */
+#define DT_COPY_CUDA_TIMED(ch, call) __extension__ ({ \
+	uint64_t dt_t0_ = rte_rdtsc(); \
+	CUresult dt_r_ = (call); \
+	(ch)->xs.cycles_driver += rte_rdtsc() - dt_t0_; \
+	dt_r_; \
+})
+
 static inline struct dt_copy_cuda_chan *
 dt_copy_cuda_chan(struct dt_copy_chan *ch)
 {
@@ -131,23 +144,45 @@ dt_copy_cuda_chan(struct dt_copy_chan *ch)
 
 /*
  * Make the context current for a few calls, counting the driver calls that
- * costs (cuCtxGetCurrent, and cuCtxPushCurrent/cuCtxPopCurrent when another
- * context or none was current).
+ * costs. A thread that has no context current keeps ours afterwards (as
+ * cudaSetDevice() would leave it), so that a poll thread pays one
+ * cuCtxGetCurrent per submit instead of a push and a pop as well; a thread
+ * with another context current gets it back in dt_copy_cuda_leave().
  */
 static inline int
 dt_copy_cuda_enter(struct dt_copy_cuda_chan *ch, int *pushed)
 {
-	int ret = gpu_cuda_ctx_enter(ch->e->p, pushed);
+	const struct gpu_cuda_priv *p = ch->e->p;
+	CUcontext cur = NULL;
+	CUresult res;
 
-	ch->xs.calls_ctx += 1 + (*pushed != 0);
-	return ret;
+	*pushed = 0;
+	ch->xs.calls_ctx++;
+	if (DT_COPY_CUDA_TIMED(ch, p->api.cuCtxGetCurrent(&cur)) ==
+			CUDA_SUCCESS && cur == p->ctx)
+		return 0;
+	ch->xs.calls_ctx++;
+	res = DT_COPY_CUDA_TIMED(ch, p->api.cuCtxPushCurrent(p->ctx));
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "copy engine: cuCtxPushCurrent failed: %s",
+			gpu_cuda_strerror(&p->api, res));
+		return -EIO;
+	}
+	*pushed = cur != NULL;
+	return 0;
 }
 
 static inline void
 dt_copy_cuda_leave(struct dt_copy_cuda_chan *ch, int pushed)
 {
-	ch->xs.calls_ctx += pushed != 0;
+	uint64_t t0;
+
+	if (!pushed)
+		return;
+	ch->xs.calls_ctx++;
+	t0 = rte_rdtsc();
 	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	ch->xs.cycles_driver += rte_rdtsc() - t0;
 }
 
 /* ----------------------------------------------------------- validation */
@@ -279,7 +314,7 @@ dt_copy_cuda_stream_check(struct dt_copy_cuda_chan *ch, int *entered,
 		*entered = 1;
 	}
 	ch->xs.calls_stream_query++;
-	res = ch->e->p->api.cuStreamQuery(ch->stream);
+	res = DT_COPY_CUDA_TIMED(ch, ch->e->p->api.cuStreamQuery(ch->stream));
 	if (res == CUDA_SUCCESS)
 		dt_copy_cuda_retire_all(ch);
 	else if (res != CUDA_ERROR_NOT_READY)
@@ -319,7 +354,8 @@ dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
 				entered = 1;
 			}
 			ch->xs.calls_event_query++;
-			res = api->cuEventQuery(ch->ev[slot]);
+			res = DT_COPY_CUDA_TIMED(ch,
+				api->cuEventQuery(ch->ev[slot]));
 			if (res == CUDA_ERROR_NOT_READY)
 				break;
 			if (res != CUDA_SUCCESS) {
@@ -425,7 +461,7 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	uint32_t i, j, n = 0, base, c;
 	CUdeviceptr descs_d, ring_d;
 	size_t need = 0, sz;
-	uint64_t pos;
+	uint64_t pos, t_pack;
 	CUresult res;
 	uint8_t *h;
 	void *args[3];
@@ -464,6 +500,7 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	h = ch->stage_h + base;
 	desc = (struct gpu_cuda_scatter_desc *)h;
 	c = n * sizeof(*desc);
+	t_pack = rte_rdtsc();
 	for (i = 0, j = 0; i < ch->nruns; i++) {
 		const struct dt_copy_cuda_run *r = &ch->runs[i];
 
@@ -482,6 +519,7 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 		c += (uint32_t)r->len;
 		j++;
 	}
+	ch->xs.cycles_pack += rte_rdtsc() - t_pack;
 	if (ch->stage_zc) {
 		/* The kernel reads the bytes where the CPU put them. */
 		ring_d = ch->stage_hd;
@@ -489,7 +527,8 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 		ring_d = ch->stage_d;
 		ch->xs.cuda_calls++;
 		ch->xs.calls_memcpy++;
-		res = p->api.cuMemcpyHtoDAsync(ring_d + base, h, c, ch->stream);
+		res = DT_COPY_CUDA_TIMED(ch, p->api.cuMemcpyHtoDAsync(
+			ring_d + base, h, c, ch->stream));
 		if (res != CUDA_SUCCESS) {
 			dt_copy_cuda_stage_off(ch, "cuMemcpyHtoDAsync of the staging ring", res);
 			return;
@@ -503,8 +542,9 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	args[2] = &ring_d;
 	ch->xs.cuda_calls++;
 	ch->xs.calls_launch++;
-	res = p->api.cuLaunchKernel(p->fn_scatter, n, 1, 1,
-		GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args, NULL);
+	res = DT_COPY_CUDA_TIMED(ch, p->api.cuLaunchKernel(p->fn_scatter,
+		n, 1, 1, GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args,
+		NULL));
 	if (res != CUDA_SUCCESS) {
 		dt_copy_cuda_stage_off(ch, "cuLaunchKernel of the scatter kernel", res);
 		return;
@@ -529,14 +569,17 @@ dt_copy_cuda_issue_one(struct dt_copy_cuda_chan *ch,
 	ch->xs.calls_memcpy++;
 	switch (r->dir) {
 	case DT_COPY_CUDA_HTOD:
-		return api->cuMemcpyHtoDAsync((CUdeviceptr)r->dst,
-			(const void *)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyHtoDAsync(
+			(CUdeviceptr)r->dst, (const void *)r->src, r->len,
+			ch->stream));
 	case DT_COPY_CUDA_DTOH:
-		return api->cuMemcpyDtoHAsync((void *)r->dst,
-			(CUdeviceptr)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoHAsync(
+			(void *)r->dst, (CUdeviceptr)r->src, r->len,
+			ch->stream));
 	default:
-		return api->cuMemcpyDtoDAsync((CUdeviceptr)r->dst,
-			(CUdeviceptr)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoDAsync(
+			(CUdeviceptr)r->dst, (CUdeviceptr)r->src, r->len,
+			ch->stream));
 	}
 }
 
@@ -562,8 +605,9 @@ dt_copy_cuda_issue_batch(struct dt_copy_cuda_chan *ch, int *whole)
 	}
 	ch->xs.cuda_calls++;
 	ch->xs.batches++;
-	res = ch->e->p->api.cuMemcpyBatchAsync(ch->dsts, ch->srcs, ch->sizes,
-		ch->nruns, &attr, &attr_idx, 1, &fail_idx, ch->stream);
+	res = DT_COPY_CUDA_TIMED(ch, ch->e->p->api.cuMemcpyBatchAsync(
+		ch->dsts, ch->srcs, ch->sizes, ch->nruns, &attr, &attr_idx, 1,
+		&fail_idx, ch->stream));
 	*whole = fail_idx == SIZE_MAX;
 	return res;
 }
@@ -701,8 +745,9 @@ dt_copy_cuda_mark(struct dt_copy_cuda_chan *ch, uint32_t slot, uint64_t last)
 			res = CUDA_ERROR_NOT_SUPPORTED;
 		} else {
 			ch->xs.calls_write_value++;
-			res = api->cuStreamWriteValue64(ch->stream, ch->word_d,
-				last, CU_STREAM_WRITE_VALUE_DEFAULT);
+			res = DT_COPY_CUDA_TIMED(ch, api->cuStreamWriteValue64(
+				ch->stream, ch->word_d, last,
+				CU_STREAM_WRITE_VALUE_DEFAULT));
 		}
 		if (res == CUDA_SUCCESS) {
 			ch->sub_event[slot] = 0;
@@ -711,7 +756,8 @@ dt_copy_cuda_mark(struct dt_copy_cuda_chan *ch, uint32_t slot, uint64_t last)
 		dt_copy_cuda_memop_off(ch, "cuStreamWriteValue64", res);
 	}
 	ch->xs.calls_event_record++;
-	res = api->cuEventRecord(ch->ev[slot], ch->stream);
+	res = DT_COPY_CUDA_TIMED(ch, api->cuEventRecord(ch->ev[slot],
+		ch->stream));
 	if (res != CUDA_SUCCESS) {
 		GPU_CUDA_LOG(ERR, "copy engine: cuEventRecord failed: %s; channel stopped",
 			gpu_cuda_strerror(api, res));

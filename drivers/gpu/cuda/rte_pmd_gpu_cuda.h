@@ -387,6 +387,8 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t calls_stream_query; /**< cuStreamQuery, and cuStreamSynchronize of a drain */
 	uint64_t calls_ctx;          /**< cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent */
 	uint64_t driver_calls;       /**< sum of batches and the calls_* above */
+	uint64_t cycles_driver;      /**< TSC cycles spent inside those calls on the data path (not drain) */
+	uint64_t cycles_pack;        /**< TSC cycles of the CPU packing staged bytes into the ring */
 	/* Completion. */
 	uint64_t polls;          /**< completed() calls */
 	uint64_t polls_pending;  /**< of those, with submits outstanding */
