@@ -4,10 +4,13 @@
  * export and the CUDA copy engine. Needs an NVIDIA GPU and driver; exits 77
  * (skipped) with the reason where libcuda or a GPU is missing.
  *
- * Environment: DT_CUDA_VDEV_ARGS, e.g. "device=1" or "pci=0000:19:00.0".
+ * Environment: DT_CUDA_VDEV_ARGS, e.g. "device=1" or "pci=0000:19:00.0";
+ * DT_CUDA_FAULT=memop|event runs only the forced-error case with that
+ * completion (it loses the process's CUDA context, so it runs alone).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
@@ -117,6 +121,108 @@ mode_name(enum dt_copy_cuda_mode mode)
 		return "staged";
 	}
 	return "?";
+}
+
+static const char *
+completion_name(uint32_t c)
+{
+	switch (c) {
+	case DT_COPY_CUDA_COMPLETION_AUTO:
+		return "auto";
+	case DT_COPY_CUDA_COMPLETION_EVENT:
+		return "event";
+	case DT_COPY_CUDA_COMPLETION_MEMOP:
+		return "memop";
+	}
+	return "?";
+}
+
+static const char *
+stage_read_name(uint32_t r)
+{
+	return r == DT_COPY_CUDA_STAGE_READ_HOST ? "host" :
+		r == DT_COPY_CUDA_STAGE_READ_DEVICE ? "device" : "?";
+}
+
+/* How a case sets up its engine. */
+struct eng_cfg {
+	enum dt_copy_cuda_mode mode;
+	enum dt_copy_cuda_completion completion;
+	enum dt_copy_cuda_stage_read stage_read;
+	int fail_memop;     /* dt_copy_cuda_engine_test_fail_memop() */
+};
+
+static const struct eng_cfg cfg_default = {
+	DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_AUTO,
+	DT_COPY_CUDA_STAGE_READ_HOST, 0
+};
+
+/* An engine over [d, +len) set up as @p cfg says; NULL on failure. */
+static struct dt_copy_engine *
+engine_make(void *d, size_t len, const struct eng_cfg *cfg)
+{
+	struct dt_copy_engine *ce = dt_copy_cuda_engine_create(gpu_id, d, len);
+
+	if (ce == NULL)
+		return NULL;
+	if (dt_copy_cuda_engine_set_mode(ce, cfg->mode) != 0 ||
+			dt_copy_cuda_engine_set_completion(ce,
+				cfg->completion) != 0 ||
+			dt_copy_cuda_engine_set_stage_read(ce,
+				cfg->stage_read) != 0 ||
+			(cfg->fail_memop &&
+			 dt_copy_cuda_engine_test_fail_memop(ce) != 0)) {
+		ce->ops->destroy(ce);
+		return NULL;
+	}
+	return ce;
+}
+
+/*
+ * What a channel of @p cfg must use for completion on this GPU (an H200
+ * has 64-bit stream memory operations: a memop channel that fell back to
+ * events is a failure, not a skip).
+ */
+static uint32_t
+expected_completion(const struct eng_cfg *cfg)
+{
+	return cfg->completion == DT_COPY_CUDA_COMPLETION_EVENT ||
+		cfg->fail_memop ? DT_COPY_CUDA_COMPLETION_EVENT :
+		DT_COPY_CUDA_COMPLETION_MEMOP;
+}
+
+/*
+ * Driver-call accounting of a channel that has completed everything it
+ * was given (@p submits submit calls): the counters agree with the
+ * completion it used, and the total is the sum of the kinds.
+ */
+static void
+check_calls(const struct dt_copy_cuda_chan_stats *xs, uint64_t submits,
+	const struct eng_cfg *cfg)
+{
+	DT_CHECK_EQ(xs->completion, expected_completion(cfg));
+	DT_CHECK_EQ(xs->driver_calls, xs->batches + xs->calls_memcpy +
+		xs->calls_launch + xs->calls_event_record +
+		xs->calls_event_query + xs->calls_write_value +
+		xs->calls_stream_query + xs->calls_ctx);
+	DT_CHECK_EQ(xs->cuda_calls, xs->batches + xs->calls_memcpy +
+		xs->calls_launch);
+	DT_CHECK_EQ(xs->retired_memop + xs->retired_event + xs->retired_stream,
+		submits);
+	if (xs->completion == DT_COPY_CUDA_COMPLETION_MEMOP) {
+		/* One write per submit, and no event anywhere. */
+		DT_CHECK_EQ(xs->calls_write_value, submits);
+		DT_CHECK_EQ(xs->calls_event_record, 0);
+		DT_CHECK_EQ(xs->calls_event_query, 0);
+		DT_CHECK_EQ(xs->retired_event, 0);
+		DT_CHECK(xs->retired_memop > 0);
+	} else {
+		DT_CHECK_EQ(xs->calls_write_value, 0);
+		DT_CHECK_EQ(xs->calls_event_record, submits);
+		/* Every poll with submits outstanding asks at least one event. */
+		DT_CHECK(xs->calls_event_query >= xs->polls_pending);
+		DT_CHECK_EQ(xs->retired_memop, 0);
+	}
 }
 
 /*
@@ -457,8 +563,9 @@ test_tickets(void)
  * device -> host in @p down-byte pieces, then compare.
  */
 static void
-roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
+roundtrip_cfg(const struct eng_cfg *cfg, uint32_t up, uint32_t down)
 {
+	enum dt_copy_cuda_mode mode = cfg->mode;
 	const size_t total = 24 * MiB + 777;
 	uint8_t *d = rte_gpu_mem_alloc(gpu_id, total, 0);
 	uint8_t *src = host_buf(total), *dst = host_buf(total);
@@ -474,9 +581,8 @@ roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
 	ops_up = make_ops(d, src, total, up, 1, &n_up);
 	ops_down = make_ops(dst, d, total, down, 0, &n_down);
 	DT_REQUIRE(ops_up != NULL && ops_down != NULL);
-	ce = dt_copy_cuda_engine_create(gpu_id, d, total);
+	ce = engine_make(d, total, cfg);
 	DT_REQUIRE(ce != NULL);
-	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, mode), 0);
 	ch = dt_copy_chan_open(ce);
 	DT_REQUIRE(ch != NULL);
 
@@ -489,10 +595,20 @@ roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
 	DT_CHECK_EQ(wait_ticket(ch, t), 0);
 	DT_CHECK(memcmp(src, dst, total) == 0);
 	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
-	printf("  %s up %u B x %zu, down %u B x %zu: %" PRIu64 " merged copies, %" PRIu64 " CUDA calls (%" PRIu64 " batched), %" PRIu64 " staged in %" PRIu64 " launches\n",
-		mode_name(mode), up, n_up, down, n_down, xs.merged,
-		xs.cuda_calls, xs.batches, xs.staged, xs.stage_launches);
+	printf("  %s/%s/%s%s up %u B x %zu, down %u B x %zu: %" PRIu64 " merged copies, %" PRIu64 " CUDA calls (%" PRIu64 " batched), %" PRIu64 " staged in %" PRIu64 " launches; %" PRIu64 " driver calls, %" PRIu64 " polls (%" PRIu64 " pending)\n",
+		mode_name(mode), completion_name(xs.completion),
+		stage_read_name(xs.stage_read),
+		cfg->fail_memop ? " (memop failed)" : "", up, n_up, down,
+		n_down, xs.merged, xs.cuda_calls, xs.batches, xs.staged,
+		xs.stage_launches, xs.driver_calls, xs.polls,
+		xs.polls_pending);
 	DT_CHECK_EQ(xs.unpinned, 0);
+	check_calls(&xs, ch->stats.calls, cfg);
+	/* The host-read staged path needs no copy call for its groups. */
+	if (xs.stage_read == DT_COPY_CUDA_STAGE_READ_HOST)
+		DT_CHECK(xs.calls_memcpy <= xs.merged - xs.staged);
+	else if (xs.staged > 0)
+		DT_CHECK(xs.calls_memcpy >= xs.stage_launches);
 	/* Staging only where asked for, and then for every small upload. */
 	if (mode == DT_COPY_CUDA_MODE_BATCH || mode == DT_COPY_CUDA_MODE_PER_COPY)
 		DT_CHECK_EQ(xs.staged, 0);
@@ -500,6 +616,7 @@ roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
 		/* A lone last copy is cheaper direct: at most one. */
 		DT_CHECK_EQ(xs.staged + xs.stage_full * 32 + 1 >= n_up, 1);
 	DT_CHECK_EQ(ch->stats.bytes, 2 * total);
+	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), 0);
 
 	dt_copy_chan_close(ch);
 	ce->ops->destroy(ce);
@@ -508,6 +625,15 @@ roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
 	host_buf_free(src);
 	host_buf_free(dst);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+roundtrip(enum dt_copy_cuda_mode mode, uint32_t up, uint32_t down)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	cfg.mode = mode;
+	roundtrip_cfg(&cfg, up, down);
 }
 
 static void
@@ -539,6 +665,35 @@ test_roundtrip_staged_odd(void)
 {
 	roundtrip(DT_COPY_CUDA_MODE_STAGED, 1461, 4093);
 	roundtrip(DT_COPY_CUDA_MODE_STAGED, 4096, 777);
+}
+
+/* Staged groups copied to a device ring first (the two-call path). */
+static void
+test_roundtrip_stage_read_device(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	cfg.stage_read = DT_COPY_CUDA_STAGE_READ_DEVICE;
+	roundtrip_cfg(&cfg, 1500, 9000);
+	cfg.mode = DT_COPY_CUDA_MODE_STAGED;
+	roundtrip_cfg(&cfg, 1461, 4093);
+}
+
+/* Completion by events, as chosen, and as the fall-back of a failed write. */
+static void
+test_roundtrip_events(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	cfg.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	roundtrip_cfg(&cfg, 1500, 9000);
+	cfg.stage_read = DT_COPY_CUDA_STAGE_READ_DEVICE;
+	roundtrip_cfg(&cfg, 1500, 9000);
+	cfg = cfg_default;
+	cfg.fail_memop = 1;
+	roundtrip_cfg(&cfg, 1500, 9000);
+	cfg.completion = DT_COPY_CUDA_COMPLETION_MEMOP;
+	roundtrip_cfg(&cfg, 9000, 1500);
 }
 
 /* First byte where @p a and @p b differ, or SIZE_MAX. */
@@ -687,7 +842,7 @@ out:
  * The whole window is read back and compared with an image kept by the CPU.
  */
 static void
-test_staged_exact(void)
+staged_exact(enum dt_copy_cuda_stage_read stage_read)
 {
 	enum { ROUNDS = 3, N = 5000 };
 	static const uint32_t sizes[] = { 1, 2, 15, 16, 17, 31, 100, 1459,
@@ -735,6 +890,7 @@ test_staged_exact(void)
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_STAGED), 0);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce,
 		DT_COPY_CUDA_STAGE_MAX_LIMIT), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_read(ce, stage_read), 0);
 	ch = dt_copy_chan_open(ce);
 	DT_REQUIRE(ch != NULL);
 
@@ -805,9 +961,12 @@ test_staged_exact(void)
 	}
 	DT_CHECK_EQ(bad, SIZE_MAX);
 	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
-	printf("  %u rounds x %u copies (1..16384 B, unaligned): %" PRIu64 " merged, %" PRIu64 " staged in %" PRIu64 " launches, %" PRIu64 " groups direct (ring full), %" PRIu64 " CUDA calls\n",
+	printf("  stage_read %s, completion %s: %u rounds x %u copies (1..16384 B, unaligned): %" PRIu64 " merged, %" PRIu64 " staged in %" PRIu64 " launches, %" PRIu64 " groups direct (ring full), %" PRIu64 " CUDA calls, %" PRIu64 " driver calls\n",
+		stage_read_name(xs.stage_read), completion_name(xs.completion),
 		ROUNDS, N, xs.merged, xs.staged, xs.stage_launches,
-		xs.stage_full, xs.cuda_calls);
+		xs.stage_full, xs.cuda_calls, xs.driver_calls);
+	DT_CHECK_EQ(xs.stage_read, stage_read);
+	check_calls(&xs, ch->stats.calls, &cfg_default);
 	if (have_kernels())
 		DT_CHECK(xs.staged > (uint64_t)N);
 	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), 0);
@@ -824,6 +983,242 @@ test_staged_exact(void)
 	host_buf_free(src[0]);
 	free(src[1]);
 	host_buf_free(src[2]);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+test_staged_exact(void)
+{
+	staged_exact(DT_COPY_CUDA_STAGE_READ_HOST);
+}
+
+static void
+test_staged_exact_read_device(void)
+{
+	staged_exact(DT_COPY_CUDA_STAGE_READ_DEVICE);
+}
+
+/*
+ * Completion order and what it promises: one device->host copy per submit,
+ * each into its own slice of a host buffer; whenever completed() returns T,
+ * the slices of tickets <= T already hold their bytes (the completion word
+ * is written after the copies, and read before the bytes), and T never
+ * goes back or runs ahead of what was submitted.
+ */
+static void
+completion_order(const struct eng_cfg *cfg)
+{
+	enum { K = 512, SLICE = 64 * 1024 };
+	const size_t len = (size_t)K * SLICE;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len), *dst = host_buf(len);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	struct dt_copy_op op;
+	uint64_t t0 = 0, t, c, seen = 0;
+	unsigned int k, bad = 0, advances = 0;
+	double deadline;
+
+	DT_REQUIRE(d != NULL && src != NULL && dst != NULL);
+	pattern_fill(src, len, 4242);
+	ce = engine_make(d, len, cfg);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ d, src, (uint32_t)len };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t0), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t0), 0);
+	memset(dst, 0, len);
+	seen = t0;
+	for (k = 0; k < K; k++) {
+		op = (struct dt_copy_op){ dst + (size_t)k * SLICE,
+			d + (size_t)k * SLICE, SLICE };
+		DT_REQUIRE(dt_copy_submit(ch, &op, 1, &t) == 1);
+		DT_CHECK_EQ(t, t0 + k + 1);
+		c = dt_copy_completed(ch);
+		DT_CHECK(c >= seen && c <= t);
+		for (; seen < c; seen++, advances++)
+			if (memcmp(dst + (seen - t0) * SLICE,
+					src + (seen - t0) * SLICE, SLICE) != 0)
+				bad++;
+	}
+	deadline = now_s() + 10.0;
+	while (seen < t && now_s() < deadline) {
+		c = dt_copy_completed(ch);
+		DT_CHECK(c >= seen && c <= t);
+		for (; seen < c; seen++)
+			if (memcmp(dst + (seen - t0) * SLICE,
+					src + (seen - t0) * SLICE, SLICE) != 0)
+				bad++;
+	}
+	DT_CHECK_EQ(seen, t);
+	DT_CHECK_EQ(bad, 0);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %s%s: %u device->host submits, %u completions seen while submitting, %u slices wrong when their ticket completed; %" PRIu64 " polls, %" PRIu64 " driver calls (%" PRIu64 " stream queries)\n",
+		completion_name(xs.completion),
+		cfg->fail_memop ? " (memop failed)" : "", K, advances, bad,
+		xs.polls, xs.driver_calls, xs.calls_stream_query);
+	check_calls(&xs, ch->stats.calls, cfg);
+	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), 0);
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	host_buf_free(src);
+	host_buf_free(dst);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+test_completion_order(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	completion_order(&cfg);
+	cfg.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	completion_order(&cfg);
+	cfg = cfg_default;
+	cfg.fail_memop = 1;
+	completion_order(&cfg);
+}
+
+/*
+ * Device to device: a pattern uploaded to A, moved A -> B in scattered
+ * pieces (some contiguous, merged), B read back; with both completions.
+ */
+static void
+device_to_device(const struct eng_cfg *cfg)
+{
+	const size_t half = 16 * MiB + 4096, len = 2 * half;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(half), *dst = host_buf(half);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_op *ops = NULL, op;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	size_t n = 0, nd, diff;
+	uint64_t t;
+
+	DT_REQUIRE(d != NULL && src != NULL && dst != NULL);
+	pattern_fill(src, half, 777);
+	ce = engine_make(d, len, cfg);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ d, src, (uint32_t)half };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	/*
+	 * No wait: stream order puts the D2D copies after the upload. The
+	 * first quarter in scattered 9000-byte pieces (nothing merges), the
+	 * rest in contiguous 4 KiB pieces (merged into a few copies).
+	 */
+	ops = make_ops(d + half, d, half / 4, 9000, 1, &n);
+	DT_REQUIRE(ops != NULL);
+	t = submit_all(ch, ops, n, 48);
+	DT_CHECK(t != 0);
+	nd = n;
+	free(ops);
+	ops = make_ops(d + half + half / 4, d + half / 4, half - half / 4, 4096,
+		0, &n);
+	DT_REQUIRE(ops != NULL);
+	t = submit_all(ch, ops, n, 64);
+	DT_CHECK(t != 0);
+	nd += n;
+	op = (struct dt_copy_op){ dst, d + half, (uint32_t)half };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	diff = first_diff(src, dst, half);
+	if (diff != SIZE_MAX)
+		printf("  B differs from A at byte %zu\n", diff);
+	DT_CHECK_EQ(diff, SIZE_MAX);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %s: %zu device->device copies (9000 B scattered, 4 KiB contiguous): %" PRIu64 " merged, %" PRIu64 " CUDA calls, %" PRIu64 " driver calls\n",
+		completion_name(xs.completion), nd, xs.merged, xs.cuda_calls,
+		xs.driver_calls);
+	DT_CHECK(xs.merged < nd);
+	DT_CHECK_EQ(xs.staged, 0);
+	check_calls(&xs, ch->stats.calls, cfg);
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	free(ops);
+	host_buf_free(src);
+	host_buf_free(dst);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+static void
+test_device_to_device(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	device_to_device(&cfg);
+	cfg.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	device_to_device(&cfg);
+}
+
+/*
+ * The poll path of a memop channel makes no driver call: with a large copy
+ * outstanding, fewer than DT_COPY_CUDA_STALL_POLLS polls cost nothing; an
+ * event channel asks the driver on every one of them. Also: the engine's
+ * list of channel counters sees both channels, in open order.
+ */
+static void
+test_poll_cost(void)
+{
+	enum { POLLS = 500 };
+	const size_t len = 1024 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	struct dt_copy_cuda_chan_stats a, b, all[3];
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *mch, *ech;
+	struct dt_copy_op op;
+	uint64_t t, pend_m, pend_e;
+	int i;
+
+	DT_REQUIRE(d != NULL);
+	ce = dt_copy_cuda_engine_create(gpu_id, d, len);
+	DT_REQUIRE(ce != NULL);
+	mch = dt_copy_chan_open(ce);
+	DT_REQUIRE(mch != NULL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_completion(ce,
+		DT_COPY_CUDA_COMPLETION_EVENT), 0);
+	ech = dt_copy_chan_open(ce);
+	DT_REQUIRE(ech != NULL);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(ce, NULL, 0), 2);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(ce, all, 3), 2);
+	DT_CHECK_EQ(all[0].completion, DT_COPY_CUDA_COMPLETION_MEMOP);
+	DT_CHECK_EQ(all[1].completion, DT_COPY_CUDA_COMPLETION_EVENT);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(NULL, all, 3), -EINVAL);
+
+	/* Half the window onto the other half: some 0.5 ms of GPU work. */
+	op = (struct dt_copy_op){ d + len / 2, d, (uint32_t)(len / 2) };
+	DT_CHECK_EQ(dt_copy_submit(mch, &op, 1, &t), 1);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(mch, &a) == 0);
+	for (i = 0; i < POLLS; i++)
+		dt_copy_completed(mch);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(mch, &b) == 0);
+	pend_m = b.polls_pending - a.polls_pending;
+	DT_CHECK_EQ(b.polls - a.polls, POLLS);
+	DT_CHECK_EQ(b.driver_calls - a.driver_calls, 0);
+	DT_CHECK_EQ(wait_ticket(mch, t), 0);
+
+	DT_CHECK_EQ(dt_copy_submit(ech, &op, 1, &t), 1);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ech, &a) == 0);
+	for (i = 0; i < POLLS; i++)
+		dt_copy_completed(ech);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ech, &b) == 0);
+	pend_e = b.polls_pending - a.polls_pending;
+	DT_CHECK(b.calls_event_query - a.calls_event_query >= pend_e);
+	DT_CHECK(pend_e > 0);
+	printf("  %d polls with a 512 MiB copy in flight: memop %" PRIu64 " pending, 0 driver calls; event %" PRIu64 " pending, %" PRIu64 " driver calls\n",
+		POLLS, pend_m, pend_e, b.driver_calls - a.driver_calls);
+	DT_CHECK_EQ(wait_ticket(ech, t), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(ce, all, 3), 2);
+	dt_copy_chan_close(mch);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(ce, all, 3), 1);
+	DT_CHECK_EQ(all[0].completion, DT_COPY_CUDA_COMPLETION_EVENT);
+	dt_copy_chan_close(ech);
+	DT_CHECK_EQ(dt_copy_cuda_engine_chan_stats(ce, all, 3), 0);
+	ce->ops->destroy(ce);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
 }
 
@@ -930,7 +1325,8 @@ out:
 static double
 bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
 	uint32_t gap, enum dt_copy_cuda_mode mode, size_t win,
-	struct dt_copy_cuda_chan_stats *xs)
+	struct dt_copy_cuda_chan_stats *xs,
+	enum dt_copy_cuda_stage_read stage_read)
 {
 	struct dt_copy_engine *ce = dt_copy_cuda_engine_create(gpu_id, d, win);
 	struct dt_copy_chan *ch;
@@ -943,6 +1339,7 @@ bench_one(uint8_t *d, uint8_t *h, size_t total, uint32_t chunk,
 	if (ce == NULL || ops == NULL)
 		goto out;
 	dt_copy_cuda_engine_set_mode(ce, mode);
+	dt_copy_cuda_engine_set_stage_read(ce, stage_read);
 	/* The staged column stages every size it can, to show the crossover. */
 	if (mode == DT_COPY_CUDA_MODE_STAGED)
 		dt_copy_cuda_engine_set_stage_max(ce, DT_COPY_CUDA_STAGE_MAX_LIMIT);
@@ -979,32 +1376,294 @@ test_throughput(void)
 
 	DT_REQUIRE(d != NULL && h != NULL);
 	printf("  host->device, 64 MiB per run, 32 copies per submit (GB/s):\n");
-	printf("  %8s %12s %12s %14s %14s %14s\n", "chunk", "contiguous",
-		"scattered", "scattered", "scattered", "staged copies");
-	printf("  %8s %12s %12s %14s %14s %14s\n", "", "(merged)",
-		"(staged)", "(batch call)", "(call/copy)", "(of all)");
+	printf("  %8s %12s %12s %12s %14s %14s %14s\n", "chunk",
+		"contiguous", "scattered", "scattered", "scattered",
+		"scattered", "staged copies");
+	printf("  %8s %12s %12s %12s %14s %14s %14s\n", "", "(merged)",
+		"(staged)", "(staged,", "(batch call)", "(call/copy)",
+		"(of all)");
+	printf("  %8s %12s %12s %12s\n", "", "", "(1 call)", "2 calls)");
 	printf("  (staged: stage_max %u for this column; auto stages up to %u B)\n",
 		DT_COPY_CUDA_STAGE_MAX_LIMIT, DT_COPY_CUDA_STAGE_MAX_DEFAULT);
 	for (i = 0; i < RTE_DIM(chunks); i++) {
 		uint32_t gap = 256; /* breaks contiguity, keeps 256-B alignment */
-		double a, s, b, c;
+		const enum dt_copy_cuda_stage_read hr =
+			DT_COPY_CUDA_STAGE_READ_HOST;
+		double a, s, s2, b, c;
 
 		memset(&xs, 0, sizeof(xs));
 		a = bench_one(d, h, total, chunks[i], 0,
-			DT_COPY_CUDA_MODE_AUTO, win, NULL);
+			DT_COPY_CUDA_MODE_AUTO, win, NULL, hr);
 		s = bench_one(d, h, total, chunks[i], gap,
-			DT_COPY_CUDA_MODE_STAGED, win, &xs);
+			DT_COPY_CUDA_MODE_STAGED, win, &xs, hr);
+		s2 = bench_one(d, h, total, chunks[i], gap,
+			DT_COPY_CUDA_MODE_STAGED, win, NULL,
+			DT_COPY_CUDA_STAGE_READ_DEVICE);
 		b = bench_one(d, h, total, chunks[i], gap,
-			DT_COPY_CUDA_MODE_BATCH, win, NULL);
+			DT_COPY_CUDA_MODE_BATCH, win, NULL, hr);
 		c = bench_one(d, h, total, chunks[i], gap,
-			DT_COPY_CUDA_MODE_PER_COPY, win, NULL);
+			DT_COPY_CUDA_MODE_PER_COPY, win, NULL, hr);
 
-		printf("  %8u %12.2f %12.2f %14.2f %14.2f %7" PRIu64 "/%-6" PRIu64 "\n",
-			chunks[i], a, s, b, c, xs.staged, total / chunks[i]);
-		DT_CHECK(a > 0 && s > 0 && b > 0 && c > 0);
+		printf("  %8u %12.2f %12.2f %12.2f %14.2f %14.2f %7" PRIu64 "/%-6" PRIu64 "\n",
+			chunks[i], a, s, s2, b, c, xs.staged,
+			total / chunks[i]);
+		DT_CHECK(a > 0 && s > 0 && s2 > 0 && b > 0 && c > 0);
 	}
 	host_buf_free(h);
 	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/*
+ * Figures only: several threads on one CUDA context, each with its own
+ * channel of one shared engine, as devtcp's stacks run (issue 9). Each
+ * submits scattered 1460-byte host->device copies, 32 per submit, and
+ * polls completion after each submit as a NIC queue does. Printed per
+ * configuration: aggregate GB/s, and per copy the driver calls and the
+ * CPU time of submit + poll.
+ */
+struct scale_arg {
+	struct dt_copy_engine *ce;
+	uint8_t *d;
+	const uint8_t *h;
+	size_t n;             /* copies */
+	double secs;          /* wall time of this thread's loop */
+	double sub_secs;      /* of which inside dt_copy_submit() */
+	uint64_t subs;        /* submit calls */
+	struct dt_copy_cuda_chan_stats xs;
+	int ok;
+};
+
+#define SCALE_CHUNK 1460u
+#define SCALE_GAP 52u      /* 1512-byte stride: like 2 KiB mbufs, unmerged */
+
+static void *
+scale_thread(void *v)
+{
+	struct scale_arg *a = v;
+	struct dt_copy_chan *ch = dt_copy_chan_open(a->ce);
+	struct dt_copy_op ops[32];
+	size_t done = 0, i;
+	uint64_t t = 0;
+	double t0, ts;
+	int q;
+
+	if (ch == NULL)
+		return NULL;
+	t0 = now_s();
+	while (done < a->n) {
+		for (i = 0; i < 32; i++) {
+			size_t k = (done + i) % a->n;
+
+			ops[i] = (struct dt_copy_op){
+				a->d + k * (SCALE_CHUNK + SCALE_GAP),
+				a->h + k * SCALE_CHUNK, SCALE_CHUNK };
+		}
+		ts = now_s();
+		q = dt_copy_submit(ch, ops, 32, &t);
+		a->sub_secs += now_s() - ts;
+		a->subs++;
+		if (q < 0)
+			break;
+		done += (size_t)q;
+		dt_copy_completed(ch);
+	}
+	a->ok = done >= a->n && wait_ticket(ch, t) == 0;
+	a->secs = now_s() - t0;
+	dt_copy_cuda_chan_stats_get(ch, &a->xs);
+	dt_copy_chan_close(ch);
+	return NULL;
+}
+
+/*
+ * Start thread @p i on a CPU of its own (CPU i + 1 of those this machine
+ * has): EAL pinned the main thread to one CPU (-l 0), and threads it
+ * starts inherit that, so unpinned they would all share it.
+ */
+static int
+scale_spawn(pthread_t *tid, struct scale_arg *a, unsigned int i)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET((i + 1) % (ncpu > 0 ? (unsigned int)ncpu : 1u), &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	ret = pthread_create(tid, &attr, scale_thread, a);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+static void
+test_scale_threads(void)
+{
+	static const unsigned int nthreads[] = { 1, 2, 4, 8 };
+	static const struct {
+		enum dt_copy_cuda_mode m;
+		enum dt_copy_cuda_completion c;
+		enum dt_copy_cuda_stage_read r;
+	} cfgs[] = {
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_EVENT,
+			DT_COPY_CUDA_STAGE_READ_DEVICE },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_DEVICE },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_EVENT,
+			DT_COPY_CUDA_STAGE_READ_HOST },
+		{ DT_COPY_CUDA_MODE_AUTO, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_HOST },
+		{ DT_COPY_CUDA_MODE_BATCH, DT_COPY_CUDA_COMPLETION_MEMOP,
+			DT_COPY_CUDA_STAGE_READ_HOST },
+	};
+	const size_t per = 65536; /* copies per thread: 91 MiB */
+	const size_t dlen = per * (SCALE_CHUNK + SCALE_GAP);
+	const size_t hlen = per * SCALE_CHUNK;
+	struct scale_arg arg[8];
+	pthread_t tid[8];
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, 8 * dlen, 0);
+	uint8_t *h = host_buf(8 * hlen);
+	double hz = (double)rte_get_tsc_hz();
+	unsigned int c, k, i;
+
+	DT_REQUIRE(d != NULL && h != NULL);
+	pattern_fill(h, 8 * hlen, 5);
+	printf("  threads x (%zu scattered %u-byte host->device copies, 32 per submit, one poll per submit), one engine:\n",
+		per, SCALE_CHUNK);
+	printf("  (us/submit: CPU time inside dt_copy_submit(); of it, driver: inside libcuda calls, pack: the staging memcpy)\n");
+	printf("  %-6s %-6s %-7s %7s %8s %10s %10s %9s %9s %8s %8s %8s\n",
+		"mode", "compl", "stage", "threads", "GB/s", "calls/copy",
+		"polls/copy", "us/copy", "us/submit", "driver", "pack",
+		"ctx/sub");
+	for (c = 0; c < RTE_DIM(cfgs); c++)
+		for (k = 0; k < RTE_DIM(nthreads); k++) {
+			struct eng_cfg cfg = cfg_default;
+			struct dt_copy_engine *ce;
+			uint64_t calls = 0, polls = 0, copies = 0, ctx = 0;
+			uint64_t subs = 0, nsub = 0, cyd = 0, cyp = 0;
+			double tmax = 0, tsum = 0, tsub = 0;
+			int ok = 1;
+
+			cfg.mode = cfgs[c].m;
+			cfg.completion = cfgs[c].c;
+			cfg.stage_read = cfgs[c].r;
+			ce = engine_make(d, 8 * dlen, &cfg);
+			DT_REQUIRE(ce != NULL);
+			for (i = 0; i < nthreads[k]; i++) {
+				arg[i] = (struct scale_arg){ ce, d + i * dlen,
+					h + i * hlen, per, 0, 0, 0, { 0 }, 0 };
+				if (scale_spawn(&tid[i], &arg[i], i) != 0)
+					ok = 0;
+			}
+			for (i = 0; i < nthreads[k]; i++) {
+				pthread_join(tid[i], NULL);
+				ok &= arg[i].ok;
+				tmax = RTE_MAX(tmax, arg[i].secs);
+				tsum += arg[i].secs;
+				calls += arg[i].xs.driver_calls;
+				polls += arg[i].xs.polls;
+				ctx += arg[i].xs.calls_ctx;
+				tsub += arg[i].sub_secs;
+				nsub += arg[i].subs;
+				cyd += arg[i].xs.cycles_driver;
+				cyp += arg[i].xs.cycles_pack;
+				subs += arg[i].xs.calls_write_value +
+					arg[i].xs.calls_event_record;
+				copies += per;
+			}
+			ce->ops->destroy(ce);
+			DT_CHECK(ok);
+			printf("  %-6s %-6s %-7s %7u %8.2f %10.3f %10.3f %9.3f %9.2f %8.2f %8.2f %8.2f\n",
+				mode_name(cfg.mode),
+				completion_name(cfg.completion),
+				stage_read_name(cfg.stage_read), nthreads[k],
+				tmax > 0 ? copies * SCALE_CHUNK / tmax / 1e9 : 0.0,
+				(double)calls / copies, (double)polls / copies,
+				tsum * 1e6 / copies,
+				nsub > 0 ? tsub * 1e6 / nsub : 0.0,
+				nsub > 0 ? cyd * 1e6 / hz / nsub : 0.0,
+				nsub > 0 ? cyp * 1e6 / hz / nsub : 0.0,
+				subs > 0 ? (double)ctx / subs : 0.0);
+		}
+	host_buf_free(h);
+	DT_CHECK_EQ(rte_gpu_mem_free(gpu_id, d), 0);
+}
+
+/*
+ * Forced error (DT_CUDA_FAULT=memop|event, a process of its own): copies
+ * queued behind a kernel that traps fail on the GPU. They must never be
+ * reported complete, the channel must find out by polling alone (memop:
+ * cuStreamQuery after DT_COPY_CUDA_STALL_POLLS polls without progress;
+ * event: cuEventQuery), and then refuse work and fail its drain.
+ */
+static void
+fault(enum dt_copy_cuda_completion completion)
+{
+	const size_t len = 8 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len);
+	struct dt_copy_cuda_chan_stats xs;
+	struct eng_cfg cfg = cfg_default;
+	struct dt_copy_op ops[32], op;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	uint64_t before, t, c, cmax = 0, polls = 0;
+	double deadline;
+	int i, stopped = 0, ret;
+
+	DT_REQUIRE(d != NULL && src != NULL);
+	cfg.completion = completion;
+	ce = engine_make(d, len, &cfg);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	op = (struct dt_copy_op){ d, src, (uint32_t)(len / 2) };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &before), 1);
+	DT_CHECK_EQ(wait_ticket(ch, before), 0);
+
+	ret = dt_copy_cuda_chan_test_fault(ch);
+	if (ret == -ENOTSUP) {
+		printf("  no kernels (built without nvcc): fault case skipped\n");
+		goto out;
+	}
+	DT_CHECK_EQ(ret, 0);
+	/* Behind the trap: a staged group and a large direct copy. */
+	for (i = 0; i < 32; i++)
+		ops[i] = (struct dt_copy_op){ d + len / 2 + i * 2000,
+			src + i * 1500, 1460 };
+	DT_CHECK_EQ(dt_copy_submit(ch, ops, 32, &t), 32);
+	op = (struct dt_copy_op){ d + len / 2 + MiB, src, (uint32_t)MiB };
+	ret = dt_copy_submit(ch, &op, 1, &t);
+	/* The trap may already have struck: then the submit says so. */
+	DT_CHECK(ret == 1 || ret == -EIO);
+	deadline = now_s() + 10.0;
+	while (now_s() < deadline) {
+		c = dt_copy_completed(ch);
+		polls++;
+		cmax = RTE_MAX(cmax, c);
+		if (dt_copy_submit(ch, ops, 0, NULL) == -EIO) {
+			stopped = 1;
+			break;
+		}
+	}
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %s: channel stopped %s after %" PRIu64 " polls; highest completed ticket %" PRIu64 " (last good %" PRIu64 "); %" PRIu64 " stream queries, %" PRIu64 " event queries\n",
+		completion_name(xs.completion), stopped ? "by itself" : "NOT",
+		polls, cmax, before, xs.calls_stream_query,
+		xs.calls_event_query);
+	DT_CHECK(stopped);
+	DT_CHECK_EQ(cmax, before);
+	DT_CHECK_EQ(dt_copy_completed(ch), before);
+	DT_CHECK_EQ(xs.completion, expected_completion(&cfg));
+	if (xs.completion == DT_COPY_CUDA_COMPLETION_MEMOP && ret == 1)
+		DT_CHECK(xs.calls_stream_query >= 1);
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), -EIO);
+	DT_CHECK_EQ(dt_copy_cuda_chan_drain(ch), -EIO);
+	DT_CHECK_EQ(dt_copy_completed(ch), before);
+out:
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+	/* The context is lost: nothing more to check with it. */
 }
 
 /*
@@ -1122,6 +1781,18 @@ test_host_register_shared(void)
 	rte_free(b);
 }
 
+static void
+test_fault_memop(void)
+{
+	fault(DT_COPY_CUDA_COMPLETION_MEMOP);
+}
+
+static void
+test_fault_event(void)
+{
+	fault(DT_COPY_CUDA_COMPLETION_EVENT);
+}
+
 /* ----------------------------------------------------------------- main */
 
 static const char *
@@ -1143,6 +1814,7 @@ int
 main(int argc, char **argv)
 {
 	const char *args = getenv("DT_CUDA_VDEV_ARGS");
+	const char *fault_mode = getenv("DT_CUDA_FAULT");
 	const char *why;
 	int ret;
 
@@ -1166,6 +1838,19 @@ main(int argc, char **argv)
 		fprintf(stderr, "gpu_cuda probed but no gpudev id\n");
 		return 1;
 	}
+	if (fault_mode != NULL) {
+		if (strcmp(fault_mode, "memop") == 0)
+			DT_RUN(test_fault_memop);
+		else if (strcmp(fault_mode, "event") == 0)
+			DT_RUN(test_fault_event);
+		else {
+			fprintf(stderr, "DT_CUDA_FAULT=%s: give memop or event\n",
+				fault_mode);
+			return 1;
+		}
+		/* No cleanup through a lost context. */
+		return dt_test_summary();
+	}
 
 	DT_RUN(test_info);
 	DT_RUN(test_alloc_contract);
@@ -1179,13 +1864,20 @@ main(int argc, char **argv)
 	DT_RUN(test_roundtrip_per_copy);
 	DT_RUN(test_roundtrip_batch);
 	DT_RUN(test_roundtrip_staged_odd);
+	DT_RUN(test_roundtrip_stage_read_device);
+	DT_RUN(test_roundtrip_events);
 	DT_RUN(test_staged_exact);
+	DT_RUN(test_staged_exact_read_device);
+	DT_RUN(test_completion_order);
+	DT_RUN(test_device_to_device);
+	DT_RUN(test_poll_cost);
 	DT_RUN(test_unpinned);
 	DT_RUN(test_unpinned_jumbo_staged);
 	DT_RUN(test_verify_segments);
 	DT_RUN(test_host_register_shared);
 	DT_RUN(test_dmabuf_import);
 	DT_RUN(test_throughput);
+	DT_RUN(test_scale_threads);
 	DT_RUN(test_close);
 
 	ret = dt_test_summary();

@@ -2,20 +2,26 @@
 /*
  * CUDA copy engine: dt_copy.h's ops on a CUDA stream.
  *
- * Every CUDA copy call costs about 2.5 us of CPU time whatever its size, so
- * throughput is decided by how few calls a batch takes: contiguous copies
- * are merged; small host->device copies are staged (the CPU packs them into
- * a pinned ring, one copy call moves the lot to a device ring and one
- * kernel launch scatters them); the rest of a submit goes out as one
- * cuMemcpyBatchAsync where the driver has it; and completion is tracked
- * with one event per submit, which also frees the submit's staging space.
+ * Every CUDA copy call costs about 2.5 us of CPU time whatever its size,
+ * and with several lcores on one context the driver's internal locks make
+ * each call dearer still, so throughput is decided by how few calls a batch
+ * takes: contiguous copies are merged; small host->device copies are staged
+ * (the CPU packs them into a pinned, device-mapped ring and one kernel
+ * launch reads them from there and scatters them); the rest of a submit
+ * goes out as one cuMemcpyBatchAsync where the driver has it; and each
+ * submit ends with one cuStreamWriteValue64 of its last ticket into a host
+ * word, so that polling for completion (every poll of every queue) is a
+ * load, not a driver call. Events remain the fall-back. A submit's
+ * completion also frees its staging space.
  */
 #include <errno.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_spinlock.h>
 
 #include "dt_copy.h"
 #include "gpu_cuda_priv.h"
@@ -41,11 +47,19 @@ enum dt_copy_cuda_dir {
 	DT_COPY_CUDA_DTOD,
 };
 
+struct dt_copy_cuda_chan;
+
 struct dt_copy_cuda_engine {
 	struct dt_copy_engine head;     /* first: dt_copy.h casts */
 	struct gpu_cuda_priv *p;
 	enum dt_copy_cuda_mode mode;
 	uint32_t stage_max;             /* largest staged copy; 0: no staging */
+	enum dt_copy_cuda_completion completion;
+	enum dt_copy_cuda_stage_read stage_read;
+	int test_fail_memop;            /* dt_copy_cuda_engine_test_fail_memop() */
+	int warned_memop;               /* the fall-back to events was logged */
+	rte_spinlock_t lock;            /* guards chans (control path only) */
+	struct dt_copy_cuda_chan *chans; /* open channels, oldest first */
 };
 
 /* One merged copy waiting to be issued. */
@@ -59,26 +73,40 @@ struct dt_copy_cuda_run {
 struct dt_copy_cuda_chan {
 	struct dt_copy_chan head;       /* first: dt_copy.h casts */
 	struct dt_copy_cuda_engine *e;
+	struct dt_copy_cuda_chan *next; /* in e->chans */
 	CUstream stream;
 	int use_batch;
 	int failed;                     /* sticky: a CUDA call failed */
 	int warned_unpinned;
-	uint32_t ev_head;               /* free-running; next event to record */
-	uint32_t ev_tail;               /* oldest event not known complete */
+	/*
+	 * Ring of submits in flight: sub_head is the next to queue, sub_tail
+	 * the oldest not known complete (both free-running). Each submit ends
+	 * with a write of its last ticket to *word_h (use_memop) or with its
+	 * event (sub_event[slot] = 1: before the memop path was set up, or
+	 * after it failed).
+	 */
+	uint32_t sub_head;
+	uint32_t sub_tail;
 	uint64_t done;                  /* highest ticket known complete */
+	int use_memop;
+	volatile uint64_t *word_h;      /* pinned, device-mapped; GPU writes it */
+	CUdeviceptr word_d;             /* its device address */
+	uint32_t stall;                 /* polls without progress (memop) */
 	uint32_t nruns;
 	uintptr_t pin_lo, pin_hi;       /* last registered host range seen */
 	struct dt_copy_cuda_chan_stats xs;
 	/*
 	 * Staging (dt_copy_cuda_stage()): byte positions in the rings run
-	 * free; [stage_tail, stage_head) is still read by the GPU. A submit's
-	 * event carries stage_head as it was when recorded, so the space is
-	 * reused only after that event completed.
+	 * free; [stage_tail, stage_head) is still read by the GPU. Each
+	 * submit carries stage_head as it was when it was queued, so the
+	 * space is reused only after that submit completed.
 	 */
 	int use_stage;
+	int stage_zc;                   /* the kernel reads the host ring */
 	uint32_t stage_max;
 	uint8_t *stage_h;               /* pinned host ring (cuMemHostAlloc) */
-	CUdeviceptr stage_d;            /* device ring, same size */
+	CUdeviceptr stage_hd;           /* its device mapping (stage_zc) */
+	CUdeviceptr stage_d;            /* device ring, same size (!stage_zc) */
 	uint64_t stage_head;
 	uint64_t stage_tail;
 	int pending_dtoh;               /* this submit has a device->host copy */
@@ -89,16 +117,72 @@ struct dt_copy_cuda_chan {
 	CUdeviceptr srcs[DT_COPY_CUDA_BATCH];
 	size_t sizes[DT_COPY_CUDA_BATCH];
 	CUevent ev[DT_COPY_CUDA_RING];
-	uint64_t ev_ticket[DT_COPY_CUDA_RING];
-	uint64_t ev_stage[DT_COPY_CUDA_RING]; /* stage_head at the record */
+	uint64_t sub_ticket[DT_COPY_CUDA_RING]; /* last ticket of the submit */
+	uint64_t sub_stage[DT_COPY_CUDA_RING];  /* stage_head when queued */
+	uint8_t sub_event[DT_COPY_CUDA_RING];   /* completion by its event */
 };
 
 static const struct dt_copy_engine_ops dt_copy_cuda_ops;
+
+/*
+ * A libcuda call of the data path, its TSC cycles added to the channel's
+ * cycles_driver: the figure that shows whether calls get dearer as more
+ * threads share the context (driver locks), whatever their count.
+ */
+#define DT_COPY_CUDA_TIMED(ch, call) __extension__ ({ \
+	uint64_t dt_t0_ = rte_rdtsc(); \
+	CUresult dt_r_ = (call); \
+	(ch)->xs.cycles_driver += rte_rdtsc() - dt_t0_; \
+	dt_r_; \
+})
 
 static inline struct dt_copy_cuda_chan *
 dt_copy_cuda_chan(struct dt_copy_chan *ch)
 {
 	return (struct dt_copy_cuda_chan *)ch;
+}
+
+/*
+ * Make the context current for a few calls, counting the driver calls that
+ * costs. A thread that has no context current keeps ours afterwards (as
+ * cudaSetDevice() would leave it), so that a poll thread pays one
+ * cuCtxGetCurrent per submit instead of a push and a pop as well; a thread
+ * with another context current gets it back in dt_copy_cuda_leave().
+ */
+static inline int
+dt_copy_cuda_enter(struct dt_copy_cuda_chan *ch, int *pushed)
+{
+	const struct gpu_cuda_priv *p = ch->e->p;
+	CUcontext cur = NULL;
+	CUresult res;
+
+	*pushed = 0;
+	ch->xs.calls_ctx++;
+	if (DT_COPY_CUDA_TIMED(ch, p->api.cuCtxGetCurrent(&cur)) ==
+			CUDA_SUCCESS && cur == p->ctx)
+		return 0;
+	ch->xs.calls_ctx++;
+	res = DT_COPY_CUDA_TIMED(ch, p->api.cuCtxPushCurrent(p->ctx));
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "copy engine: cuCtxPushCurrent failed: %s",
+			gpu_cuda_strerror(&p->api, res));
+		return -EIO;
+	}
+	*pushed = cur != NULL;
+	return 0;
+}
+
+static inline void
+dt_copy_cuda_leave(struct dt_copy_cuda_chan *ch, int pushed)
+{
+	uint64_t t0;
+
+	if (!pushed)
+		return;
+	ch->xs.calls_ctx++;
+	t0 = rte_rdtsc();
+	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	ch->xs.cycles_driver += rte_rdtsc() - t0;
 }
 
 /* ----------------------------------------------------------- validation */
@@ -180,31 +264,117 @@ dt_copy_cuda_check_pinned(struct dt_copy_cuda_chan *ch, uintptr_t h,
 
 /* ------------------------------------------------------------ completion */
 
-/* Retire the events that completed, oldest first; the context is current. */
+/* Submit @p slot is known complete: retire it (it is the oldest). */
+static inline void
+dt_copy_cuda_retire(struct dt_copy_cuda_chan *ch, uint32_t slot)
+{
+	ch->done = ch->sub_ticket[slot];
+	/* The GPU has read every staged byte queued before it. */
+	ch->stage_tail = ch->sub_stage[slot];
+	ch->sub_tail++;
+}
+
+/*
+ * The stream finished everything queued on it (cuStreamQuery or
+ * cuStreamSynchronize said so): every submit is complete.
+ */
+static void
+dt_copy_cuda_retire_all(struct dt_copy_cuda_chan *ch)
+{
+	while (ch->sub_tail != ch->sub_head) {
+		ch->xs.retired_stream++;
+		dt_copy_cuda_retire(ch, ch->sub_tail % DT_COPY_CUDA_RING);
+	}
+}
+
+static void
+dt_copy_cuda_gpu_failed(struct dt_copy_cuda_chan *ch, CUresult res)
+{
+	if (!ch->failed)
+		GPU_CUDA_LOG(ERR, "copy engine: copy failed on the GPU: %s; channel stopped",
+			gpu_cuda_strerror(&ch->e->p->api, res));
+	ch->failed = 1;
+}
+
+/*
+ * The word has not moved for DT_COPY_CUDA_STALL_POLLS polls: ask the stream.
+ * A failed copy never gets its ticket written (the stream stops at the
+ * error), so this is where the channel learns of it; and a stream found
+ * idle completes everything, whatever the word says.
+ */
+static void
+dt_copy_cuda_stream_check(struct dt_copy_cuda_chan *ch, int *entered,
+	int *pushed)
+{
+	CUresult res;
+
+	if (!*entered) {
+		if (dt_copy_cuda_enter(ch, pushed) != 0)
+			return;
+		*entered = 1;
+	}
+	ch->xs.calls_stream_query++;
+	res = DT_COPY_CUDA_TIMED(ch, ch->e->p->api.cuStreamQuery(ch->stream));
+	if (res == CUDA_SUCCESS)
+		dt_copy_cuda_retire_all(ch);
+	else if (res != CUDA_ERROR_NOT_READY)
+		dt_copy_cuda_gpu_failed(ch, res);
+}
+
+/*
+ * Retire the submits that completed, oldest first: those with a memop by a
+ * load of the word (no driver call), those with an event by cuEventQuery
+ * (the context is made current for it only then).
+ */
 static void
 dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
 {
 	const struct gpu_cuda_api *api = &ch->e->p->api;
+	uint32_t start = ch->sub_tail, slot;
+	int have_word = 0, entered = 0, pushed = 0;
+	uint64_t word = 0;
 	CUresult res;
 
-	while (ch->ev_tail != ch->ev_head) {
-		uint32_t slot = ch->ev_tail % DT_COPY_CUDA_RING;
-
-		res = api->cuEventQuery(ch->ev[slot]);
-		if (res == CUDA_ERROR_NOT_READY)
-			break;
-		if (res != CUDA_SUCCESS) {
-			if (!ch->failed)
-				GPU_CUDA_LOG(ERR, "copy engine: copy failed on the GPU: %s; channel stopped",
-					gpu_cuda_strerror(api, res));
-			ch->failed = 1;
-			break;
+	while (ch->sub_tail != ch->sub_head) {
+		slot = ch->sub_tail % DT_COPY_CUDA_RING;
+		if (!ch->sub_event[slot]) {
+			if (!have_word) {
+				/* Acquire: D2H bytes are read after the word. */
+				word = __atomic_load_n(ch->word_h,
+					__ATOMIC_ACQUIRE);
+				have_word = 1;
+			}
+			if (ch->sub_ticket[slot] > word)
+				break;
+			ch->xs.retired_memop++;
+		} else {
+			if (!entered) {
+				if (dt_copy_cuda_enter(ch, &pushed) != 0)
+					return;
+				entered = 1;
+			}
+			ch->xs.calls_event_query++;
+			res = DT_COPY_CUDA_TIMED(ch,
+				api->cuEventQuery(ch->ev[slot]));
+			if (res == CUDA_ERROR_NOT_READY)
+				break;
+			if (res != CUDA_SUCCESS) {
+				dt_copy_cuda_gpu_failed(ch, res);
+				break;
+			}
+			ch->xs.retired_event++;
 		}
-		ch->done = ch->ev_ticket[slot];
-		/* The GPU has read every staged byte recorded before it. */
-		ch->stage_tail = ch->ev_stage[slot];
-		ch->ev_tail++;
+		dt_copy_cuda_retire(ch, slot);
 	}
+	if (ch->sub_tail != start || ch->sub_tail == ch->sub_head)
+		ch->stall = 0;
+	else if (!ch->sub_event[ch->sub_tail % DT_COPY_CUDA_RING] &&
+			++ch->stall >= DT_COPY_CUDA_STALL_POLLS) {
+		ch->stall = 0;
+		dt_copy_cuda_stream_check(ch, &entered, &pushed);
+	}
+	if (entered)
+		dt_copy_cuda_leave(ch, pushed);
 }
 
 /* --------------------------------------------------------------- staging */
@@ -276,11 +446,12 @@ dt_copy_cuda_stage_off(struct dt_copy_cuda_chan *ch, const char *what,
 
 /*
  * Issue the small host->device runs of ch->runs as one staged group: pack
- * their descriptors and bytes into the host ring, copy the group to the
- * device ring with one call, and scatter it with one kernel launch. The
- * runs staged leave ch->runs; the others stay, in order, for the direct
- * path, and so do all of them when staging is not possible now (ring full,
- * fewer than two candidates) or fails. The context is current.
+ * their descriptors and bytes into the host ring and scatter them with one
+ * kernel launch, which reads the host ring through its device mapping
+ * (stage_zc) or a device ring that one copy call filled first. The runs
+ * staged leave ch->runs; the others stay, in order, for the direct path,
+ * and so do all of them when staging is not possible now (ring full, fewer
+ * than two candidates) or fails. The context is current.
  */
 static void
 dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
@@ -288,9 +459,9 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	struct gpu_cuda_priv *p = ch->e->p;
 	struct gpu_cuda_scatter_desc *desc;
 	uint32_t i, j, n = 0, base, c;
-	CUdeviceptr descs_d;
+	CUdeviceptr descs_d, ring_d;
 	size_t need = 0, sz;
-	uint64_t pos;
+	uint64_t pos, t_pack;
 	CUresult res;
 	uint8_t *h;
 	void *args[3];
@@ -329,6 +500,7 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	h = ch->stage_h + base;
 	desc = (struct gpu_cuda_scatter_desc *)h;
 	c = n * sizeof(*desc);
+	t_pack = rte_rdtsc();
 	for (i = 0, j = 0; i < ch->nruns; i++) {
 		const struct dt_copy_cuda_run *r = &ch->runs[i];
 
@@ -347,21 +519,32 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 		c += (uint32_t)r->len;
 		j++;
 	}
-	descs_d = ch->stage_d + base;
-	ch->xs.cuda_calls++;
-	res = p->api.cuMemcpyHtoDAsync(descs_d, h, c, ch->stream);
-	if (res != CUDA_SUCCESS) {
-		dt_copy_cuda_stage_off(ch, "cuMemcpyHtoDAsync of the staging ring", res);
-		return;
+	ch->xs.cycles_pack += rte_rdtsc() - t_pack;
+	if (ch->stage_zc) {
+		/* The kernel reads the bytes where the CPU put them. */
+		ring_d = ch->stage_hd;
+	} else {
+		ring_d = ch->stage_d;
+		ch->xs.cuda_calls++;
+		ch->xs.calls_memcpy++;
+		res = DT_COPY_CUDA_TIMED(ch, p->api.cuMemcpyHtoDAsync(
+			ring_d + base, h, c, ch->stream));
+		if (res != CUDA_SUCCESS) {
+			dt_copy_cuda_stage_off(ch, "cuMemcpyHtoDAsync of the staging ring", res);
+			return;
+		}
 	}
-	/* The copy above may read the ring: it is in use from now on. */
+	descs_d = ring_d + base;
+	/* The GPU may read the ring from now on: the space is in use. */
 	ch->stage_head = pos + need;
 	args[0] = &descs_d;
 	args[1] = &n;
-	args[2] = &ch->stage_d;
+	args[2] = &ring_d;
 	ch->xs.cuda_calls++;
-	res = p->api.cuLaunchKernel(p->fn_scatter, n, 1, 1,
-		GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args, NULL);
+	ch->xs.calls_launch++;
+	res = DT_COPY_CUDA_TIMED(ch, p->api.cuLaunchKernel(p->fn_scatter,
+		n, 1, 1, GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args,
+		NULL));
 	if (res != CUDA_SUCCESS) {
 		dt_copy_cuda_stage_off(ch, "cuLaunchKernel of the scatter kernel", res);
 		return;
@@ -383,16 +566,20 @@ dt_copy_cuda_issue_one(struct dt_copy_cuda_chan *ch,
 	const struct gpu_cuda_api *api = &ch->e->p->api;
 
 	ch->xs.cuda_calls++;
+	ch->xs.calls_memcpy++;
 	switch (r->dir) {
 	case DT_COPY_CUDA_HTOD:
-		return api->cuMemcpyHtoDAsync((CUdeviceptr)r->dst,
-			(const void *)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyHtoDAsync(
+			(CUdeviceptr)r->dst, (const void *)r->src, r->len,
+			ch->stream));
 	case DT_COPY_CUDA_DTOH:
-		return api->cuMemcpyDtoHAsync((void *)r->dst,
-			(CUdeviceptr)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoHAsync(
+			(void *)r->dst, (CUdeviceptr)r->src, r->len,
+			ch->stream));
 	default:
-		return api->cuMemcpyDtoDAsync((CUdeviceptr)r->dst,
-			(CUdeviceptr)r->src, r->len, ch->stream);
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoDAsync(
+			(CUdeviceptr)r->dst, (CUdeviceptr)r->src, r->len,
+			ch->stream));
 	}
 }
 
@@ -418,8 +605,9 @@ dt_copy_cuda_issue_batch(struct dt_copy_cuda_chan *ch, int *whole)
 	}
 	ch->xs.cuda_calls++;
 	ch->xs.batches++;
-	res = ch->e->p->api.cuMemcpyBatchAsync(ch->dsts, ch->srcs, ch->sizes,
-		ch->nruns, &attr, &attr_idx, 1, &fail_idx, ch->stream);
+	res = DT_COPY_CUDA_TIMED(ch, ch->e->p->api.cuMemcpyBatchAsync(
+		ch->dsts, ch->srcs, ch->sizes, ch->nruns, &attr, &attr_idx, 1,
+		&fail_idx, ch->stream));
 	*whole = fail_idx == SIZE_MAX;
 	return res;
 }
@@ -511,23 +699,82 @@ static uint64_t
 dt_copy_cuda_completed(struct dt_copy_chan *dch)
 {
 	struct dt_copy_cuda_chan *ch = dt_copy_cuda_chan(dch);
-	int pushed;
 
-	if (ch->ev_tail == ch->ev_head ||
-			gpu_cuda_ctx_enter(ch->e->p, &pushed) != 0)
+	ch->xs.polls++;
+	if (ch->sub_tail == ch->sub_head)
 		return ch->done;
+	ch->xs.polls_pending++;
 	dt_copy_cuda_reap(ch);
-	gpu_cuda_ctx_leave(ch->e->p, pushed);
 	return ch->done;
 }
 
-/* Queue the valid prefix of @p ops and record its event; context current. */
+/*
+ * The memop path failed or is missing: log it once per engine (one line
+ * for all its channels), then complete by events.
+ */
+static void
+dt_copy_cuda_memop_off(struct dt_copy_cuda_chan *ch, const char *why,
+	CUresult res)
+{
+	ch->use_memop = 0;
+	ch->xs.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	if (__atomic_exchange_n(&ch->e->warned_memop, 1, __ATOMIC_RELAXED))
+		return;
+	if (res != CUDA_SUCCESS)
+		GPU_CUDA_LOG(WARNING, "copy engine: completion without driver calls is off: %s failed (%s); channels poll a CUDA event per submit instead",
+			why, gpu_cuda_strerror(&ch->e->p->api, res));
+	else
+		GPU_CUDA_LOG(WARNING, "copy engine: completion without driver calls is off: %s; channels poll a CUDA event per submit instead",
+			why);
+}
+
+/*
+ * End submit @p slot (last ticket @p last) with what tells its completion:
+ * the write of @p last into the channel's word, or else its event. The
+ * write's default flags order it after the submit's copies, device->host
+ * bytes included, so the word never runs ahead of them.
+ */
+static int
+dt_copy_cuda_mark(struct dt_copy_cuda_chan *ch, uint32_t slot, uint64_t last)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	CUresult res;
+
+	if (ch->use_memop) {
+		if (ch->e->test_fail_memop) {
+			res = CUDA_ERROR_NOT_SUPPORTED;
+		} else {
+			ch->xs.calls_write_value++;
+			res = DT_COPY_CUDA_TIMED(ch, api->cuStreamWriteValue64(
+				ch->stream, ch->word_d, last,
+				CU_STREAM_WRITE_VALUE_DEFAULT));
+		}
+		if (res == CUDA_SUCCESS) {
+			ch->sub_event[slot] = 0;
+			return 0;
+		}
+		dt_copy_cuda_memop_off(ch, "cuStreamWriteValue64", res);
+	}
+	ch->xs.calls_event_record++;
+	res = DT_COPY_CUDA_TIMED(ch, api->cuEventRecord(ch->ev[slot],
+		ch->stream));
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(ERR, "copy engine: cuEventRecord failed: %s; channel stopped",
+			gpu_cuda_strerror(api, res));
+		ch->failed = 1;
+		return -EIO;
+	}
+	ch->sub_event[slot] = 1;
+	return 0;
+}
+
+/* Queue the valid prefix of @p ops and mark its completion; context current. */
 static int
 dt_copy_cuda_enqueue(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *ops,
 	uint16_t n, uint64_t *bytes)
 {
-	uint32_t slot = ch->ev_head % DT_COPY_CUDA_RING;
-	CUresult res;
+	uint32_t slot = ch->sub_head % DT_COPY_CUDA_RING;
+	uint64_t last;
 	uint16_t i;
 	int dir = 0, ret;
 
@@ -547,20 +794,17 @@ dt_copy_cuda_enqueue(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *ops,
 	ret = dt_copy_cuda_flush(ch);
 	if (ret != 0)
 		return ret;
-	res = ch->e->p->api.cuEventRecord(ch->ev[slot], ch->stream);
-	if (res != CUDA_SUCCESS) {
-		GPU_CUDA_LOG(ERR, "copy engine: cuEventRecord failed: %s; channel stopped",
-			gpu_cuda_strerror(&ch->e->p->api, res));
-		ch->failed = 1;
-		return -EIO;
-	}
-	ch->ev_ticket[slot] = ch->head.next_ticket + i - 1;
-	ch->ev_stage[slot] = ch->stage_head;
+	last = ch->head.next_ticket + i - 1;
+	ret = dt_copy_cuda_mark(ch, slot, last);
+	if (ret != 0)
+		return ret;
+	ch->sub_ticket[slot] = last;
+	ch->sub_stage[slot] = ch->stage_head;
 	if (ch->pending_dtoh) {
-		ch->dtoh_ticket = ch->ev_ticket[slot];
+		ch->dtoh_ticket = last;
 		ch->pending_dtoh = 0;
 	}
-	ch->ev_head++;
+	ch->sub_head++;
 	return i;
 }
 
@@ -578,17 +822,17 @@ dt_copy_cuda_submit(struct dt_copy_chan *dch, const struct dt_copy_op *ops,
 		return -EIO;
 	if (n == 0)
 		return 0;
-	if (ch->ev_head - ch->ev_tail == DT_COPY_CUDA_RING &&
+	if (ch->sub_head - ch->sub_tail == DT_COPY_CUDA_RING &&
 			(dt_copy_cuda_completed(dch),
-			ch->ev_head - ch->ev_tail == DT_COPY_CUDA_RING)) {
+			ch->sub_head - ch->sub_tail == DT_COPY_CUDA_RING)) {
 		ch->xs.ring_full++;
 		return 0;
 	}
-	q = gpu_cuda_ctx_enter(ch->e->p, &pushed);
+	q = dt_copy_cuda_enter(ch, &pushed);
 	if (q != 0)
 		return q;
 	q = dt_copy_cuda_enqueue(ch, ops, n, &bytes);
-	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	dt_copy_cuda_leave(ch, pushed);
 	if (q == -EINVAL || q == -EFAULT)
 		ch->head.stats.errors++;
 	if (q <= 0)
@@ -602,6 +846,22 @@ dt_copy_cuda_submit(struct dt_copy_chan *dch, const struct dt_copy_op *ops,
 	return q;
 }
 
+/* Take @p ch out of its engine's list (a no-op when it is not there). */
+static void
+dt_copy_cuda_chan_unlink(struct dt_copy_cuda_chan *ch)
+{
+	struct dt_copy_cuda_engine *e = ch->e;
+	struct dt_copy_cuda_chan **pp;
+
+	rte_spinlock_lock(&e->lock);
+	for (pp = &e->chans; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == ch) {
+			*pp = ch->next;
+			break;
+		}
+	rte_spinlock_unlock(&e->lock);
+}
+
 static void
 dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
 {
@@ -609,6 +869,7 @@ dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
 	uint32_t i;
 	int pushed;
 
+	dt_copy_cuda_chan_unlink(ch);
 	if (gpu_cuda_ctx_enter(ch->e->p, &pushed) == 0) {
 		if (ch->stream != NULL)
 			api->cuStreamSynchronize(ch->stream);
@@ -621,6 +882,8 @@ dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
 			api->cuMemFreeHost(ch->stage_h);
 		if (ch->stage_d != 0)
 			api->cuMemFree(ch->stage_d);
+		if (ch->word_h != NULL)
+			api->cuMemFreeHost((void *)(uintptr_t)ch->word_h);
 		gpu_cuda_ctx_leave(ch->e->p, pushed);
 	}
 	rte_free(ch);
@@ -632,7 +895,10 @@ dt_copy_cuda_chan_close(struct dt_copy_chan *dch)
 	dt_copy_cuda_chan_free(dt_copy_cuda_chan(dch));
 }
 
-/* Stream and events; the context is current. */
+/*
+ * Stream and events; the context is current. Events are made in every
+ * mode: a memop channel falls back to them if a write ever fails.
+ */
 static int
 dt_copy_cuda_chan_init(struct dt_copy_cuda_chan *ch)
 {
@@ -652,19 +918,100 @@ dt_copy_cuda_chan_init(struct dt_copy_cuda_chan *ch)
 }
 
 /*
+ * Pinned host memory the GPU reaches: cuMemHostAlloc mapped into the
+ * device's address space, and the device address of it. The context is
+ * current. On failure *what names the call and nothing stays allocated.
+ */
+static CUresult
+dt_copy_cuda_host_alloc_mapped(struct dt_copy_cuda_chan *ch, size_t len,
+	void **h, CUdeviceptr *d, const char **what)
+{
+	const struct gpu_cuda_api *api = &ch->e->p->api;
+	CUresult res;
+
+	*h = NULL;
+	*d = 0;
+	*what = "cuMemHostAlloc";
+	res = api->cuMemHostAlloc(h, len,
+		CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*what = "cuMemHostGetDevicePointer";
+	res = api->cuMemHostGetDevicePointer(d, *h, 0);
+	if (res == CUDA_SUCCESS)
+		return res;
+	api->cuMemFreeHost(*h);
+	*h = NULL;
+	*d = 0;
+	return res;
+}
+
+/*
+ * Completion word of a memop channel (COMPLETION_AUTO and _MEMOP): where
+ * the device, the driver or the allocation says no, the channel completes
+ * by events, and that is logged once. The context is current.
+ */
+static void
+dt_copy_cuda_memop_init(struct dt_copy_cuda_chan *ch)
+{
+	struct gpu_cuda_priv *p = ch->e->p;
+	const struct gpu_cuda_api *api = &p->api;
+	const char *what;
+	CUdeviceptr d;
+	CUresult res;
+	void *h;
+	int v = 0;
+
+	ch->xs.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	if (ch->e->completion == DT_COPY_CUDA_COMPLETION_EVENT)
+		return;
+	if (api->cuStreamWriteValue64 == NULL || api->cuMemHostAlloc == NULL ||
+			api->cuMemFreeHost == NULL) {
+		dt_copy_cuda_memop_off(ch, "libcuda lacks cuStreamWriteValue64 or cuMemHostAlloc",
+			CUDA_SUCCESS);
+		return;
+	}
+	res = api->cuDeviceGetAttribute(&v,
+		CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, p->cu_dev);
+	if (res != CUDA_SUCCESS) {
+		dt_copy_cuda_memop_off(ch, "cuDeviceGetAttribute(CAN_USE_64_BIT_STREAM_MEM_OPS)",
+			res);
+		return;
+	}
+	if (v == 0) {
+		dt_copy_cuda_memop_off(ch, "the device has no 64-bit stream memory operations",
+			CUDA_SUCCESS);
+		return;
+	}
+	res = dt_copy_cuda_host_alloc_mapped(ch, RTE_CACHE_LINE_SIZE, &h, &d,
+		&what);
+	if (res != CUDA_SUCCESS) {
+		dt_copy_cuda_memop_off(ch, what, res);
+		return;
+	}
+	ch->word_h = h;
+	ch->word_d = d;
+	*ch->word_h = 0; /* completed() == 0: nothing landed yet */
+	ch->use_memop = 1;
+	ch->xs.completion = DT_COPY_CUDA_COMPLETION_MEMOP;
+}
+
+/*
  * Staging rings and the scatter kernel, in AUTO and STAGED modes; the
  * context is current. Failing here is not an error: the channel then
- * issues every copy directly, and says so once.
+ * issues every copy directly, and says so once. Where the host ring cannot
+ * be mapped for the kernel, it is copied to a device ring first.
  */
 static void
 dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 {
 	struct gpu_cuda_priv *p = ch->e->p;
 	const struct gpu_cuda_api *api = &p->api;
-	const char *what;
-	CUresult res;
+	const char *what = "cuMemHostAlloc";
+	CUresult res = CUDA_SUCCESS;
 	void *h = NULL;
 
+	ch->xs.stage_read = ch->e->stage_read;
 	if ((ch->e->mode != DT_COPY_CUDA_MODE_AUTO &&
 			ch->e->mode != DT_COPY_CUDA_MODE_STAGED) ||
 			ch->e->stage_max == 0)
@@ -677,12 +1024,29 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 		GPU_CUDA_LOG(WARNING, "copy engine: libcuda lacks cuMemHostAlloc/cuMemFreeHost: small host->device copies are issued directly");
 		return;
 	}
-	what = "cuMemHostAlloc";
-	res = api->cuMemHostAlloc(&h, DT_COPY_CUDA_STAGE_RING, 0);
-	if (res == CUDA_SUCCESS) {
+	if (ch->xs.stage_read == DT_COPY_CUDA_STAGE_READ_HOST) {
+		res = dt_copy_cuda_host_alloc_mapped(ch,
+			DT_COPY_CUDA_STAGE_RING, &h, &ch->stage_hd, &what);
+		if (res == CUDA_SUCCESS) {
+			ch->stage_zc = 1;
+		} else {
+			GPU_CUDA_LOG(WARNING, "copy engine: %s of a device-mapped staging ring failed (%s): staged groups are copied to the device before the scatter",
+				what, gpu_cuda_strerror(api, res));
+			ch->xs.stage_read = DT_COPY_CUDA_STAGE_READ_DEVICE;
+		}
+	}
+	if (!ch->stage_zc) {
+		/* The two-call path: a pinned ring and a device ring. */
+		what = "cuMemHostAlloc";
+		res = api->cuMemHostAlloc(&h, DT_COPY_CUDA_STAGE_RING, 0);
+		if (res == CUDA_SUCCESS) {
+			ch->stage_h = h;
+			what = "cuMemAlloc";
+			res = api->cuMemAlloc(&ch->stage_d,
+				DT_COPY_CUDA_STAGE_RING);
+		}
+	} else {
 		ch->stage_h = h;
-		what = "cuMemAlloc";
-		res = api->cuMemAlloc(&ch->stage_d, DT_COPY_CUDA_STAGE_RING);
 	}
 	if (res != CUDA_SUCCESS) {
 		GPU_CUDA_LOG(WARNING, "copy engine: %s of a %u-byte staging ring failed (%s): small host->device copies are issued directly",
@@ -690,7 +1054,9 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 		if (ch->stage_h != NULL)
 			api->cuMemFreeHost(ch->stage_h);
 		ch->stage_h = NULL;
+		ch->stage_hd = 0;
 		ch->stage_d = 0;
+		ch->stage_zc = 0;
 		return;
 	}
 	ch->stage_max = ch->e->stage_max;
@@ -701,7 +1067,7 @@ static struct dt_copy_chan *
 dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 {
 	struct dt_copy_cuda_engine *e = (struct dt_copy_cuda_engine *)ce;
-	struct dt_copy_cuda_chan *ch;
+	struct dt_copy_cuda_chan *ch, **pp;
 	int pushed, ret;
 
 	ch = rte_zmalloc("dt_copy_cuda_chan", sizeof(*ch), RTE_CACHE_LINE_SIZE);
@@ -717,8 +1083,10 @@ dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 	ret = gpu_cuda_ctx_enter(e->p, &pushed);
 	if (ret == 0) {
 		ret = dt_copy_cuda_chan_init(ch);
-		if (ret == 0)
+		if (ret == 0) {
+			dt_copy_cuda_memop_init(ch);
 			dt_copy_cuda_stage_init(ch);
+		}
 		gpu_cuda_ctx_leave(e->p, pushed);
 	}
 	if (ret != 0) {
@@ -726,6 +1094,12 @@ dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 		rte_errno = -ret;
 		return NULL;
 	}
+	/* At the tail: the stats list channels in the order they opened. */
+	rte_spinlock_lock(&e->lock);
+	for (pp = &e->chans; *pp != NULL; pp = &(*pp)->next)
+		;
+	*pp = ch;
+	rte_spinlock_unlock(&e->lock);
 	return &ch->head;
 }
 
@@ -783,6 +1157,9 @@ dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
 	e->p = p;
 	e->mode = (enum dt_copy_cuda_mode)p->copy_mode;
 	e->stage_max = p->stage_max;
+	e->completion = (enum dt_copy_cuda_completion)p->completion;
+	e->stage_read = (enum dt_copy_cuda_stage_read)p->stage_read;
+	rte_spinlock_init(&e->lock);
 	__atomic_fetch_add(&p->refs, 1, __ATOMIC_ACQ_REL);
 	return &e->head;
 }
@@ -812,13 +1189,105 @@ dt_copy_cuda_engine_set_stage_max(struct dt_copy_engine *ce, uint32_t bytes)
 }
 
 int
+dt_copy_cuda_engine_set_completion(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_completion c)
+{
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops ||
+			(c != DT_COPY_CUDA_COMPLETION_AUTO &&
+			 c != DT_COPY_CUDA_COMPLETION_EVENT &&
+			 c != DT_COPY_CUDA_COMPLETION_MEMOP))
+		return -EINVAL;
+	((struct dt_copy_cuda_engine *)ce)->completion = c;
+	return 0;
+}
+
+int
+dt_copy_cuda_engine_set_stage_read(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_stage_read r)
+{
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops ||
+			(r != DT_COPY_CUDA_STAGE_READ_HOST &&
+			 r != DT_COPY_CUDA_STAGE_READ_DEVICE))
+		return -EINVAL;
+	((struct dt_copy_cuda_engine *)ce)->stage_read = r;
+	return 0;
+}
+
+int
+dt_copy_cuda_engine_test_fail_memop(struct dt_copy_engine *ce)
+{
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops)
+		return -EINVAL;
+	((struct dt_copy_cuda_engine *)ce)->test_fail_memop = 1;
+	return 0;
+}
+
+/* A copy of @p ch's counters with the sum filled in. */
+static void
+dt_copy_cuda_stats_read(const struct dt_copy_cuda_chan *ch,
+	struct dt_copy_cuda_chan_stats *st)
+{
+	*st = ch->xs;
+	st->driver_calls = st->batches + st->calls_memcpy + st->calls_launch +
+		st->calls_event_record + st->calls_event_query +
+		st->calls_write_value + st->calls_stream_query + st->calls_ctx;
+}
+
+int
 dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
 	struct dt_copy_cuda_chan_stats *st)
 {
 	if (ch == NULL || st == NULL || ch->ce->ops != &dt_copy_cuda_ops)
 		return -EINVAL;
-	*st = dt_copy_cuda_chan(ch)->xs;
+	dt_copy_cuda_stats_read(dt_copy_cuda_chan(ch), st);
 	return 0;
+}
+
+int
+dt_copy_cuda_engine_chan_stats(struct dt_copy_engine *ce,
+	struct dt_copy_cuda_chan_stats *st, unsigned int n)
+{
+	struct dt_copy_cuda_engine *e = (struct dt_copy_cuda_engine *)ce;
+	const struct dt_copy_cuda_chan *ch;
+	unsigned int k = 0;
+
+	if (ce == NULL || ce->ops != &dt_copy_cuda_ops || (st == NULL && n > 0))
+		return -EINVAL;
+	rte_spinlock_lock(&e->lock);
+	for (ch = e->chans; ch != NULL; ch = ch->next, k++)
+		if (k < n)
+			dt_copy_cuda_stats_read(ch, &st[k]);
+	rte_spinlock_unlock(&e->lock);
+	return (int)k;
+}
+
+int
+dt_copy_cuda_chan_test_fault(struct dt_copy_chan *dch)
+{
+	struct dt_copy_cuda_chan *ch;
+	struct gpu_cuda_priv *p;
+	CUresult res;
+	int pushed, ret;
+
+	if (dch == NULL || dch->ce->ops != &dt_copy_cuda_ops)
+		return -EINVAL;
+	ch = dt_copy_cuda_chan(dch);
+	p = ch->e->p;
+	ret = dt_copy_cuda_enter(ch, &pushed);
+	if (ret != 0)
+		return ret;
+	ret = gpu_cuda_kernels_load(p);
+	if (ret == 0 && p->fn_trap == NULL)
+		ret = -ENOTSUP;
+	if (ret == 0) {
+		ch->xs.calls_launch++;
+		res = p->api.cuLaunchKernel(p->fn_trap, 1, 1, 1, 1, 1, 1, 0,
+			ch->stream, NULL, NULL);
+		if (res != CUDA_SUCCESS)
+			ret = -EIO;
+	}
+	dt_copy_cuda_leave(ch, pushed);
+	return ret;
 }
 
 int
@@ -831,15 +1300,20 @@ dt_copy_cuda_chan_drain(struct dt_copy_chan *dch)
 	if (dch == NULL || dch->ce->ops != &dt_copy_cuda_ops)
 		return -EINVAL;
 	ch = dt_copy_cuda_chan(dch);
-	ret = gpu_cuda_ctx_enter(ch->e->p, &pushed);
+	ret = dt_copy_cuda_enter(ch, &pushed);
 	if (ret != 0)
 		return ret;
+	ch->xs.calls_stream_query++;
 	res = ch->e->p->api.cuStreamSynchronize(ch->stream);
-	gpu_cuda_ctx_leave(ch->e->p, pushed);
+	dt_copy_cuda_leave(ch, pushed);
 	if (res != CUDA_SUCCESS) {
-		ch->failed = 1;
+		dt_copy_cuda_gpu_failed(ch, res);
 		return -EIO;
 	}
+	/* Events first (they also see errors), then whatever is left. */
 	dt_copy_cuda_completed(dch);
-	return ch->failed ? -EIO : 0;
+	if (ch->failed)
+		return -EIO;
+	dt_copy_cuda_retire_all(ch);
+	return 0;
 }

@@ -15,6 +15,8 @@
  *
  *   copy_mode=auto|staged|batch|per_copy  (dt_copy_cuda_engine_set_mode())
  *   stage_max=BYTES                       (dt_copy_cuda_engine_set_stage_max())
+ *   completion=auto|event|memop           (dt_copy_cuda_engine_set_completion())
+ *   stage_read=host|device                (dt_copy_cuda_engine_set_stage_read())
  *
  * libcuda is dlopen()ed at probe, so the driver builds and loads on machines
  * without an NVIDIA driver; there probe fails with one log line saying what
@@ -45,10 +47,13 @@ RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, INFO);
 #define GPU_CUDA_ARG_PCI "pci"
 #define GPU_CUDA_ARG_COPY_MODE "copy_mode"
 #define GPU_CUDA_ARG_STAGE_MAX "stage_max"
+#define GPU_CUDA_ARG_COMPLETION "completion"
+#define GPU_CUDA_ARG_STAGE_READ "stage_read"
 
 static const char * const gpu_cuda_valid_args[] = {
 	GPU_CUDA_ARG_DEVICE, GPU_CUDA_ARG_PCI, GPU_CUDA_ARG_COPY_MODE,
-	GPU_CUDA_ARG_STAGE_MAX, NULL
+	GPU_CUDA_ARG_STAGE_MAX, GPU_CUDA_ARG_COMPLETION,
+	GPU_CUDA_ARG_STAGE_READ, NULL
 };
 
 /*
@@ -60,6 +65,8 @@ struct gpu_cuda_args {
 	char pci[32];
 	int copy_mode;
 	uint32_t stage_max;
+	int completion;
+	int stage_read;
 };
 
 /* copy_mode= values, indexed by enum dt_copy_cuda_mode. */
@@ -69,6 +76,36 @@ static const char * const gpu_cuda_copy_modes[] = {
 	[DT_COPY_CUDA_MODE_BATCH] = "batch",
 	[DT_COPY_CUDA_MODE_STAGED] = "staged",
 };
+
+/* completion= values, indexed by enum dt_copy_cuda_completion. */
+static const char * const gpu_cuda_completions[] = {
+	[DT_COPY_CUDA_COMPLETION_AUTO] = "auto",
+	[DT_COPY_CUDA_COMPLETION_EVENT] = "event",
+	[DT_COPY_CUDA_COMPLETION_MEMOP] = "memop",
+};
+
+/* stage_read= values, indexed by enum dt_copy_cuda_stage_read. */
+static const char * const gpu_cuda_stage_reads[] = {
+	[DT_COPY_CUDA_STAGE_READ_HOST] = "host",
+	[DT_COPY_CUDA_STAGE_READ_DEVICE] = "device",
+};
+
+/*
+ * Index of @p v in the @p n names of @p names; -EINVAL (logged with the
+ * @p choices) when it is none of them.
+ */
+static int
+gpu_cuda_parse_choice(const char *name, const char *key, const char *v,
+	const char * const *names, unsigned int n, const char *choices)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0)
+			return (int)i;
+	GPU_CUDA_LOG(ERR, "%s: %s=%s: give %s", name, key, v, choices);
+	return -EINVAL;
+}
 
 /* ---------------------------------------------------------------- context */
 
@@ -463,31 +500,53 @@ gpu_cuda_parse_args(const char *name, const char *params,
 	char *end;
 
 	unsigned long ul;
-	unsigned int i;
+	int i;
 
 	memset(a, 0, sizeof(*a));
 	a->copy_mode = DT_COPY_CUDA_MODE_AUTO;
 	a->stage_max = DT_COPY_CUDA_STAGE_MAX_DEFAULT;
+	a->completion = DT_COPY_CUDA_COMPLETION_AUTO;
+	a->stage_read = DT_COPY_CUDA_STAGE_READ_HOST;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	kv = rte_kvargs_parse(params, gpu_cuda_valid_args);
 	if (kv == NULL) {
-		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F, copy_mode=auto|staged|batch|per_copy, stage_max=BYTES)",
+		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F, copy_mode=auto|staged|batch|per_copy, stage_max=BYTES, completion=auto|event|memop, stage_read=host|device)",
 			name, params);
 		return -EINVAL;
 	}
 	v = rte_kvargs_get(kv, GPU_CUDA_ARG_COPY_MODE);
 	if (v != NULL) {
-		for (i = 0; i < RTE_DIM(gpu_cuda_copy_modes); i++)
-			if (strcmp(v, gpu_cuda_copy_modes[i]) == 0)
-				break;
-		if (i == RTE_DIM(gpu_cuda_copy_modes)) {
-			GPU_CUDA_LOG(ERR, "%s: copy_mode=%s: give auto, staged, batch or per_copy",
-				name, v);
+		i = gpu_cuda_parse_choice(name, GPU_CUDA_ARG_COPY_MODE, v,
+			gpu_cuda_copy_modes, RTE_DIM(gpu_cuda_copy_modes),
+			"auto, staged, batch or per_copy");
+		if (i < 0) {
 			rte_kvargs_free(kv);
 			return -EINVAL;
 		}
-		a->copy_mode = (int)i;
+		a->copy_mode = i;
+	}
+	v = rte_kvargs_get(kv, GPU_CUDA_ARG_COMPLETION);
+	if (v != NULL) {
+		i = gpu_cuda_parse_choice(name, GPU_CUDA_ARG_COMPLETION, v,
+			gpu_cuda_completions, RTE_DIM(gpu_cuda_completions),
+			"auto, event or memop");
+		if (i < 0) {
+			rte_kvargs_free(kv);
+			return -EINVAL;
+		}
+		a->completion = i;
+	}
+	v = rte_kvargs_get(kv, GPU_CUDA_ARG_STAGE_READ);
+	if (v != NULL) {
+		i = gpu_cuda_parse_choice(name, GPU_CUDA_ARG_STAGE_READ, v,
+			gpu_cuda_stage_reads, RTE_DIM(gpu_cuda_stage_reads),
+			"host or device");
+		if (i < 0) {
+			rte_kvargs_free(kv);
+			return -EINVAL;
+		}
+		a->stage_read = i;
 	}
 	v = rte_kvargs_get(kv, GPU_CUDA_ARG_STAGE_MAX);
 	if (v != NULL) {
@@ -681,6 +740,8 @@ gpu_cuda_probe(struct rte_vdev_device *vdev)
 	}
 	p->copy_mode = a.copy_mode;
 	p->stage_max = a.stage_max;
+	p->completion = a.completion;
+	p->stage_read = a.stage_read;
 	ret = gpu_cuda_open(p, name, &a);
 	if (ret != 0)
 		goto fail;
@@ -706,14 +767,16 @@ gpu_cuda_probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	rte_gpu_complete_new(dev);
-	GPU_CUDA_LOG(INFO, "%s: gpudev %d = %s, PCI %s, %u SMs, %zu MiB, NUMA %d, driver %d.%d, dma-buf %s, RDMA write ordering %d, copy engines %s (stage_max %u)",
+	GPU_CUDA_LOG(INFO, "%s: gpudev %d = %s, PCI %s, %u SMs, %zu MiB, NUMA %d, driver %d.%d, dma-buf %s, RDMA write ordering %d, copy engines %s (stage_max %u, completion %s, stage_read %s)",
 		name, dev->mpshared->info.dev_id, p->gpu_name, p->pci_bus_id,
 		dev->mpshared->info.processor_count,
 		dev->mpshared->info.total_memory >> 20,
 		dev->mpshared->info.numa_node, p->api.driver_version / 1000,
 		(p->api.driver_version % 1000) / 10,
 		p->dmabuf_supported ? "yes" : "no", p->rdma_writes_ordering,
-		gpu_cuda_copy_modes[p->copy_mode], p->stage_max);
+		gpu_cuda_copy_modes[p->copy_mode], p->stage_max,
+		gpu_cuda_completions[p->completion],
+		gpu_cuda_stage_reads[p->stage_read]);
 	return 0;
 fail:
 	gpu_cuda_priv_put(p);
@@ -744,4 +807,6 @@ RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda,
 	GPU_CUDA_ARG_DEVICE "=<int> "
 	GPU_CUDA_ARG_PCI "=<DDDD:BB:DD.F> "
 	GPU_CUDA_ARG_COPY_MODE "=auto|staged|batch|per_copy "
-	GPU_CUDA_ARG_STAGE_MAX "=<bytes>");
+	GPU_CUDA_ARG_STAGE_MAX "=<bytes> "
+	GPU_CUDA_ARG_COMPLETION "=auto|event|memop "
+	GPU_CUDA_ARG_STAGE_READ "=host|device");

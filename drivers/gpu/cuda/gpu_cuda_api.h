@@ -44,6 +44,7 @@ struct gpu_cuda_api {
 	PFN_cuStreamCreate_v2000 cuStreamCreate;
 	PFN_cuStreamDestroy_v4000 cuStreamDestroy;
 	PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
+	PFN_cuStreamQuery_v2000 cuStreamQuery;
 	PFN_cuEventCreate_v2000 cuEventCreate;
 	PFN_cuEventDestroy_v4000 cuEventDestroy;
 	PFN_cuEventRecord_v2000 cuEventRecord;
@@ -64,6 +65,8 @@ struct gpu_cuda_api {
 	/* Pinned staging of the copy engine; without them it copies directly. */
 	PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
 	PFN_cuMemFreeHost_v2000 cuMemFreeHost;
+	/* Completion through a host word (copy engine); else CUDA events. */
+	PFN_cuStreamWriteValue64_v11070 cuStreamWriteValue64;
 	/* dma-buf import (rte_pmd_gpu_cuda_dmabuf_import()). */
 	PFN_cuImportExternalMemory_v10000 cuImportExternalMemory;
 	PFN_cuExternalMemoryGetMappedBuffer_v10000 cuExternalMemoryGetMappedBuffer;

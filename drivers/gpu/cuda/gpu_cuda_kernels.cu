@@ -101,3 +101,13 @@ gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
 			dst[i] = src[i];
 	}
 }
+
+/*
+ * For tests (dt_copy_cuda_chan_test_fault()): fail on the GPU, as a copy
+ * to a bad address would, so that the engine's error path can be checked.
+ */
+extern "C" __global__ void
+gpu_cuda_trap(void)
+{
+	asm volatile("trap;");
+}

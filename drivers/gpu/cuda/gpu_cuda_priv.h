@@ -111,9 +111,15 @@ struct gpu_cuda_priv {
 	CUfunction fn_pattern_check;
 	CUfunction fn_verify_segments;
 	CUfunction fn_scatter;         /**< staged copies of the copy engine */
-	/** Copy-engine defaults from devargs (copy_mode=, stage_max=). */
+	CUfunction fn_trap;            /**< fault injection for tests */
+	/**
+	 * Copy-engine defaults from devargs (copy_mode=, stage_max=,
+	 * completion=, stage_read=).
+	 */
 	int copy_mode;                 /**< enum dt_copy_cuda_mode */
 	uint32_t stage_max;            /**< largest staged copy, bytes; 0: none */
+	int completion;                /**< enum dt_copy_cuda_completion */
+	int stage_read;                /**< enum dt_copy_cuda_stage_read */
 };
 
 /**

@@ -203,18 +203,28 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
 /**
  * Create a CUDA copy engine (see dt_copy.h) for a window of device memory.
  *
- * A channel is a CUDA stream, a ring of events (one per submit call) and
- * buffers for a batch. submit() merges contiguous copies (each one starting
- * where the previous ended on both sides) into one copy. In the default
- * mode (DT_COPY_CUDA_MODE_AUTO), the small host->device copies of a batch
- * are staged: the CPU packs their bytes into a pinned ring of the channel,
- * one cuMemcpyHtoDAsync moves them with their descriptors to a device ring,
- * and one launch of a scatter kernel puts each in place (two CUDA calls for
- * the batch instead of one per copy). The other copies go out with one
- * cuMemcpyBatchAsync call where the driver has it (CUDA 12.8+) or one
- * cuMemcpy{HtoD,DtoH,DtoD}Async per merged copy otherwise. Then submit
- * records an event; completed() polls the events with cuEventQuery and
- * never blocks.
+ * A channel is a CUDA stream, a ring of submits in flight and buffers for
+ * a batch. submit() merges contiguous copies (each one starting where the
+ * previous ended on both sides) into one copy. In the default mode
+ * (DT_COPY_CUDA_MODE_AUTO), the small host->device copies of a batch are
+ * staged: the CPU packs their bytes into a pinned, device-mapped ring of
+ * the channel and one launch of a scatter kernel reads them from there
+ * over PCIe and puts each in place (one CUDA call for the batch; with
+ * stage_read=device, DT_COPY_CUDA_STAGE_READ_DEVICE, one cuMemcpyHtoDAsync
+ * first moves the group to a device ring: two calls). The other copies go
+ * out with one cuMemcpyBatchAsync call where the driver has it (CUDA 12.8+)
+ * or one cuMemcpy{HtoD,DtoH,DtoD}Async per merged copy otherwise.
+ *
+ * Completion (enum dt_copy_cuda_completion): by default submit ends with
+ * one cuStreamWriteValue64 of its last ticket into a pinned host word of
+ * the channel, and completed() is a plain load of that word: no CUDA call
+ * on the poll path (a cuStreamQuery only when the word has not moved for
+ * DT_COPY_CUDA_STALL_POLLS polls with copies outstanding, which is how a
+ * failed copy stops the channel). Where the device or driver lacks 64-bit
+ * stream memory operations (or the first write fails), the channel says so
+ * once and records a CUDA event per submit instead, which completed()
+ * polls with cuEventQuery. Either way completed() never blocks, and a copy
+ * that failed on the GPU is never reported complete.
  * Copies within one submit call must not overlap each other (a batch has no
  * internal order). Refused copies: -EFAULT for a range straddling the
  * window edge, -EINVAL for host to host (dt_copy.h's rules). Tickets start at 1, so completed() returns 0 before the
@@ -297,16 +307,96 @@ int dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
 int dt_copy_cuda_engine_set_stage_max(struct dt_copy_engine *ce,
 	uint32_t bytes);
 
-/** Counters of a CUDA channel beyond struct dt_copy_stats. */
+/**
+ * How a channel learns that its copies landed. The default is the device's
+ * completion= devarg (auto when absent).
+ */
+enum dt_copy_cuda_completion {
+	/**
+	 * cuStreamWriteValue64 of each submit's last ticket into a pinned
+	 * host word, read by completed() with a plain load; CUDA events
+	 * where the device or driver cannot (logged once).
+	 */
+	DT_COPY_CUDA_COMPLETION_AUTO = 0,
+	/** One CUDA event per submit, polled with cuEventQuery (the old way). */
+	DT_COPY_CUDA_COMPLETION_EVENT,
+	/** Same as AUTO, named for benchmarks that ask for it explicitly. */
+	DT_COPY_CUDA_COMPLETION_MEMOP,
+};
+
+/**
+ * Polls without progress (copies outstanding, the completion word not
+ * moving) after which a memop channel asks cuStreamQuery whether the stream
+ * failed (or finished with the word not yet seen).
+ */
+#define DT_COPY_CUDA_STALL_POLLS 1024u
+
+/**
+ * Where the scatter kernel of a staged group reads the staged bytes. The
+ * default is the device's stage_read= devarg (host when absent).
+ */
+enum dt_copy_cuda_stage_read {
+	/**
+	 * Straight from the pinned host ring through its device mapping
+	 * (zero-copy reads over PCIe): one cuLaunchKernel per group.
+	 */
+	DT_COPY_CUDA_STAGE_READ_HOST = 0,
+	/**
+	 * From a device ring that one cuMemcpyHtoDAsync filled first: two
+	 * calls per group (the path before issue 9, kept for comparison).
+	 */
+	DT_COPY_CUDA_STAGE_READ_DEVICE,
+};
+
+/**
+ * Choose how channels opened afterwards detect completion.
+ * @return 0; -EINVAL if @p ce is not a CUDA engine or @p c is unknown.
+ */
+int dt_copy_cuda_engine_set_completion(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_completion c);
+
+/**
+ * Choose where the scatter kernel of channels opened afterwards reads
+ * staged bytes.
+ * @return 0; -EINVAL if @p ce is not a CUDA engine or @p r is unknown.
+ */
+int dt_copy_cuda_engine_set_stage_read(struct dt_copy_engine *ce,
+	enum dt_copy_cuda_stage_read r);
+
+/**
+ * Counters of a CUDA channel beyond struct dt_copy_stats. Every libcuda
+ * call a channel makes after it was opened is counted in one calls_* field
+ * (or in batches); driver_calls is their sum, so that callers can show
+ * driver calls per frame.
+ */
 struct dt_copy_cuda_chan_stats {
 	uint64_t merged;      /**< copies after merging contiguous ones */
-	uint64_t cuda_calls;  /**< copy calls made into the CUDA driver */
+	uint64_t cuda_calls;  /**< copy calls made into the CUDA driver (memcpy, batch, scatter launch) */
 	uint64_t batches;     /**< of those, cuMemcpyBatchAsync calls */
 	uint64_t unpinned;    /**< merged copies whose host side was not registered */
-	uint64_t ring_full;   /**< submits refused because all events were in flight */
+	uint64_t ring_full;   /**< submits refused because the ring of submits was full */
 	uint64_t staged;      /**< merged copies that went through the staging ring */
 	uint64_t stage_launches; /**< scatter kernel launches (one per staged group) */
 	uint64_t stage_full;  /**< groups copied directly because the staging ring was full */
+	/* Driver calls by kind. */
+	uint64_t calls_memcpy;       /**< cuMemcpy{HtoD,DtoH,DtoD}Async, the staging ring's included */
+	uint64_t calls_launch;       /**< cuLaunchKernel (scatter) */
+	uint64_t calls_event_record; /**< cuEventRecord */
+	uint64_t calls_event_query;  /**< cuEventQuery */
+	uint64_t calls_write_value;  /**< cuStreamWriteValue64 */
+	uint64_t calls_stream_query; /**< cuStreamQuery, and cuStreamSynchronize of a drain */
+	uint64_t calls_ctx;          /**< cuCtxGetCurrent, cuCtxPushCurrent, cuCtxPopCurrent */
+	uint64_t driver_calls;       /**< sum of batches and the calls_* above */
+	uint64_t cycles_driver;      /**< TSC cycles spent inside those calls on the data path (not drain) */
+	uint64_t cycles_pack;        /**< TSC cycles of the CPU packing staged bytes into the ring */
+	/* Completion. */
+	uint64_t polls;          /**< completed() calls */
+	uint64_t polls_pending;  /**< of those, with submits outstanding */
+	uint64_t retired_memop;  /**< submits seen complete through the host word */
+	uint64_t retired_event;  /**< submits seen complete through their event */
+	uint64_t retired_stream; /**< submits seen complete by cuStreamQuery/cuStreamSynchronize */
+	uint32_t completion;     /**< in use now: DT_COPY_CUDA_COMPLETION_MEMOP or _EVENT */
+	uint32_t stage_read;     /**< in use now (enum dt_copy_cuda_stage_read); staging may be off */
 };
 
 /**
@@ -315,6 +405,38 @@ struct dt_copy_cuda_chan_stats {
  */
 int dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
 	struct dt_copy_cuda_chan_stats *st);
+
+/**
+ * Read the counters of every open channel of a CUDA engine, in the order
+ * the channels were opened (one per RX/TX queue of the ports using it), so
+ * that a benchmark holding only the engine (dt_copy_registry_lookup() of
+ * its region) can show per-stack figures. Counters are read while their
+ * channels may be running: each is a plain 64-bit load.
+ *
+ * @param st  room for @p n entries (may be NULL when @p n is 0)
+ * @return the number of open channels (entries filled: the smaller of it
+ *         and @p n); -EINVAL if @p ce is not a CUDA engine.
+ */
+int dt_copy_cuda_engine_chan_stats(struct dt_copy_engine *ce,
+	struct dt_copy_cuda_chan_stats *st, unsigned int n);
+
+/**
+ * For tests: channels opened afterwards on @p ce behave as if their first
+ * cuStreamWriteValue64 failed (the call is not made), so the fall-back to
+ * events runs on a GPU that supports stream memory operations.
+ * @return 0; -EINVAL if @p ce is not a CUDA engine.
+ */
+int dt_copy_cuda_engine_test_fail_memop(struct dt_copy_engine *ce);
+
+/**
+ * For tests: queue a kernel that traps on @p ch's stream, behind what was
+ * submitted so far. Everything queued after it fails on the GPU: the CUDA
+ * context of the whole process is lost, so a test calls this last (or in
+ * a process of its own).
+ * @return 0; -EINVAL if @p ch is not a CUDA channel; -ENOTSUP without the
+ *         kernels; -EIO when the launch itself fails.
+ */
+int dt_copy_cuda_chan_test_fault(struct dt_copy_chan *ch);
 
 /**
  * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).
