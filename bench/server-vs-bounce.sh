@@ -14,12 +14,14 @@
 # Goodput = SIZE / (first write .. receiver's close), measured by the sender.
 #
 # usage: bench/server-vs-bounce.sh [--size BYTES] [--mtus 1500,9000]
-#            [--json FILE] [--lcores LIST] [--gpu auto|cuda|sim]
+#            [--json FILE] [--lcores LIST] [--gpu auto|cuda|sim] [--offloads]
 #   --size    bytes per connection, K/M/G suffixes (default 4G)
 #   --lcores  EAL lcores of devtcp-server: main and its stack (default 0-1;
 #             on the GPU machine pick two cores of the GPU's NUMA node)
 #   --gpu     auto (default): gpu_cuda when nvidia-smi or /dev/nvidia0 is
 #             there, else gpu_sim
+#   --offloads veth offloads on (TSO/GSO/GRO, checksum): the kernel hands
+#             coalesced frames to every receiver, devtcp's through LRO
 # Needs root, iproute2, ethtool, python3, hugepages. Programs: next to this
 # script (a device bundle's bin/: .bundle/run.sh server-vs-bounce.sh ...), or
 # the build tree (build/ or $DEVTCP_BUILD) of the repository it is in.
@@ -35,13 +37,14 @@ say() { echo "$prog: $*" >&2; }
 # for the DPDK programs and ip): torch needs its own.
 py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 
-size=4G mtus=1500,9000 json="" lcores=0-1 gpu=auto
+size=4G mtus=1500,9000 json="" lcores=0-1 gpu=auto offl=off
 while [ $# -gt 0 ]; do
 	case $1 in
 	--size) size=$2; shift 2 ;;
 	--mtus) mtus=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
 	--lcores) lcores=$2; shift 2 ;;
+	--offloads) offl=on; shift ;;
 	--gpu) gpu=$2; shift 2 ;;
 	-h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (--help)" ;;
@@ -133,8 +136,8 @@ setup() {
 	in_ns ip addr add 10.81.0.2/24 dev eth0
 	# Frames cross as MTU-sized frames with full checksums (net_hsplit
 	# takes no TSO/GSO super-frames), for every receiver alike.
-	ethtool -K "$ns" tx off tso off gso off gro off >/dev/null 2>&1 || true
-	in_ns ethtool -K eth0 tx off tso off gso off gro off >/dev/null 2>&1 || true
+	ethtool -K "$ns" tx $offl tso $offl gso $offl gro $offl >/dev/null 2>&1 || true
+	in_ns ethtool -K eth0 tx $offl tso $offl gso $offl gro $offl >/dev/null 2>&1 || true
 	for d in "/proc/sys/net/ipv6/conf/$ns/disable_ipv6"; do
 		[ -e "$d" ] && echo 1 > "$d"
 	done
@@ -277,9 +280,9 @@ for mtu in ${mtus//,/ }; do
 		"${b:-null}" "${c:-null}" >> "$results"
 done
 
-py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" <<'PY'
+py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" "$offl" <<'PY'
 import json, os, sys
-path, nbytes, gpu, bounce_ok, why, out = sys.argv[1:7]
+path, nbytes, gpu, bounce_ok, why, out, OFFL = sys.argv[1:8]
 nbytes = int(nbytes)
 rows = [json.loads(l) for l in open(path) if l.strip()]
 failed = []
@@ -313,7 +316,7 @@ if bounce_ok != "1":
     print("(b) skipped: %s" % why)
 doc = {"program": "server-vs-bounce", "bytes_per_conn": nbytes, "gpu": gpu,
        "kernel": os.uname().release,
-       "sender": "Linux kernel TCP in a namespace, one connection, offloads off",
+       "sender": "Linux kernel TCP in a namespace, one connection, offloads " + OFFL,
        "bounce": None if bounce_ok == "1" else "skipped: " + why,
        "results": rows, "errors": failed}
 text = json.dumps(doc, indent=2)
