@@ -59,6 +59,7 @@ struct bc_conn {
 	uint32_t rx, acked;      /* bytes received, own bytes acknowledged */
 	uint32_t next_free;
 	uint8_t used, connected, closing, failed, counted;
+	uint8_t fin_wait;        /* hold: closed by us, the peer's FIN not in yet */
 };
 
 enum bc_phase {
@@ -81,6 +82,8 @@ struct bc_side {
 	uint32_t inflight;       /* client: opened, not yet closing */
 	bool first_up;           /* client: a connection came up (neighbour known) */
 	bool counted, closed_all;
+	uint32_t close_next;     /* hold: next slot to close */
+	uint32_t fin_waits;      /* hold: closes in flight */
 	uint64_t conns_open_peak;
 	/* Read by the main lcore. */
 	volatile uint64_t opened, connected, exchanged, completed, closed;
@@ -237,6 +240,10 @@ bc_closed(struct bc_side *s, struct bc_conn *c)
 {
 	if (!s->server && !c->closing)
 		s->inflight--;
+	if (c->fin_wait) {
+		c->fin_wait = 0;
+		s->fin_waits--;
+	}
 	if (!c->failed && c->counted)
 		s->completed++;
 	else
@@ -410,6 +417,10 @@ cli_event(struct bc_side *s, const struct dt_dp_event *ev)
 		bc_maybe_exchanged(s, c);
 		break;
 	case DT_DP_EV_PEER_CLOSED:
+		if (c->fin_wait) {
+			c->fin_wait = 0;
+			s->fin_waits--;
+		}
 		/* The server closes only after the client did. */
 		if (!c->closing) {
 			bc_fail(s, c, "closed by the server first");
@@ -431,24 +442,29 @@ cli_event(struct bc_side *s, const struct dt_dp_event *ev)
 	}
 }
 
-/* hold: every connection of this client stack closes. */
+/*
+ * hold: every connection of this client stack closes, BC_OPEN_BATCH at a
+ * time: all at once, the FINs and their answers overflow the RX rings and
+ * the figure becomes that of recovery.
+ */
 static void
-cli_close_all(struct bc_side *s)
+cli_close_some(struct bc_side *s)
 {
-	uint32_t i;
+	struct bc_conn *c;
 
-	for (i = 0; i < s->cap; i++) {
-		struct bc_conn *c = &s->c[i];
-
+	while (s->close_next < s->cap && s->fin_waits < BC_OPEN_BATCH) {
+		c = &s->c[s->close_next++];
 		if (!c->used || c->closing)
 			continue;
 		c->closing = 1;
+		c->fin_wait = 1;
+		s->fin_waits++;
 		s->inflight--;
 		bc_sample_rtx(s, c);
 		if (dt_dp_close(s->st, c->id) != 0)
 			bc_fail(s, c, "close refused");
 	}
-	s->closed_all = true;
+	s->closed_all = s->close_next == s->cap;
 }
 
 /* ------------------------------------------------------------- loops */
@@ -466,7 +482,7 @@ side_phase(struct bc_side *s)
 		__atomic_fetch_add(&run->sides_counted, 1, __ATOMIC_RELEASE);
 	}
 	if (run->phase == BC_CLOSE && !s->server && !s->closed_all)
-		cli_close_all(s);
+		cli_close_some(s);
 }
 
 static void

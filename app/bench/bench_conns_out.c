@@ -34,7 +34,7 @@ per_stack(const struct bench_conns_stack *st, unsigned int n, bool rate,
 void
 bench_print_conns(const struct bench_result *res, int n)
 {
-	char cli[200], srv[200];
+	char cli[200], srv[200], rate[24];
 	bool any = false;
 	int i;
 
@@ -54,9 +54,13 @@ bench_print_conns(const struct bench_result *res, int n)
 			sizeof(cli));
 		per_stack(cr->srv, r->server_stacks, false, r->seconds, srv,
 			sizeof(srv));
-		printf("%-5s %3u/%-3u %8u %9.0f %7" PRIu64 " %8" PRIu64 " %8" PRIu64
+		snprintf(rate, sizeof(rate), "%.0f", per_s(r->conns_done, r->seconds));
+		if (r->mode == BENCH_MODE_HOLD)
+			snprintf(cli, sizeof(cli), "-");
+		printf("%-5s %3u/%-3u %8u %9s %7" PRIu64 " %8" PRIu64 " %8" PRIu64
 			" %-22s %-22s\n", bench_mode_name(r->mode), r->server_stacks,
-			r->client_stacks, r->conns, per_s(r->conns_done, r->seconds),
+			r->client_stacks, r->conns,
+			r->mode == BENCH_MODE_HOLD ? "-" : rate,
 			cr->failed, r->retransmits, r->stack_drops + r->missed, cli, srv);
 		if (r->mode == BENCH_MODE_HOLD)
 			printf("      hold: %u connections, %u B each way, %" PRIu64

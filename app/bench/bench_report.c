@@ -318,6 +318,11 @@ bench_print_scale(const struct bench_result *res, int n)
 	const struct bench_result *one;
 	int i;
 
+	for (i = 0; i < n && (!bench_mode_is_tcp(res[i].mode) ||
+			bench_mode_is_conns(res[i].mode)); i++)
+		;
+	if (i == n)
+		return;         /* no stream run: nothing to scale */
 	printf("\n%6s %-6s %5s %9s %8s %-24s %-24s %8s %8s\n", "stacks",
 		"mode", "conns", "goodput", "Mpkt/s", "rx cyc/pkt per stack",
 		"stk cyc/pkt per stack", "retrans", "drops");
