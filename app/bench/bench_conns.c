@@ -105,6 +105,7 @@ struct bc_run {
 	volatile int phase;      /* enum bc_phase */
 	uint32_t sides_counted;  /* __atomic */
 	size_t heap0, heap_peak;
+	uint64_t done_shown;     /* completed at the last progress line */
 	struct bc_side sides[BC_MAX_SIDES];
 	unsigned int lcore_of[BC_MAX_SIDES];
 	unsigned int nb_sides;
@@ -549,13 +550,13 @@ run_done(const struct bc_run *run, const struct bc_sums *c,
 
 static void
 run_progress(const struct bc_run *run, const struct bench_sample *smp,
-	const struct bc_sums *c, const struct bc_sums *sv)
+	uint64_t done, const struct bc_sums *c, const struct bc_sums *sv)
 {
 	if (run->mode == BENCH_MODE_CPS)
 		printf("  [%-9s] %5.1fs  %8.0f conn/s  completed %" PRIu64
 			"  in flight %" PRIu64 "  failed %" PRIu64 "  rtx %" PRIu64 "\n",
 			bench_mode_name(run->mode), smp->t,
-			smp->dt > 0 ? (double)smp->frames / smp->dt : 0,
+			smp->dt > 0 ? (double)done / smp->dt : 0,
 			c->completed, c->opened - c->closed,
 			c->failed + sv->failed, c->rtx + sv->rtx);
 	else
@@ -616,12 +617,12 @@ run_tick(struct bc_run *run)
 	if (now < run->t_next_print)
 		return false;
 	run->t_next_print += run->hz;
-	/* Samples: bytes both ways; "frames" counts completed connections (cps). */
+	/* Samples: payload both ways, frames both stacks received. */
 	smp = bench_sample_take(run->res, &run->sp, t, c.bytes + sv.bytes,
-		run->mode == BENCH_MODE_CPS ? c.completed : c.exchanged,
-		c.rtx + sv.rtx);
+		c.frames + sv.frames, c.rtx + sv.rtx);
 	if (!o->quiet && smp != NULL)
-		run_progress(run, smp, &c, &sv);
+		run_progress(run, smp, c.completed - run->done_shown, &c, &sv);
+	run->done_shown = c.completed;
 	return false;
 }
 
@@ -856,6 +857,18 @@ bc_collect(struct bc_run *run, struct bench_result *res)
 		res->missed += es.imissed + es.rx_nombuf;
 }
 
+/* Frames every stack took (the samples' count; dt_dp_poll()'s returns). */
+static uint64_t
+bc_frames(const struct bc_run *run)
+{
+	unsigned int i;
+	uint64_t n = 0;
+
+	for (i = 0; i < run->nb_sides; i++)
+		n += run->sides[i].frames;
+	return n;
+}
+
 /* The lcores: servers on the first S (main first), clients on the next C. */
 static unsigned int
 bc_place(struct bc_run *run, struct bc_lcore *lc, unsigned int nlc)
@@ -961,7 +974,7 @@ bench_conns_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		bench_sample_take(res, &run->sp,
 			(double)(rte_rdtsc() - run->t0) / run->hz,
 			res->payload_bytes + res->cr.answer_bytes,
-			res->conns_done, res->retransmits);
+			bc_frames(run), res->retransmits);
 		if (run->abort)
 			res->tcp_errors++;
 	}
