@@ -588,9 +588,13 @@ run_tick(struct bc_run *run)
 	if (run->mode == BENCH_MODE_HOLD) {
 		if (run->t_est == 0 && c.connected == run->conns)
 			run->t_est = now;
-		/* Every one exchanged both ways (or a signal): count, then close. */
-		if (run->phase == BC_RUN && ((c.exchanged == run->conns &&
-				sv.exchanged == run->conns) ||
+		/*
+		 * Every one exchanged both ways or gone (failed: reported
+		 * then), or a signal: count, then close.
+		 */
+		if (run->phase == BC_RUN && ((c.opened == run->conns &&
+				c.exchanged + c.closed == run->conns &&
+				sv.exchanged + sv.closed >= sv.opened) ||
 				(run->stop_opening && c.opened == c.connected))) {
 			run->t_xchg = now;
 			run->heap_peak = bc_heap_now();
@@ -721,8 +725,12 @@ bc_stack_new(const struct bc_run *run, bool server, uint16_t q,
 	sc.hdr_pool = server ? env->s_whole : env->c_pool;
 	sc.shell_pool = server ? env->s_shell : env->c_shell;
 	sc.tx_cksum_offload = true;
-	/* TIME_WAIT of 40 ms: short connections reuse ports and slots. */
-	sc.tcp.msl_us = 20000;
+	/*
+	 * cps: TIME_WAIT of 40 ms, short connections reuse ports and slots.
+	 * hold: 1 s, longer than a FIN sent again while thousands close (a
+	 * busy or time-shared lcore answers late): no RST for a late FIN.
+	 */
+	sc.tcp.msl_us = run->mode == BENCH_MODE_HOLD ? 500000 : 20000;
 	sc.tcp.delack_us = 1000;
 	st = dt_dp_stack_create(&sc);
 	if (st == NULL)
