@@ -175,9 +175,13 @@ run_kernel() {
 		: > "$tmp/b.json"
 		return 0
 	fi
+	# The server's own pid (a launcher may have forked it): stopped too.
+	kp=$(awk '/^listening pid / {print $3; exit}' "$log")
+	[ -n "$kp" ] && pids+=("$kp")
 	run_client "$tmp/b.json"
-	kill -TERM "$k" 2>/dev/null || true
+	kill -TERM "$k" ${kp:+"$kp"} 2>/dev/null || true
 	wait "$k" 2>/dev/null || true
+	while [ -n "$kp" ] && kill -0 "$kp" 2>/dev/null; do sleep 0.1; done
 }
 
 say "(a) devtcp-server, $seconds s, $workers client processes"
