@@ -46,7 +46,7 @@
 #define BC_EV_BATCH 128
 #define BC_NB_DESC 512           /* per queue: 8 queues fit the 16k pools */
 #define BC_OPEN_BATCH 128        /* hold: exchanges in flight per client stack */
-#define BC_TW_SLACK 8192         /* cps: client slots in TIME_WAIT */
+#define BC_TW_SLACK 16384        /* cps: client slots in TIME_WAIT (400k/s a stack) */
 #define BC_DRAIN_S 10            /* cps: after --duration, to finish */
 #define BC_HOLD_LIMIT_S 120      /* hold without --duration */
 #define BC_MAX_SIDES (2 * BENCH_MAX_STACKS)
@@ -340,8 +340,9 @@ cli_may_open(const struct bc_side *s)
 		return false;
 	if (run->mode == BENCH_MODE_CPS)
 		return s->inflight < s->quota;
+	/* Before the close phase, a closed connection is a failed one. */
 	return s->opened < s->quota &&
-		s->opened - s->exchanged < BC_OPEN_BATCH;
+		s->opened - s->exchanged - s->closed < BC_OPEN_BATCH;
 }
 
 static void
