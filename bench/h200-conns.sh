@@ -66,7 +66,7 @@ run_bench() {
 	say "$name: ${cmd[*]}"
 	echo "${cmd[*]}" > "$out/$name.cmd"
 	rm -f "$out/$name.json"
-	timeout -s INT "$limit" "${cmd[@]}" > "$out/$name.log" 2>&1 || rc=$?
+	timeout -s INT -k 10 "$limit" "${cmd[@]}" > "$out/$name.log" 2>&1 || rc=$?
 	grep -vE '^  \[' "$out/$name.log" | grep -E '^(cps|hold|mode|      hold)|devtcp-bench:' >&2 || true
 	if [ "$rc" != 0 ]; then
 		failed+=("$name: devtcp-bench exit $rc (log $out/$name.log)")
@@ -83,7 +83,7 @@ run_bench hold 150 --mode hold --stacks "$HOLD_STACKS" --conns "$CONNS" \
 if [ "$VETH" = 1 ]; then
 	say "cps-veth: Linux client over veth, devtcp-server then the kernel"
 	rc=0
-	timeout -s INT $((2 * VETH_SECONDS + 120)) "$here/cps-veth.sh" \
+	timeout -s INT -k 10 $((2 * VETH_SECONDS + 120)) "$here/cps-veth.sh" \
 		--seconds "$VETH_SECONDS" --json "$out/cps-veth.json" \
 		> "$out/cps-veth.log" 2>&1 || rc=$?
 	grep -E '^\(|^a/b|cps-veth' "$out/cps-veth.log" >&2 || true
@@ -92,8 +92,9 @@ if [ "$VETH" = 1 ]; then
 fi
 
 # The summary: one table from the JSON; every expected run must be there.
+# (python3 with the machine's own libraries, not the bundle's.)
 rc=0
-python3 - "$out" "$STACKS" "$HOLD_STACKS" "$CONNS" "$VETH" \
+env -u LD_LIBRARY_PATH python3 - "$out" "$STACKS" "$HOLD_STACKS" "$CONNS" "$VETH" \
 	$((SECONDS - t_start)) > "$out/summary.txt" 2> "$out/summary.err" <<'PY' || rc=$?
 import json, os, sys
 out, stacks, hold_stacks, conns, veth, wall = sys.argv[1:7]
