@@ -15,9 +15,10 @@
 # usage: bench/cps-veth.sh [--seconds S] [--bytes N] [--workers W]
 #            [--lcores LIST] [--json FILE]
 #   defaults: 5 s, 1024 bytes, 4 workers, devtcp-server lcores 0-1
-# Needs root, iproute2, ethtool, python3, hugepages and a build tree
-# (build/ or $DEVTCP_BUILD). Figures from a 2-core VM are rough: the client
-# processes, the kernel server and devtcp-server's poll lcore share CPUs.
+# Needs root, iproute2, ethtool, python3, hugepages and a build tree (build/
+# or $DEVTCP_BUILD), or a device bundle (.bundle/run.sh cps-veth.sh: the
+# programs, ip, ethtool next to it). Figures from a 2-core VM are rough: the
+# client processes, the kernel server and devtcp-server's lcores share CPUs.
 set -euo pipefail
 
 prog=$(basename "$0")
@@ -42,13 +43,20 @@ done
 [[ $bytes =~ ^[0-9]+$ && $bytes -gt 0 ]] || die "bad --bytes '$bytes'"
 [[ $workers =~ ^[0-9]+$ && $workers -gt 0 ]] || die "bad --workers '$workers'"
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces, AF_PACKET, hugepages)"
+# A bundle carries ip and ethtool for machines without them.
+[ -x "$here/ip" ] && PATH=$here:$PATH
 for c in ip ethtool python3; do
 	command -v $c >/dev/null || die "$c not found"
 done
-top=$(cd "$here/.." && pwd)
-b=${DEVTCP_BUILD:-$top/build}
-server=$b/app/server/devtcp-server
-[ -x "$server" ] || die "devtcp-server not found ($server): build first"
+# The program: a bundle's bin/ (this script copied there), else the build.
+if [ -x "$here/devtcp-server" ]; then
+	server=$here/devtcp-server
+else
+	top=$(cd "$here/.." && pwd)
+	b=${DEVTCP_BUILD:-$top/build}
+	server=$b/app/server/devtcp-server
+fi
+[ -x "$server" ] || die "devtcp-server not found ($server): build first, or run from a bundle"
 peer=$here/cps_peer.py
 [ -r "$peer" ] || die "$peer not found"
 
@@ -167,9 +175,13 @@ run_kernel() {
 		: > "$tmp/b.json"
 		return 0
 	fi
+	# The server's own pid (a launcher may have forked it): stopped too.
+	kp=$(awk '/^listening pid / {print $3; exit}' "$log")
+	[ -n "$kp" ] && pids+=("$kp")
 	run_client "$tmp/b.json"
-	kill -TERM "$k" 2>/dev/null || true
+	kill -TERM "$k" ${kp:+"$kp"} 2>/dev/null || true
 	wait "$k" 2>/dev/null || true
+	while [ -n "$kp" ] && kill -0 "$kp" 2>/dev/null; do sleep 0.1; done
 }
 
 say "(a) devtcp-server, $seconds s, $workers client processes"

@@ -8,10 +8,11 @@
       one JSON line: connections completed, errors, seconds, cps.
   cps_peer.py server HOST PORT
       Accepts, reads each connection to its end, closes (one selector loop).
-      Prints "listening", then on SIGTERM one JSON line: connections, bytes.
+      Prints "listening pid PID", then on SIGTERM one JSON line: connections, bytes.
 """
 import json
 import multiprocessing
+import os
 import selectors
 import signal
 import socket
@@ -71,7 +72,8 @@ def server(host, port):
     st = {"conns": 0, "bytes": 0}
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
-    print("listening", flush=True)
+    # The pid: a launcher (a pyenv shim) may stand between the script and us.
+    print("listening pid %d" % os.getpid(), flush=True)
     while not stop:
         for key, _ in sel.select(0.2):
             s = key.fileobj

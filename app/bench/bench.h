@@ -45,6 +45,10 @@
 /* Most server stacks of a TCP run, and most counts one --stacks list gives. */
 #define BENCH_MAX_STACKS 16
 #define BENCH_STACK_COUNTS 8
+/* Most connections of a run (cps: in flight; hold: open at once). */
+#define BENCH_MAX_CONNS 1000000
+/* Most bytes each way of a cps/hold connection. */
+#define BENCH_CONNS_MAX_BYTES 65536
 
 enum bench_mode {
 	BENCH_MODE_SPLIT,      /* TCP, server RX split into device memory */
@@ -53,6 +57,8 @@ enum bench_mode {
 	BENCH_MODE_RAW,        /* raw frames, RX whole into host memory */
 	BENCH_MODE_BOUNCE,     /* RX whole, then payload copied to the device */
 	BENCH_MODE_CEILING,    /* copy engine alone: host chunks to the device */
+	BENCH_MODE_CPS,        /* TCP, short connections: connect, B each way, close */
+	BENCH_MODE_HOLD,       /* TCP, N concurrent connections, B each way */
 	BENCH_MODE_MAX,
 };
 
@@ -92,6 +98,39 @@ struct bench_stack_result {
 	uint64_t rx_cycles;         /* its lcore's poll work (bench_result.rx_cycles) */
 	uint64_t stack_cycles;      /* lib/dp's own */
 	uint64_t drops;             /* every drop counter of the stack */
+};
+
+/* One stack's share of a connection-scale run (cps, hold). */
+struct bench_conns_stack {
+	unsigned int lcore;
+	uint64_t conns;             /* opened (client) / accepted (server) */
+	uint64_t completed;         /* exchanged both ways and closed cleanly */
+	uint64_t failed;
+	uint64_t conns_open_peak;   /* hold: dt_dp_stats.conns_open with all open */
+	uint32_t slots;             /* connection table size */
+	uint64_t mem_bytes;         /* dt_dp_stats.mem_bytes */
+	uint64_t drops;             /* every drop counter of the stack */
+	uint64_t retransmits;
+};
+
+/* What the connection-scale modes measure besides struct bench_result's. */
+struct bench_conns_result {
+	uint32_t bytes;             /* each way, per connection */
+	uint32_t in_flight;         /* cps: connections kept open at once */
+	uint16_t server_ports;      /* listening ports (the port space per port) */
+	uint64_t accepted;          /* by the server stacks */
+	uint64_t failed;            /* either end: refused, reset, short, mismatched */
+	uint64_t bad_bytes;         /* received bytes that differ from the pattern */
+	uint64_t answer_bytes;      /* delivered to the clients */
+	uint64_t open_waits;        /* connects put off (TX room, slots, ports) */
+	double establish_s;         /* hold: until the last one was established */
+	double exchange_s;          /* hold: until the last one had exchanged */
+	double close_s;             /* hold: from then until all had closed */
+	uint64_t srv_mem_bytes, cli_mem_bytes; /* the stacks' hugepage bytes */
+	uint64_t srv_slots, cli_slots;
+	uint64_t srv_open_peak, cli_open_peak;  /* hold: open at once */
+	uint64_t heap_bytes;        /* hold: libc heap growth with all open */
+	struct bench_conns_stack srv[BENCH_MAX_STACKS], cli[BENCH_MAX_STACKS];
 };
 
 /*
@@ -142,6 +181,7 @@ struct bench_result {
 	/* TCP modes: the stacks of the run and each server stack's figures. */
 	uint16_t server_stacks, client_stacks;
 	struct bench_stack_result stack[BENCH_MAX_STACKS];
+	struct bench_conns_result cr; /* cps, hold */
 	/* Per-second samples (bench_sample.c), owned by the result. */
 	struct bench_sample *samples;
 	uint32_t nb_samples, samples_cap;
@@ -309,6 +349,26 @@ void bench_tcp_progress(enum bench_mode mode, const struct bench_sample *s,
 	uint64_t rtx, uint32_t done, uint32_t conns, uint64_t bytes_done,
 	uint64_t bytes_total);
 
+/* Every drop counter of a stack, summed. */
+struct dt_dp_stats;
+uint64_t bench_tcp_stack_drops(const struct dt_dp_stats *s);
+/* Name every drop counter of a stack that is not zero (stderr). */
+void bench_tcp_report_drops(enum bench_mode mode, bool server, unsigned int q,
+	const struct dt_dp_stats *d);
+
+/*
+ * bench_conns.c: the connection-scale modes (cps, hold) over
+ * @p server_stacks server stacks (0: from the lcores), as bench_tcp_run().
+ */
+int bench_conns_run(const struct bench_tcp_env *env, enum bench_mode mode,
+	uint16_t server_stacks, struct bench_result *res);
+/* Whether a cps/hold run is clean; says why not on stderr. */
+bool bench_conns_ok(const struct bench_result *r);
+/* The connection-scale table of the cps/hold runs among @p res. */
+void bench_print_conns(const struct bench_result *res, int n);
+/* A cps/hold run's "conns_scale" object (docs/bench-json.md) into @p f. */
+void bench_write_json_conns(FILE *f, const struct bench_result *r);
+
 /* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
 uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
 
@@ -392,10 +452,19 @@ int bench_place_pool_socket(uint16_t port, int16_t gpu_id);
 /* Fill line_rate_gbps/line_rate_src of every result (configured rate, else raw's). */
 void bench_set_line_rate(const struct bench_opts *o, struct bench_result *res,
 	int n);
+/* Connection scale: many small exchanges, not a stream. */
+static inline bool
+bench_mode_is_conns(enum bench_mode m)
+{
+	return m == BENCH_MODE_CPS || m == BENCH_MODE_HOLD;
+}
+
+/* Over lib/dp stacks: the streams and connection scale. */
 static inline bool
 bench_mode_is_tcp(enum bench_mode m)
 {
-	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY;
+	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY ||
+		bench_mode_is_conns(m);
 }
 
 #endif /* BENCH_H */

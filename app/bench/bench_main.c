@@ -61,6 +61,8 @@ static const char *const mode_names[BENCH_MODE_MAX] = {
 	[BENCH_MODE_RAW] = "raw",
 	[BENCH_MODE_BOUNCE] = "bounce",
 	[BENCH_MODE_CEILING] = "ceiling",
+	[BENCH_MODE_CPS] = "cps",
+	[BENCH_MODE_HOLD] = "hold",
 };
 
 const char *
@@ -86,7 +88,15 @@ usage(const char *prog)
 		"                    bounce: as raw, then each payload is copied into device\n"
 		"                    memory by the region's copy engine (kernel TCP + cudaMemcpy);\n"
 		"                    ceiling: no wire, the copy engine alone moves payload-sized\n"
-		"                    chunks from host to device memory, 32 per batch\n"
+		"                    chunks from host to device memory, 32 per batch;\n"
+		"                    cps: short connections over the TCP stacks, each connects,\n"
+		"                    sends --bytes (default 1 KiB), gets as many back, closes;\n"
+		"                    --conns of them in flight (default 32 per client stack),\n"
+		"                    new ones for --duration: connections per second;\n"
+		"                    hold: --conns concurrent connections (default 1000, up to\n"
+		"                    1000000) spread over the stacks, --bytes each way, all\n"
+		"                    open at once, then closed: time to establish, memory per\n"
+		"                    connection (--duration: the time limit, default 120)\n"
 		"  --modes M1,M2,..  run these modes back to back\n"
 		"  --compare         run split, copy and raw; print the ratios\n"
 		"  --conns N         TCP connections (default %u), spread over the stacks: with\n"
@@ -239,6 +249,38 @@ has_tcp_mode(const struct bench_opts *o)
 	return false;
 }
 
+static bool
+has_conns_mode(const struct bench_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_modes; i++)
+		if (bench_mode_is_conns(o->modes[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The stream modes keep their 4096 connections; cps and hold take up to
+ * BENCH_MAX_CONNS, and small exchanges (--bytes, default 1 KiB).
+ */
+static int
+check_conns_opts(const struct bench_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nb_modes; i++)
+		if (!bench_mode_is_conns(o->modes[i]) && bench_mode_is_tcp(o->modes[i]) &&
+				o->conns > 4096)
+			return fprintf(stderr, "--conns %u: mode %s takes 1..4096 (cps and hold up to %u)\n",
+				o->conns, bench_mode_name(o->modes[i]),
+				BENCH_MAX_CONNS), -EINVAL;
+	if (has_conns_mode(o) && o->bytes > BENCH_CONNS_MAX_BYTES)
+		return fprintf(stderr, "--bytes %" PRIu64 ": cps and hold exchange at most %u bytes each way\n",
+			o->bytes, BENCH_CONNS_MAX_BYTES), -EINVAL;
+	return 0;
+}
+
 /* getopt_long values of the key table's options (bench_args.c). */
 #define BENCH_KEY_OPT_BASE 1000
 
@@ -286,12 +328,12 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'm':
 			o->nb_modes = 1;
 			if (parse_mode(optarg, &o->modes[0]) != 0)
-				return fprintf(stderr, "unknown --mode '%s' (split, copy, raw, raw-split, bounce, ceiling)\n",
+				return fprintf(stderr, "unknown --mode '%s' (split, copy, raw, raw-split, bounce, ceiling, cps, hold)\n",
 					optarg), -EINVAL;
 			break;
 		case 'L':
 			if (parse_modes(optarg, o) != 0)
-				return fprintf(stderr, "bad --modes '%s' (a list of distinct modes: split, copy, raw, raw-split, bounce, ceiling)\n",
+				return fprintf(stderr, "bad --modes '%s' (a list of distinct modes: split, copy, raw, raw-split, bounce, ceiling, cps, hold)\n",
 					optarg), -EINVAL;
 			break;
 		case 'c':
@@ -302,9 +344,9 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'C':
 			o->conns = strtoul(optarg, &end, 0);
-			if (*end != '\0' || o->conns < 1 || o->conns > 4096)
-				return fprintf(stderr, "bad --conns '%s' (1..4096)\n", optarg),
-					-EINVAL;
+			if (*end != '\0' || o->conns < 1 || o->conns > BENCH_MAX_CONNS)
+				return fprintf(stderr, "bad --conns '%s' (1..%u)\n", optarg,
+					BENCH_MAX_CONNS), -EINVAL;
 			o->conns_set = true;
 			break;
 		case 'B':
@@ -398,7 +440,9 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	if (has_tcp_mode(o) && o->mtu < RTE_ETHER_MTU)
 		return fprintf(stderr, "--mtu %u: the TCP modes take 1500..9000\n",
 			o->mtu), -EINVAL;
-	if (o->bytes != 0 && !o->duration_set)
+	if (check_conns_opts(o) != 0)
+		return -EINVAL;
+	if (o->bytes != 0 && !o->duration_set && !has_conns_mode(o))
 		o->duration = TCP_BYTES_LIMIT_S;
 	/* --bytes for the raw modes: the frames carrying as much payload. */
 	if (o->bytes != 0 && o->frames == 0 && bench_payload_len(o) != 0)
@@ -1078,6 +1122,8 @@ result_ok(const struct bench_opts *o, const struct bench_result *r)
 	}
 	if (!bench_mode_is_tcp(r->mode))
 		return ok;
+	if (bench_mode_is_conns(r->mode))
+		return bench_conns_ok(r) && ok;
 	if (r->conns_done != r->conns || r->tcp_errors != 0 ||
 			r->events_overflow != 0) {
 		fprintf(stderr, "devtcp-bench: %s: %u of %u connections delivered everything and closed; %"
@@ -1282,7 +1328,8 @@ main(int argc, char **argv)
 				memset(&res[n], 0, sizeof(res[n]));
 				res[n].mode = m;
 				res[n].tsc_hz = rte_get_tsc_hz();
-				rc = bench_tcp_run(&ctx.tcp, m, ctx.opts.nb_stacks ?
+				rc = (bench_mode_is_conns(m) ? bench_conns_run :
+					bench_tcp_run)(&ctx.tcp, m, ctx.opts.nb_stacks ?
 					ctx.opts.stacks[si] : 0, &res[n]);
 			} else {
 				rc = run_mode(&ctx, &run, m);
@@ -1302,6 +1349,7 @@ main(int argc, char **argv)
 		bench_print_table(res, n);
 		if (ctx.opts.nb_stacks != 0)
 			bench_print_scale(res, n);
+		bench_print_conns(res, n);
 	}
 	if (n > 0 || (res != NULL && ctx.setup.signal != 0)) {
 		if (write_outputs(&ctx, res, n) != 0)

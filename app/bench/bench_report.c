@@ -215,6 +215,10 @@ bench_print_table(const struct bench_result *res, int n)
 	char conns[16], pct[16], stk[16];
 	int i;
 
+	for (i = 0; i < n && bench_mode_is_conns(res[i].mode); i++)
+		;
+	if (i == n)
+		return;         /* cps, hold only: bench_print_conns() */
 	printf("\n%-10s %5s %9s %7s %8s %8s %8s %8s %8s %8s %9s\n",
 		"mode", "conns", "goodput", "% line", "Mpkt/s", "cyc/pkt",
 		"stk cyc", "copied", "retrans", "missed", "verified");
@@ -223,6 +227,8 @@ bench_print_table(const struct bench_result *res, int n)
 	for (i = 0; i < n; i++) {
 		const struct bench_result *r = &res[i];
 
+		if (bench_mode_is_conns(r->mode))
+			continue;	/* their own table: bench_print_conns() */
 		if (bench_mode_is_tcp(r->mode)) {
 			snprintf(conns, sizeof(conns), "%u", r->conns);
 			snprintf(stk, sizeof(stk), "%.0f",
@@ -312,6 +318,11 @@ bench_print_scale(const struct bench_result *res, int n)
 	const struct bench_result *one;
 	int i;
 
+	for (i = 0; i < n && (!bench_mode_is_tcp(res[i].mode) ||
+			bench_mode_is_conns(res[i].mode)); i++)
+		;
+	if (i == n)
+		return;         /* no stream run: nothing to scale */
 	printf("\n%6s %-6s %5s %9s %8s %-24s %-24s %8s %8s\n", "stacks",
 		"mode", "conns", "goodput", "Mpkt/s", "rx cyc/pkt per stack",
 		"stk cyc/pkt per stack", "retrans", "drops");
@@ -320,7 +331,7 @@ bench_print_scale(const struct bench_result *res, int n)
 		const struct bench_result *r = &res[i];
 		char sc[16];
 
-		if (!bench_mode_is_tcp(r->mode))
+		if (!bench_mode_is_tcp(r->mode) || bench_mode_is_conns(r->mode))
 			continue;
 		per_stack_str(r, false, rx, sizeof(rx));
 		per_stack_str(r, true, stk, sizeof(stk));
@@ -345,7 +356,8 @@ bench_print_scale(const struct bench_result *res, int n)
 				one = &res[j];
 				break;
 			}
-		if (one == NULL || goodput(one) <= 0 || !bench_mode_is_tcp(r->mode))
+		if (one == NULL || goodput(one) <= 0 || !bench_mode_is_tcp(r->mode) ||
+				bench_mode_is_conns(r->mode))
 			continue;
 		printf("%-5s goodput(%u stacks) / goodput(%u): %.2f\n",
 			bench_mode_name(r->mode), r->server_stacks,
@@ -544,6 +556,10 @@ bench_write_json(int fd, const struct bench_opts *o,
 			r->interrupted ? "true" : "false");
 		write_json_stacks(f, r);
 		fprintf(f, ", ");
+		if (bench_mode_is_conns(r->mode)) {
+			bench_write_json_conns(f, r);
+			fprintf(f, ", ");
+		}
 		write_json_ratios(f, res, n, r);
 		fprintf(f, ", ");
 		write_json_samples(f, r);

@@ -726,8 +726,8 @@ tcp_verifier(const struct bench_tcp_env *env, struct bt_side *s,
 	return v;
 }
 
-static uint64_t
-stack_drops(const struct dt_dp_stats *s)
+uint64_t
+bench_tcp_stack_drops(const struct dt_dp_stats *s)
 {
 	return s->drop_not_ipv4 + s->drop_bad_ip + s->drop_ip_fragment +
 		s->drop_not_for_us + s->drop_bad_tcp + s->drop_l4_cksum +
@@ -740,8 +740,8 @@ stack_drops(const struct dt_dp_stats *s)
 }
 
 /* Nothing silent: name every drop counter of a stack that is not zero. */
-static void
-report_drops(enum bench_mode mode, const struct bt_side *s, unsigned int q,
+void
+bench_tcp_report_drops(enum bench_mode mode, bool server, unsigned int q,
 	const struct dt_dp_stats *d)
 {
 #define BT_DROP(f) { #f, d->f }
@@ -759,10 +759,10 @@ report_drops(enum bench_mode mode, const struct bt_side *s, unsigned int q,
 #undef BT_DROP
 	unsigned int i;
 
-	if (stack_drops(d) == 0)
+	if (bench_tcp_stack_drops(d) == 0)
 		return;
 	fprintf(stderr, "devtcp-bench: %s: %s stack %u drops:",
-		bench_mode_name(mode), s->server ? "server" : "client", q);
+		bench_mode_name(mode), server ? "server" : "client", q);
 	for (i = 0; i < RTE_DIM(c); i++)
 		if (c[i].v != 0)
 			fprintf(stderr, " %s %" PRIu64, c[i].name + 5, c[i].v);
@@ -812,8 +812,9 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 		struct bt_side *s = &run->sides[i];
 
 		dt_dp_stats_get(s->st, &ds);
-		report_drops(run->mode, s, s->server ? i : i - run->nsrv, &ds);
-		res->stack_drops += stack_drops(&ds);
+		bench_tcp_report_drops(run->mode, s->server,
+			s->server ? i : i - run->nsrv, &ds);
+		res->stack_drops += bench_tcp_stack_drops(&ds);
 		res->events_overflow += ds.events_overflow;
 		res->tcp_errors += s->errors;
 		if (!s->server) {
@@ -827,7 +828,7 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 			.lcore = run->lcore_of[i], .conns = s->nb,
 			.rx_frames = ds.rx_frames, .payload_bytes = s->rx_bytes,
 			.rx_cycles = s->cycles, .stack_cycles = ds.rx_cycles,
-			.drops = stack_drops(&ds) };
+			.drops = bench_tcp_stack_drops(&ds) };
 		res->rx_frames += ds.rx_frames;
 		res->device_chunks += ds.device_chunks;
 		res->host_chunks += ds.host_chunks;
