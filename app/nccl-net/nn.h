@@ -149,6 +149,8 @@ struct nn_req {
 	uint16_t fl[NN_MAX_FLOWS];       /* flows that queued / received their slice */
 	uint64_t wait_ch[NN_MAX_FLOWS];  /* recv: tickets its copies end at */
 	uint64_t wait_cu[NN_MAX_FLOWS];
+	uint64_t t_seen[NN_MAX_FLOWS];   /* recv: TSC the part's lcore took it */
+	uint64_t t_copied[NN_MAX_FLOWS]; /* recv: TSC its last copy was submitted */
 };
 
 /* One TCP connection of a comm. Owned by its stack's lcore. */
@@ -165,6 +167,7 @@ struct nn_flow {
 	bool reported;               /* handed to the listener's side (NN_EV_HELLO) */
 	bool orphan;                 /* free it when it closes */
 	bool discard;                /* rx: rest of this slice does not fit: drop it */
+	bool accounted;              /* its counters are in the stack's */
 	uint64_t tx_off, tx_len;     /* send: its slice of message tx_seq */
 	int err;
 	/* receive: chunks delivered, not yet consumed */
@@ -263,6 +266,12 @@ struct nn_stack_counters {
 	uint32_t srtt_max_us;
 	uint64_t reqs_send, reqs_recv;   /* requests finished on this stack */
 	uint64_t busy_polls;             /* polls that found work */
+	/*
+	 * Receive requests, TSC cycles: from the part seeing the request to
+	 * its last copy submitted (the data's arrival), and from there to
+	 * the copies' completion (the GPU's latency on the critical path).
+	 */
+	uint64_t rx_arrive_sum, rx_gpu_sum, rx_gpu_max, rx_timed;
 	struct dt_copy_stats region_ch, cuda_ch;
 };
 

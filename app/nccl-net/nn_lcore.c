@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
@@ -174,12 +175,13 @@ cmd_attach(struct nn_stack *s, struct nn_part *p)
 
 /* A flow's engine counters, kept past its close for the finalize report. */
 static void
-flow_account(struct nn_stack *s, const struct nn_flow *f)
+flow_account(struct nn_stack *s, struct nn_flow *f)
 {
 	struct dt_dp_conn_stats cs;
 
-	if (dt_dp_conn_stats_get(s->st, f->conn, &cs) != 0)
+	if (f->accounted || dt_dp_conn_stats_get(s->st, f->conn, &cs) != 0)
 		return;
+	f->accounted = true;
 	s->cnt.flows++;
 	s->cnt.rx_bytes += cs.rx_bytes;
 	s->cnt.tx_bytes += cs.tx_bytes;
@@ -256,6 +258,7 @@ cmd_request(struct nn_part *p, int32_t idx)
 {
 	struct nn_req *r = &p->comm->reqs[idx];
 
+	r->t_seen[p->pidx] = rte_rdtsc();
 	p->fifo[p->head % NN_REQS] = r;
 	p->head++;
 }
@@ -413,6 +416,7 @@ event(struct nn_stack *s, const struct dt_dp_event *ev)
 		break;
 	case DT_DP_EV_PEER_CLOSED:
 		f->peer_closed = true;
+		flow_account(s, f);   /* while the connection is still there */
 		break;
 	case DT_DP_EV_RESET:
 		flow_dead(f, ECONNRESET, "reset by the peer");
@@ -463,13 +467,38 @@ chan_account(struct dt_copy_stats *sum, const struct dt_copy_chan *ch)
 	sum->errors += ch->stats.errors;
 }
 
+static void
+poll_once(struct nn_stack *s, struct dt_dp_event *ev)
+{
+	uint16_t n, i;
+
+	commands(s);
+	dt_dp_poll(s->st);
+	while ((n = dt_dp_events(s->st, ev, NN_EV_BURST)) != 0)
+		for (i = 0; i < n; i++)
+			event(s, &ev[i]);
+	progress(s);
+	s->polls++;
+}
+
+static bool
+parts_closing(const struct nn_stack *s)
+{
+	uint16_t i;
+
+	for (i = 0; i < s->nb_parts; i++)
+		if (s->parts[i]->closing)
+			return true;
+	return rte_ring_count(s->cmd) != 0;
+}
+
 int
 nn_lcore_main(void *arg)
 {
 	struct nn_stack *s = arg;
 	struct nn_rt *rt = s->rt;
 	struct dt_dp_event ev[NN_EV_BURST];
-	uint16_t n, i;
+	uint64_t deadline;
 
 	s->ch = dt_copy_chan_open(dt_devmem_region_engine(rt->region));
 	if (s->ch == NULL) {
@@ -486,15 +515,17 @@ nn_lcore_main(void *arg)
 			NN_WARN("stack %u: no CUDA gather channel: receives into "
 				"CUDA buffers will fail", s->idx);
 	}
-	while (s->running) {
-		commands(s);
-		dt_dp_poll(s->st);
-		while ((n = dt_dp_events(s->st, ev, NN_EV_BURST)) != 0)
-			for (i = 0; i < n; i++)
-				event(s, &ev[i]);
-		progress(s);
-		s->polls++;
-	}
+	while (s->running)
+		poll_once(s, ev);
+	/*
+	 * Stopping (the last finalize): what NCCL closed just before is
+	 * finished first, FINs out and counters kept, for half a second at
+	 * most.
+	 */
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 2;
+	do
+		poll_once(s, ev);
+	while (parts_closing(s) && rte_get_timer_cycles() < deadline);
 	/* Copies in flight land before their chunks go back. */
 	while (s->rel_h != s->rel_t)
 		nn_release_progress(s);

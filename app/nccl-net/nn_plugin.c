@@ -1095,6 +1095,7 @@ nn_stats_log(struct nn_rt *rt)
 {
 	const struct nn_stack_counters *k;
 	struct dt_dp_stats st;
+	double tsc_us = (double)rte_get_tsc_hz() / 1e6;
 	uint64_t drops;
 	uint16_t i;
 
@@ -1124,6 +1125,13 @@ nn_stats_log(struct nn_rt *rt)
 			k->flows, k->rx_bytes, k->tx_bytes, k->rtx_segs, k->rtx_bytes,
 			k->rtos, k->tlps, k->dsacks, k->rack_losses,
 			k->srtt_max_us, k->reqs_send, k->reqs_recv);
+		if (k->rx_timed != 0)
+			NN_INFO("stack %u receives: %" PRIu64 " parts; request seen to "
+				"last copy submitted (data arrival) mean %.1f us; last copy "
+				"submitted to completed (GPU latency) mean %.1f us, max %.1f us",
+				i, k->rx_timed, (double)k->rx_arrive_sum / k->rx_timed / tsc_us,
+				(double)k->rx_gpu_sum / k->rx_timed / tsc_us,
+				(double)k->rx_gpu_max / tsc_us);
 		NN_INFO("stack %u copies: region engine %" PRIu64 " calls %" PRIu64
 			" copies %" PRIu64 " bytes %" PRIu64 " errors; CUDA gather %"
 			PRIu64 " calls %" PRIu64 " copies %" PRIu64 " bytes %" PRIu64

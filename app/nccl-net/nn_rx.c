@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "nn_rt.h"
@@ -267,6 +268,7 @@ rx_flow_done(struct nn_flow *f, struct nn_req *r)
 		/* Every copy for r was submitted before these tickets. */
 		r->wait_ch[p->pidx] = s->ch->next_ticket - 1;
 		r->wait_cu[p->pidx] = s->cuda_ch ? s->cuda_ch->next_ticket - 1 : 0;
+		r->t_copied[p->pidx] = rte_rdtsc();
 	}
 }
 
@@ -368,6 +370,21 @@ nn_rx_progress(struct nn_flow *f)
 	}
 }
 
+/* Where a receive's time went (the finalize report). */
+static void
+rx_time(struct nn_stack *s, const struct nn_part *p, const struct nn_req *r)
+{
+	uint64_t now = rte_rdtsc(), gpu = now - r->t_copied[p->pidx];
+
+	if (r->t_seen[p->pidx] == 0 || r->t_copied[p->pidx] < r->t_seen[p->pidx])
+		return;
+	s->cnt.rx_arrive_sum += r->t_copied[p->pidx] - r->t_seen[p->pidx];
+	s->cnt.rx_gpu_sum += gpu;
+	if (gpu > s->cnt.rx_gpu_max)
+		s->cnt.rx_gpu_max = gpu;
+	s->cnt.rx_timed++;
+}
+
 void
 nn_rx_part_progress(struct nn_part *p)
 {
@@ -397,6 +414,7 @@ nn_rx_part_progress(struct nn_part *p)
 				(s->cuda_ch != NULL &&
 				 dt_copy_completed(s->cuda_ch) < r->wait_cu[p->pidx]))
 			break;
+		rx_time(s, p, r);
 		nn_req_part_done(p, r);
 		p->tail++;
 	}
