@@ -6,8 +6,11 @@
  *    current before init), to place the payload region and the pciPath;
  *  - a copy engine (dt_copy.h ops) of unified-addressing copies on a
  *    stream: one cuMemcpyBatchAsync per submit where the driver has it
- *    (CUDA 12.8+), else one cuMemcpyAsync per merged run, and one event per
- *    submit for completion. The stacks use it to gather received chunks
+ *    (CUDA 12.8+), else one cuMemcpyAsync per merged run; completion by a
+ *    cuStreamWriteValue64 of the submit's last ticket into a pinned,
+ *    device-mapped word that a poll reads without a driver call (NCCL's
+ *    own threads share the context's locks), or one event per submit
+ *    where the device has no 64-bit stream memory operations. The stacks use it to gather received chunks
  *    into NCCL's CUDA buffers (device to device); registered as the engine
  *    of a NCCL send buffer it lets the software NIC read send payload.
  *
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -74,6 +78,12 @@ struct nn_cu_api {
 	PFN_cuMemcpyBatchAsync_v12080 memcpy_batch;   /* optional */
 	PFN_cuPointerGetAttribute_v4000 ptr_attr;
 	PFN_cuGetErrorName_v6000 err_name;            /* optional */
+	PFN_cuStreamQuery_v2000 stream_query;
+	PFN_cuDeviceGetAttribute_v2000 dev_attr;
+	PFN_cuMemHostAlloc_v2020 host_alloc;          /* optional: memop path */
+	PFN_cuMemHostGetDevicePointer_v3020 host_dptr;
+	PFN_cuMemFreeHost_v2000 host_free;
+	PFN_cuStreamWriteValue64_v11070 write_value64;
 };
 
 static struct nn_cu_api nn_cu;   /* resolved once per process */
@@ -105,6 +115,12 @@ static const struct nn_cu_sym nn_cu_syms[] = {
 	CU_SYM(memcpy_batch, "cuMemcpyBatchAsync", 12080, true),
 	CU_SYM(ptr_attr, "cuPointerGetAttribute", 4000, false),
 	CU_SYM(err_name, "cuGetErrorName", 6000, true),
+	CU_SYM(stream_query, "cuStreamQuery", 2000, false),
+	CU_SYM(dev_attr, "cuDeviceGetAttribute", 2000, false),
+	CU_SYM(host_alloc, "cuMemHostAlloc", 2020, true),
+	CU_SYM(host_dptr, "cuMemHostGetDevicePointer", 3020, true),
+	CU_SYM(host_free, "cuMemFreeHost", 2000, true),
+	CU_SYM(write_value64, "cuStreamWriteValue64", 11070, true),
 };
 
 static void
@@ -186,13 +202,21 @@ nn_cu_err(CUresult res)
 struct nn_cu_engine {
 	struct dt_copy_engine head;     /* first: dt_copy.h casts */
 	CUcontext ctx;
+	CUdevice dev;
 };
+
+/* Polls without progress after which a memop channel asks the stream. */
+#define NN_CU_STALL_POLLS 1024
 
 struct nn_cu_chan {
 	struct dt_copy_chan head;       /* first: dt_copy.h casts */
 	CUstream stream;
 	bool failed;                    /* sticky: a CUDA call failed (logged) */
 	bool batch_off;                 /* cuMemcpyBatchAsync refused: per run */
+	bool memop;                     /* completion by *word_h, not events */
+	volatile uint64_t *word_h;      /* last ticket the GPU reached */
+	CUdeviceptr word_d;
+	uint32_t stall;
 	uint32_t eh, et;                /* free-running event ring indexes */
 	uint64_t done;
 	CUevent ev[NN_CU_RING];
@@ -200,6 +224,34 @@ struct nn_cu_chan {
 	CUdeviceptr dsts[NN_CU_BATCH], srcs[NN_CU_BATCH];
 	size_t sizes[NN_CU_BATCH];
 };
+
+/* The completion word, where the device has 64-bit stream memory operations. */
+static void
+nn_cu_memop_init(struct nn_cu_chan *ch, const struct nn_cu_engine *e)
+{
+	void *h = NULL;
+	int on = 0;
+
+	/* DEVTCP_NCCL_CUDA_EVENTS=1: events, as before (comparisons). */
+	if (getenv("DEVTCP_NCCL_CUDA_EVENTS") != NULL)
+		return;
+	if (nn_cu.host_alloc == NULL || nn_cu.host_dptr == NULL ||
+			nn_cu.host_free == NULL || nn_cu.write_value64 == NULL ||
+			nn_cu.dev_attr(&on,
+				CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+				e->dev) != CUDA_SUCCESS || !on)
+		return;
+	if (nn_cu.host_alloc(&h, 64, CU_MEMHOSTALLOC_DEVICEMAP |
+			CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
+		return;
+	if (nn_cu.host_dptr(&ch->word_d, h, 0) != CUDA_SUCCESS) {
+		nn_cu.host_free(h);
+		return;
+	}
+	ch->word_h = h;
+	*ch->word_h = 0;
+	ch->memop = true;
+}
 
 static struct dt_copy_chan *
 nn_cu_chan_open(struct dt_copy_engine *ce)
@@ -222,6 +274,7 @@ nn_cu_chan_open(struct dt_copy_engine *ce)
 	}
 	ch->head.ce = ce;
 	ch->head.next_ticket = 1;
+	nn_cu_memop_init(ch, e);
 	return &ch->head;
 }
 
@@ -236,6 +289,8 @@ nn_cu_chan_close(struct dt_copy_chan *c)
 		if (ch->ev[i] != NULL)
 			nn_cu.event_destroy(ch->ev[i]);
 	nn_cu.stream_destroy(ch->stream);
+	if (ch->word_h != NULL)
+		nn_cu.host_free((void *)(uintptr_t)ch->word_h);
 	rte_free(ch);
 }
 
@@ -251,12 +306,41 @@ nn_cu_fail(struct nn_cu_chan *ch, const char *what, CUresult res)
 	ch->failed = true;
 }
 
+/*
+ * Memop channel: a load of the word. A failed copy never gets its ticket
+ * written (the stream stops at the error), so after NN_CU_STALL_POLLS
+ * polls without progress the stream is asked: idle completes everything,
+ * an error stops the channel.
+ */
+static uint64_t
+nn_cu_completed_memop(struct nn_cu_chan *ch)
+{
+	uint64_t w = __atomic_load_n(ch->word_h, __ATOMIC_ACQUIRE);
+	CUresult res;
+
+	if (w > ch->done) {
+		ch->done = w;
+		ch->stall = 0;
+	} else if (ch->done + 1 < ch->head.next_ticket && !ch->failed &&
+			++ch->stall >= NN_CU_STALL_POLLS) {
+		ch->stall = 0;
+		res = nn_cu.stream_query(ch->stream);
+		if (res == CUDA_SUCCESS)
+			ch->done = ch->head.next_ticket - 1;
+		else if (res != CUDA_ERROR_NOT_READY)
+			nn_cu_fail(ch, "a copy (cuStreamQuery)", res);
+	}
+	return ch->done;
+}
+
 static uint64_t
 nn_cu_completed(struct dt_copy_chan *c)
 {
 	struct nn_cu_chan *ch = (struct nn_cu_chan *)c;
 	CUresult res;
 
+	if (ch->memop)
+		return nn_cu_completed_memop(ch);
 	while (ch->et != ch->eh) {
 		res = nn_cu.event_query(ch->ev[ch->et % NN_CU_RING]);
 		if (res == CUDA_ERROR_NOT_READY)
@@ -339,6 +423,47 @@ nn_cu_issue(struct nn_cu_chan *ch, uint32_t runs, const char **what)
 	return res;
 }
 
+/*
+ * Memop channel: the runs, then the last ticket written to the word. A
+ * refused write leaves the channel on events from the next submit on, this
+ * one waited for (a synchronous stream, once).
+ */
+static int
+nn_cu_submit_memop(struct nn_cu_chan *ch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *ticket)
+{
+	struct dt_copy_chan *c = &ch->head;
+	uint64_t last = c->next_ticket + n - 1;
+	const char *what;
+	CUresult res;
+
+	res = nn_cu_issue(ch, nn_cu_runs(ch, ops, n), &what);
+	if (res != CUDA_SUCCESS) {
+		nn_cu_fail(ch, what, res);
+		c->stats.errors += n;
+		return -EIO;
+	}
+	res = nn_cu.write_value64(ch->stream, ch->word_d, last, 0);
+	if (res != CUDA_SUCCESS) {
+		NN_WARN("CUDA copy channel: cuStreamWriteValue64 refused (%s, %d): "
+			"completion by events from now on", nn_cu_err(res), (int)res);
+		ch->memop = false;
+		res = nn_cu.stream_sync(ch->stream);
+		if (res != CUDA_SUCCESS) {
+			nn_cu_fail(ch, "cuStreamSynchronize", res);
+			c->stats.errors += n;
+			return -EIO;
+		}
+		ch->done = last;
+	}
+	c->next_ticket += n;
+	c->stats.calls++;
+	c->stats.copies += n;
+	if (ticket != NULL)
+		*ticket = last;
+	return n;
+}
+
 static int
 nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 	uint64_t *ticket)
@@ -353,6 +478,8 @@ nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 		return -EIO;
 	if (n > NN_CU_BATCH)
 		n = NN_CU_BATCH;
+	if (ch->memop)
+		return nn_cu_submit_memop(ch, ops, n, ticket);
 	if (ch->eh - ch->et == NN_CU_RING && nn_cu_completed(c) == 0 &&
 			ch->eh - ch->et == NN_CU_RING)
 		return 0;
@@ -413,8 +540,8 @@ nn_cuda_engine_create(void *base, size_t len, int ordinal)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	if (nn_cu.primary_retain(&e->ctx, ordinal < 0 ? 0 : ordinal) !=
-			CUDA_SUCCESS) {
+	e->dev = (CUdevice)(ordinal < 0 ? 0 : ordinal);
+	if (nn_cu.primary_retain(&e->ctx, e->dev) != CUDA_SUCCESS) {
 		rte_free(e);
 		rte_errno = ENODEV;
 		return NULL;
