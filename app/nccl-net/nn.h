@@ -275,6 +275,14 @@ struct nn_stack_counters {
 	struct dt_copy_stats region_ch, cuda_ch;
 };
 
+/* Copies queued for one channel, submitted once per poll (nn_rx.c). */
+#define NN_BATCH_OPS 256
+struct nn_batch {
+	struct dt_copy_chan *ch;
+	uint16_t n;
+	struct dt_copy_op ops[NN_BATCH_OPS];
+};
+
 /* One stack and its lcore. */
 struct nn_stack {
 	struct nn_rt *rt;
@@ -284,6 +292,7 @@ struct nn_stack {
 	struct rte_ring *cmd;
 	struct dt_copy_chan *ch;     /* region engine channel (lcore's) */
 	struct dt_copy_chan *cuda_ch; /* CUDA gathers into NCCL's buffers */
+	struct nn_batch b_region, b_cuda;  /* their copies of this poll */
 	struct nn_release rel[NN_RELEASE_Q];
 	uint32_t rel_h, rel_t;
 	struct nn_part *parts[256];  /* parts living here */
@@ -337,6 +346,7 @@ void nn_rx_progress(struct nn_flow *f);
 void nn_rx_drop_all(struct nn_flow *f);
 void nn_rx_part_progress(struct nn_part *p);
 void nn_release_progress(struct nn_stack *s);
+void nn_rx_flush(struct nn_stack *s);
 void nn_tx_hello(struct nn_flow *f);
 void nn_tx_part_progress(struct nn_part *p);
 void nn_tx_sent(struct nn_flow *f, uint32_t count);

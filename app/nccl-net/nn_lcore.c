@@ -453,6 +453,7 @@ progress(struct nn_stack *s)
 		else
 			nn_rx_part_progress(p);
 	}
+	nn_rx_flush(s);
 	nn_release_progress(s);
 }
 
@@ -515,6 +516,10 @@ nn_lcore_main(void *arg)
 			NN_WARN("stack %u: no CUDA gather channel: receives into "
 				"CUDA buffers will fail", s->idx);
 	}
+	s->b_region.ch = s->ch;
+	s->b_region.n = 0;
+	s->b_cuda.ch = s->cuda_ch;
+	s->b_cuda.n = 0;
 	while (s->running)
 		poll_once(s, ev);
 	/*
@@ -527,6 +532,7 @@ nn_lcore_main(void *arg)
 		poll_once(s, ev);
 	while (parts_closing(s) && rte_get_timer_cycles() < deadline);
 	/* Copies in flight land before their chunks go back. */
+	nn_rx_flush(s);
 	while (s->rel_h != s->rel_t)
 		nn_release_progress(s);
 	chan_account(&s->cnt.region_ch, s->ch);

@@ -17,6 +17,7 @@
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include "nn_rt.h"
 
@@ -48,9 +49,11 @@ push_release(struct nn_stack *s, uint64_t token, struct dt_copy_chan *ch,
 
 	if (s->rel_t - s->rel_h == NN_RELEASE_Q) {
 		/* Cannot happen with <= NN_RELEASE_Q buffers; keep order anyway. */
-		if (ch != NULL)
-			dt_copy_wait(ch, ticket);
-		nn_release_progress(s);
+		nn_rx_flush(s);
+		while (s->rel_t - s->rel_h == NN_RELEASE_Q) {
+			nn_release_progress(s);
+			rte_pause();
+		}
 	}
 	e = &s->rel[s->rel_t++ % NN_RELEASE_Q];
 	e->token = token;
@@ -81,9 +84,91 @@ nn_release_progress(struct nn_stack *s)
 }
 
 /*
+ * Copies wait in a per-channel batch and go to the engine once per poll
+ * (nn_rx_flush()), not once per flow and message: every submit is a
+ * driver call (CUDA: about 5-40 us each, more when NCCL's threads use the
+ * context too). A batched copy's ticket is known when it is queued: the
+ * channel's next ticket plus its place in the batch, since only this
+ * lcore submits on these channels and a batch always goes out whole and
+ * in order before any other submit on its channel.
+ */
+static inline uint64_t
+batch_next_ticket(const struct nn_batch *b)
+{
+	return b->ch->next_ticket + b->n;
+}
+
+static int
+batch_flush(struct nn_batch *b)
+{
+	uint16_t off = 0;
+	uint64_t t;
+	int rc;
+
+	while (off < b->n) {
+		rc = dt_copy_submit(b->ch, b->ops + off, (uint16_t)(b->n - off), &t);
+		if (rc < 0) {
+			b->n = 0;
+			return rc;
+		}
+		if (rc == 0) {
+			/* The engine's queue is full: let it retire some. */
+			dt_copy_completed(b->ch);
+			rte_pause();
+			continue;
+		}
+		off = (uint16_t)(off + rc);
+	}
+	b->n = 0;
+	return 0;
+}
+
+static int
+batch_add(struct nn_batch *b, void *dst, const void *src, uint32_t len,
+	uint64_t *ticket)
+{
+	int rc;
+
+	if (b->n == NN_BATCH_OPS && (rc = batch_flush(b)) != 0)
+		return rc;
+	b->ops[b->n].dst = dst;
+	b->ops[b->n].src = src;
+	b->ops[b->n].len = len;
+	*ticket = b->ch->next_ticket + b->n;
+	b->n++;
+	return 0;
+}
+
+static struct nn_batch *
+batch_of(struct nn_stack *s, const struct dt_copy_chan *ch)
+{
+	return ch == s->cuda_ch ? &s->b_cuda : &s->b_region;
+}
+
+void
+nn_rx_flush(struct nn_stack *s)
+{
+	int rc = 0;
+	uint16_t i;
+
+	if (s->b_region.n != 0)
+		rc = batch_flush(&s->b_region);
+	if (rc == 0 && s->b_cuda.n != 0)
+		rc = batch_flush(&s->b_cuda);
+	if (rc == 0)
+		return;
+	/* Copies the engine refused never complete: their comms are dead. */
+	NN_WARN("stack %u: the copy engine refused queued copies: %s", s->idx,
+		strerror(-rc));
+	for (i = 0; i < s->nb_parts; i++)
+		if (!s->parts[i]->comm->send)
+			nn_part_fail(s->parts[i], -rc);
+}
+
+/*
  * Move up to @p want bytes from the head of the flow's queue to @p dst.
- * Returns the bytes consumed (0 when nothing is queued or the engine is
- * busy) or a negative errno; *ch and *ticket say what to wait for.
+ * Returns the bytes consumed (0 when nothing is queued) or a negative
+ * errno; *ch and *ticket say what to wait for.
  */
 static int64_t
 rx_take(struct nn_flow *f, enum nn_dst kind, uintptr_t dst, uint64_t want,
@@ -91,91 +176,47 @@ rx_take(struct nn_flow *f, enum nn_dst kind, uintptr_t dst, uint64_t want,
 {
 	struct nn_stack *s = f->s;
 	struct dt_copy_chan *ch = kind == NN_DST_CUDA ? s->cuda_ch : s->ch;
-	struct dt_copy_op ops[NN_RX_BATCH];
-	uint32_t qh = f->qh, qoff = f->qoff;
+	struct nn_batch *b;
 	uint64_t got = 0, t = 0;
-	uint16_t n = 0, i;
+	uint16_t n = 0;
 	int rc;
 
 	if (ch == NULL && kind != NN_DST_DROP && kind != NN_DST_HOST)
 		return -ENOTSUP;
-	/* Plan: one copy per chunk piece, stopping before a host chunk. */
-	while (want > got && qh != f->qt && n < NN_RX_BATCH) {
-		const struct dt_dp_chunk *c = &f->q[qh % NN_FLOW_CHUNKS];
-		uint32_t len = (uint32_t)RTE_MIN((uint64_t)c->len - qoff, want - got);
+	b = kind == NN_DST_HOST || kind == NN_DST_DROP ? &s->b_region :
+		batch_of(s, ch);
+	/* One copy per chunk piece. */
+	while (want > got && f->qh != f->qt && n < NN_RX_BATCH) {
+		const struct dt_dp_chunk *c = &f->q[f->qh % NN_FLOW_CHUNKS];
+		uint32_t len = (uint32_t)RTE_MIN((uint64_t)c->len - f->qoff,
+			want - got);
+		const uint8_t *src = (const uint8_t *)c->addr + f->qoff;
+		struct dt_copy_chan *rch = NULL;
 
-		if (c->kind == DT_DP_CHUNK_HOST && kind != NN_DST_DROP) {
-			if (n != 0)
-				break;
-			/* CPU-readable bytes (length split): a plain copy or a lone op. */
-			if (kind == NN_DST_HOST) {
-				memcpy((void *)dst, (const uint8_t *)c->addr + qoff, len);
-			} else {
-				ops[0].dst = (void *)dst;
-				ops[0].src = (const uint8_t *)c->addr + qoff;
-				ops[0].len = len;
-				rc = dt_copy_submit(ch, ops, 1, &t);
-				if (rc <= 0)
-					return rc;
-				*chp = ch;
-				*ticket = t;
-			}
-			got = len;
-			qoff += len;
-			if (qoff == c->len) {
-				push_release(s, c->token, kind == NN_DST_HOST ? NULL : ch, t);
-				qh++;
-				qoff = 0;
-			}
-			f->qh = qh;
-			f->qoff = qoff;
-			return got;
-		}
-		if (kind != NN_DST_DROP) {
-			ops[n].dst = (void *)(dst + got);
-			ops[n].src = (const uint8_t *)c->addr + qoff;
-			ops[n].len = len;
+		if (kind == NN_DST_DROP) {
+			/* Consumed unread: back behind the copies queued before. */
+		} else if (c->kind == DT_DP_CHUNK_HOST && kind == NN_DST_HOST) {
+			/* CPU-readable bytes (length split) into host memory. */
+			memcpy((void *)(dst + got), src, len);
+		} else {
+			/* Device chunk into host memory: the region's engine. */
+			rc = batch_add(b, (void *)(dst + got), src, len, &t);
+			if (rc != 0)
+				return got != 0 ? (int64_t)got : rc;
+			rch = b->ch;
+			*chp = rch;
+			*ticket = t;
 			n++;
 		}
 		got += len;
-		qoff += len;
-		if (qoff == c->len) {
-			qh++;
-			qoff = 0;
-		}
-	}
-	if (kind == NN_DST_DROP) {
-		/* Consume without reading: chunks go back behind earlier copies. */
-		for (; f->qh != qh; f->qh++)
-			push_release(s, f->q[f->qh % NN_FLOW_CHUNKS].token, NULL, 0);
-		f->qoff = qoff;
-		return got;
-	}
-	if (n == 0)
-		return 0;
-	if (kind == NN_DST_HOST)
-		ch = s->ch;   /* device chunk into host memory: the region's engine */
-	rc = dt_copy_submit(ch, ops, n, &t);
-	if (rc < 0)
-		return rc;
-	/* Consume exactly what the engine took. */
-	got = 0;
-	for (i = 0; i < (uint16_t)rc; i++) {
-		const struct dt_dp_chunk *c = &f->q[f->qh % NN_FLOW_CHUNKS];
-
-		got += ops[i].len;
-		f->qoff += ops[i].len;
+		f->qoff += len;
 		if (f->qoff == c->len) {
-			push_release(s, c->token, ch, t);
+			push_release(s, c->token, rch, t);
 			f->qh++;
 			f->qoff = 0;
 		}
 	}
-	if (rc > 0) {
-		*chp = ch;
-		*ticket = t;
-	}
-	return got;
+	return (int64_t)got;
 }
 
 /* Hello (accepted flows) or message header, once its 16 bytes landed. */
@@ -266,8 +307,9 @@ rx_flow_done(struct nn_flow *f, struct nn_req *r)
 	f->rx_seq++;
 	if (++r->fl[p->pidx] == p->nflows) {
 		/* Every copy for r was submitted before these tickets. */
-		r->wait_ch[p->pidx] = s->ch->next_ticket - 1;
-		r->wait_cu[p->pidx] = s->cuda_ch ? s->cuda_ch->next_ticket - 1 : 0;
+		r->wait_ch[p->pidx] = batch_next_ticket(&s->b_region) - 1;
+		r->wait_cu[p->pidx] = s->cuda_ch ?
+			batch_next_ticket(&s->b_cuda) - 1 : 0;
 		r->t_copied[p->pidx] = rte_rdtsc();
 	}
 }

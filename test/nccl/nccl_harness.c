@@ -708,12 +708,18 @@ case_close(struct side *s)
 	p_close(&s->net, s->rcomm, 1);
 	p_close(&s->net, s->lcomm, 2);
 	barrier(s);
+	/*
+	 * The software NIC keeps a receive stash of up to 64 payload buffers
+	 * per queue (HSPLIT_STASH), refilled in bulk: the free count moves by
+	 * that much without a leak. The message B never received is ~720
+	 * buffers: a leak of it stays visible.
+	 */
 	for (t0 = now_s(); now_s() - t0 < 5; usleep(10000)) {
 		after = payload_free(s);
-		if (after + 16 >= before)
+		if (after + 64 >= before)
 			break;
 	}
-	if (after + 16 < before)
+	if (after + 64 < before)
 		FAIL(s, "payload buffers leaked: %u free before, %u after closing",
 			before, after);
 	printf("%s: 3 rounds of listen/connect/accept/transfer/close; payload "
