@@ -187,6 +187,8 @@ struct hsplit_txq_stats {
  */
 #define HSPLIT_TX_FLIGHT 64
 #define HSPLIT_TX_FLIGHT_MASK (HSPLIT_TX_FLIGHT - 1)
+/* Copies per engine queued for one submit across chunks (merge buffer). */
+#define HSPLIT_TX_MERGE 1024
 struct hsplit_tx_chunk;
 
 #define HSPLIT_HOST_POOLS 8
@@ -217,6 +219,10 @@ struct hsplit_txq {
 	struct hsplit_tx_chunk *fl;
 	uint32_t fl_head, fl_tail;
 	uint32_t fl_frames;      /**< frames of the in-flight chunks */
+	uint32_t fl_sub;         /**< first chunk whose copies are not submitted */
+	/** Merge buffer: copies of the chunks [fl_sub, fl_tail), per engine. */
+	struct dt_copy_op (*mops)[HSPLIT_TX_MERGE];
+	uint16_t mn[HSPLIT_MAX_ENGINES];
 	struct hsplit_txq_stats st;
 };
 

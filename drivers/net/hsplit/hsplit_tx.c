@@ -44,6 +44,8 @@ struct hsplit_tx_chunk {
 	struct hsplit_wbuf *wb[HSPLIT_BURST];
 	struct tx_frame f[HSPLIT_BURST];
 	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
+	/* Its copies in the queue's merge buffer: [op_lo, op_hi) per engine. */
+	uint16_t op_lo[HSPLIT_MAX_ENGINES], op_hi[HSPLIT_MAX_ENGINES];
 };
 
 static void tx_drain(struct hsplit_txq *q);
@@ -85,6 +87,7 @@ hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid)
 	hsplit_eng_close_all(q->eng, &q->nb_eng);
 	rte_free(q->dq);
 	rte_free(q->fl);
+	rte_free(q->mops);
 	rte_free(q);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -108,7 +111,12 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	q->nb_desc = nb_desc;
 	q->fl = rte_zmalloc_socket("hsplit_txq_flight",
 		sizeof(q->fl[0]) * HSPLIT_TX_FLIGHT, RTE_CACHE_LINE_SIZE, (int)socket);
-	if (q->fl == NULL) {
+	q->mops = rte_zmalloc_socket("hsplit_txq_merge",
+		sizeof(q->mops[0]) * HSPLIT_MAX_ENGINES, RTE_CACHE_LINE_SIZE,
+		(int)socket);
+	if (q->fl == NULL || q->mops == NULL) {
+		rte_free(q->fl);
+		rte_free(q->mops);
 		HSPLIT_LOG(ERR, "port %u txq %u: no memory for the in-flight ring",
 			p->port_id, qid);
 		rte_free(q);
@@ -152,7 +160,7 @@ host_pool_known(const struct hsplit_txq *q, const struct rte_mempool *mp)
 /* Gather one chain; device segments become copies in the queue's batch. */
 static int
 gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
-	uint16_t nops[HSPLIT_MAX_ENGINES], struct dt_copy_op ops[][HSPLIT_TX_OPS],
+	uint16_t nops[HSPLIT_MAX_ENGINES], struct dt_copy_op ops[][HSPLIT_TX_MERGE],
 	struct tx_frame *f)
 {
 	uint32_t pos = 0;
@@ -179,7 +187,7 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
 			}
 			rte_memcpy(wb->data + pos, src, len);
 		} else {
-			if (nops[idx] >= HSPLIT_TX_OPS)
+			if (nops[idx] >= HSPLIT_TX_MERGE)
 				return -ENOSPC;
 			ops[idx][nops[idx]] = (struct dt_copy_op){
 				.dst = wb->data + pos, .src = src, .len = len };
@@ -194,25 +202,29 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
 
 
 /*
- * Submit each engine's copies of a chunk (waiting only while an engine
- * defers them: its queue is full); refused ones fail their frame.
+ * Submit the copies every not yet submitted chunk queued in the merge
+ * buffer, one engine call per engine for all of them (a driver call each
+ * on a GPU), waiting only while an engine defers them (its queue is
+ * full); refused ones fail their frame. An engine numbers copies one by
+ * one from its next ticket, so each chunk's last ticket follows from its
+ * place in the buffer.
  */
 static void
-copy_submit(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
-	struct dt_copy_op ops[][HSPLIT_TX_OPS], struct hsplit_tx_chunk *c)
+tx_submit(struct hsplit_txq *q)
 {
-	uint32_t e, queued, i;
-	uint64_t t;
+	struct hsplit_tx_chunk *c;
+	uint32_t e, k, i, queued;
+	uint64_t t0, t;
 	int r;
 
 	for (e = 0; e < q->nb_eng; e++) {
-		c->last[e] = 0;
-		if (nops[e] == 0)
+		if (q->mn[e] == 0)
 			continue;
+		t0 = q->eng[e].ch->next_ticket;
 		queued = 0;
-		while (queued < nops[e]) {
-			r = dt_copy_submit(q->eng[e].ch, ops[e] + queued,
-				(uint16_t)(nops[e] - queued), &t);
+		while (queued < q->mn[e]) {
+			r = dt_copy_submit(q->eng[e].ch, q->mops[e] + queued,
+				(uint16_t)(q->mn[e] - queued), &t);
 			if (r == 0) {
 				/* Deferred: let the engine retire some. */
 				dt_copy_completed(q->eng[e].ch);
@@ -223,15 +235,26 @@ copy_submit(struct hsplit_txq *q, uint16_t nops[HSPLIT_MAX_ENGINES],
 				break;
 			q->st.copy_calls++;
 			queued += (uint32_t)r;
-			c->last[e] = t;
 		}
-		for (i = 0; i < c->n; i++)
-			if ((c->f[i].eng_mask & (1u << e)) &&
-					c->f[i].last_op[e] >= queued && !c->f[i].bad) {
-				c->f[i].bad = 1;
-				q->st.drop_copy_err++;
+		for (k = q->fl_sub; k != q->fl_tail; k++) {
+			c = &q->fl[k & HSPLIT_TX_FLIGHT_MASK];
+			if (c->op_hi[e] == c->op_lo[e])
+				continue;
+			if (c->op_hi[e] <= queued) {
+				c->last[e] = t0 + c->op_hi[e] - 1;
+				continue;
 			}
+			c->last[e] = queued > c->op_lo[e] ? t0 + queued - 1 : 0;
+			for (i = 0; i < c->n; i++)
+				if ((c->f[i].eng_mask & (1u << e)) &&
+						c->f[i].last_op[e] >= queued && !c->f[i].bad) {
+					c->f[i].bad = 1;
+					q->st.drop_copy_err++;
+				}
+		}
+		q->mn[e] = 0;
 	}
+	q->fl_sub = q->fl_tail;
 }
 
 /* Faults, then the peer's rings; @p wb are the burst's good frames. */
@@ -287,11 +310,11 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 /* Take up to @p n frames: wire buffers, gathers, copies submitted. */
 static uint16_t
 tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
-	struct hsplit_tx_chunk *c, struct dt_copy_op ops[][HSPLIT_TX_OPS])
+	struct hsplit_tx_chunk *c)
 {
 	struct hsplit_port *p = q->port;
-	uint16_t nops[HSPLIT_MAX_ENGINES] = { 0 };
 	uint16_t i;
+	uint32_t e;
 
 	n = hsplit_pace(q, pkts, n);
 	if (n == 0)
@@ -309,6 +332,14 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	memcpy(c->pkts, pkts, sizeof(pkts[0]) * n);
 	c->n = n;
 	memset(c->f, 0, sizeof(c->f[0]) * n);
+	/* Room for a whole chunk's copies in the merge buffer. */
+	for (e = 0; e < q->nb_eng; e++)
+		if (q->mn[e] > HSPLIT_TX_MERGE - HSPLIT_TX_OPS)
+			tx_submit(q);
+	for (e = 0; e < HSPLIT_MAX_ENGINES; e++) {
+		c->op_lo[e] = q->mn[e];
+		c->last[e] = 0;
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
@@ -318,12 +349,13 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 			continue;
 		}
 		c->wb[i]->len = m->pkt_len;
-		if (gather(q, m, c->wb[i], nops, ops, &c->f[i]) < 0) {
+		if (gather(q, m, c->wb[i], q->mn, q->mops, &c->f[i]) < 0) {
 			q->st.drop_copy_err++;
 			c->f[i].bad = 1;
 		}
 	}
-	copy_submit(q, nops, ops, c);
+	for (e = 0; e < HSPLIT_MAX_ENGINES; e++)
+		c->op_hi[e] = q->mn[e];
 	return n;
 }
 
@@ -381,7 +413,7 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 static void
 tx_reap(struct hsplit_txq *q)
 {
-	while (q->fl_head != q->fl_tail) {
+	while (q->fl_head != q->fl_sub) {
 		struct hsplit_tx_chunk *c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
 
 		if (!tx_chunk_done(q, c))
@@ -396,6 +428,8 @@ tx_reap(struct hsplit_txq *q)
 static void
 tx_drain(struct hsplit_txq *q)
 {
+	if (q->fl != NULL && q->fl_sub != q->fl_tail)
+		tx_submit(q);
 	while (q->fl != NULL && q->fl_head != q->fl_tail) {
 		struct hsplit_tx_chunk *c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
 
@@ -409,8 +443,6 @@ uint16_t
 hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct hsplit_txq *q = txq;
-	/* Reused per chunk: an engine takes its copies when submit returns. */
-	struct dt_copy_op ops[HSPLIT_MAX_ENGINES][HSPLIT_TX_OPS];
 	struct hsplit_tx_chunk *c;
 	uint16_t sent = 0, k, r;
 
@@ -425,6 +457,8 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	while (sent < n) {
 		if (q->fl_tail - q->fl_head == HSPLIT_TX_FLIGHT) {
 			/* Ring full: the oldest chunk must leave first. */
+			if (q->fl_sub == q->fl_head)
+				tx_submit(q);
 			c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
 			tx_chunk_finish(q, c);
 			q->fl_frames -= c->n;
@@ -432,7 +466,7 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 		}
 		c = &q->fl[q->fl_tail & HSPLIT_TX_FLIGHT_MASK];
 		k = (uint16_t)RTE_MIN(n - sent, HSPLIT_BURST);
-		r = tx_chunk_start(q, pkts + sent, k, c, ops);
+		r = tx_chunk_start(q, pkts + sent, k, c);
 		if (r == 0)
 			break;
 		q->fl_tail++;
@@ -441,6 +475,8 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 		if (r < k)
 			break;
 	}
+	if (q->fl_sub != q->fl_tail)
+		tx_submit(q);
 	tx_reap(q);
 	return sent;
 }
