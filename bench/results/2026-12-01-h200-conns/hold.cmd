@@ -1,0 +1,1 @@
+REPO/.bundle/bin/devtcp-bench -l 0-15 --in-memory --no-pci --log-level=lib.eal:warning -d REPO/.bundle/pmds --vdev=net_hsplit_hc9390,wire=hc939 --vdev=net_hsplit_hc9391,wire=hc939 -- --payload-mem host --json OUT/r/conns/hold.json --mode hold --stacks 8 --conns 100000 --duration 120
