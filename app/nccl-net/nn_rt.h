@@ -34,6 +34,7 @@ struct nn_rt {
 	struct nn_stack *stacks[NN_MAX_STACKS];
 	bool port_started;
 	struct rte_mempool *wire_registered; /* NIC wire pool pinned for CUDA */
+	struct rte_mempool *lro_registered;  /* and its LRO pool */
 	uint32_t users;              /* inits not finalized (nn_rt_use) */
 	uint64_t calls[NN_CALL__COUNT]; /* atomic: NCCL's calls (watchdog) */
 	uint64_t reqs_posted, reqs_done; /* atomic: requests given to / done for NCCL */

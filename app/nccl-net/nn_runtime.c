@@ -223,6 +223,10 @@ register_wire(struct nn_rt *rt)
 	rt->wire_registered = mp;
 	NN_INFO("software NIC wire pool %s (%u buffers) registered with gpu %d",
 		mp->name, mp->size, rt->gpu_id);
+	/* Coalesced frames (lro = yes) have a pool of their own. */
+	mp = rte_pmd_hsplit_lro_pool(rt->port_id);
+	if (mp != NULL && rte_pmd_gpu_cuda_mempool_register(rt->gpu_id, mp) == 0)
+		rt->lro_registered = mp;
 #else
 	RTE_SET_USED(rt);
 #endif
@@ -606,7 +610,9 @@ nn_rt_shutdown(void)
 #ifdef NN_HAVE_CUDA
 	if (rt->wire_registered != NULL)
 		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->wire_registered);
-	rt->wire_registered = NULL;
+	if (rt->lro_registered != NULL)
+		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->lro_registered);
+	rt->wire_registered = rt->lro_registered = NULL;
 #endif
 	if (rt->port_started)
 		dt_dp_port_stop(rt->port_id);

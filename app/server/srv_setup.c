@@ -330,8 +330,9 @@ reg_merge(struct srv_ctx *ctx)
 }
 
 /*
- * The software NIC's wire pools are what its copy engine reads (payload of
- * received frames) and writes (device payload sent): registered with the
+ * The software NIC's wire pools (and the interface backend's pool of
+ * coalesced frames) are what its copy engine reads (payload of received
+ * frames) and writes (device payload sent): registered with the
  * GPU, copies from them are asynchronous; unregistered, CUDA copies them
  * synchronously through a bounce buffer (gpu_cuda says so once per
  * channel). A refusal is not fatal: the figures are then those of the slow
@@ -347,6 +348,10 @@ srv_gpu_register(struct srv_ctx *ctx)
 	RTE_ETH_FOREACH_DEV(pid) {
 		struct rte_mempool *mp = rte_pmd_hsplit_wire_pool(pid);
 
+		if (mp != NULL)
+			rte_mempool_mem_iter(mp, reg_chunk, ctx);
+		/* Coalesced frames (LRO): their own pool, made at port start. */
+		mp = rte_pmd_hsplit_lro_pool(pid);
 		if (mp != NULL)
 			rte_mempool_mem_iter(mp, reg_chunk, ctx);
 	}
@@ -399,12 +404,13 @@ srv_setup(struct srv_ctx *ctx)
 	rc = server || ctx->opts.send_device ? resolve_gpu(ctx) : 0;
 	if (rc == 0)
 		rc = create_pools(ctx);
-	if (rc == 0 && ctx->gpu_id != RTE_GPU_ID_NONE)
-		srv_gpu_register(ctx);
 	if (rc == 0 && server)
 		rc = create_region(ctx);
 	if (rc == 0)
 		rc = start_ports(ctx);
+	/* After the start: the LRO pool is made then. */
+	if (rc == 0 && ctx->gpu_id != RTE_GPU_ID_NONE)
+		srv_gpu_register(ctx);
 	if (rc == 0 && server)
 		rc = create_flows(ctx);
 	return rc;

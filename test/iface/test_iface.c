@@ -41,6 +41,7 @@
 #include "dt_copy.h"
 #include "dt_net_cksum.h"
 #include "dt_test.h"
+#include "rte_pmd_hsplit.h"
 
 #define PORT_NAME "net_hsplit_if0"
 #define NB_RXQ 2
@@ -1088,6 +1089,46 @@ test_max_mtu_follows_iface(void)
 	DT_CHECK_EQ(info.max_mtu, RTE_MIN(ifmtu, 9000u));
 }
 
+/*
+ * The pool of coalesced frames exists once a port started with LRO (an
+ * application registers it with its copy engine then, as the wire pool),
+ * not before and not on a port without LRO.
+ */
+static void
+test_lro_pool(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_mempool *mp;
+	uint16_t p7;
+	char args[64];
+
+	rte_errno = 0;
+	DT_CHECK(rte_pmd_hsplit_lro_pool(port) == NULL);   /* LRO off */
+	DT_CHECK_EQ(rte_errno, ENOENT);
+	DT_CHECK(rte_pmd_hsplit_lro_pool(RTE_MAX_ETHPORTS - 1) == NULL);
+	snprintf(args, sizeof(args), "iface=%s,iface_ring=256", ifname);
+	DT_REQUIRE(rte_vdev_init("net_hsplit_if7", args) == 0);
+	DT_REQUIRE(rte_eth_dev_get_port_by_name("net_hsplit_if7", &p7) == 0);
+	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_LRO;
+	conf.rxmode.max_lro_pkt_size = 65535;
+	DT_REQUIRE(rte_eth_dev_configure(p7, 1, 1, &conf) == 0);
+	DT_REQUIRE(rte_eth_rx_queue_setup(p7, 0, 512, 0, NULL, hdr_pool) == 0);
+	DT_REQUIRE(rte_eth_tx_queue_setup(p7, 0, 512, 0, NULL) == 0);
+	DT_CHECK(rte_pmd_hsplit_lro_pool(p7) == NULL);     /* not started */
+	DT_REQUIRE(rte_eth_dev_start(p7) == 0);
+	mp = rte_pmd_hsplit_lro_pool(p7);
+	DT_CHECK(mp != NULL);
+	if (mp != NULL) {
+		snprintf(args, sizeof(args), "hsplit_lro_%u", p7);
+		DT_CHECK(strcmp(mp->name, args) == 0);
+		DT_CHECK(rte_mempool_lookup(args) == mp);
+	}
+	DT_CHECK_EQ(rte_eth_dev_stop(p7), 0);
+	DT_CHECK_EQ(rte_eth_dev_close(p7), 0);
+	DT_CHECK(rte_mempool_lookup(args) == NULL);
+	rte_vdev_uninit("net_hsplit_if7");
+}
+
 /* Devargs and ethdev facts of an interface port. */
 static void
 test_port_basics(void)
@@ -1165,6 +1206,7 @@ main(int argc, char **argv)
 	}
 	DT_RUN(test_port_basics);
 	DT_RUN(test_max_mtu_follows_iface);
+	DT_RUN(test_lro_pool);
 	DT_RUN(test_ping_arp);
 	DT_RUN(test_udp_rx_split);
 	DT_RUN(test_udp_rx_partial_cksum);

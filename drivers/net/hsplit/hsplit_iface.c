@@ -803,6 +803,12 @@ tx_kick(struct iface_tx *t, const char *ifname)
 		HSPLIT_LOG(WARNING, "iface %s: send: %s", ifname, strerror(err));
 }
 
+struct rte_mempool *
+hsplit_iface_lro_pool(const struct hsplit_port *p)
+{
+	return p->iface != NULL ? p->iface->lro_pool : NULL;
+}
+
 static void delay_release(struct hsplit_txq *tq);
 
 uint16_t

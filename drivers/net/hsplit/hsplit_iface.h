@@ -49,6 +49,9 @@ int hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6]);
 /** The interface's MTU, read again (it may change while the port runs). */
 uint32_t hsplit_iface_mtu(struct hsplit_port *p);
 
+/** The pool of coalesced frames' wire buffers, or NULL (LRO never started). */
+struct rte_mempool *hsplit_iface_lro_pool(const struct hsplit_port *p);
+
 /** Detach and free the backend (port closed); closes what start opened. */
 void hsplit_iface_close(struct hsplit_port *p);
 

@@ -61,6 +61,18 @@ int rte_pmd_hsplit_peer_port(uint16_t port_id);
  */
 struct rte_mempool *rte_pmd_hsplit_wire_pool(uint16_t port_id);
 
+/**
+ * The interface backend's pool of wire buffers for coalesced (LRO) frames:
+ * host memory that received payload is copied from, like the wire pool's,
+ * and to be registered with a copy engine that needs it. It exists once
+ * the port has started with RTE_ETH_RX_OFFLOAD_TCP_LRO, until the port is
+ * closed.
+ *
+ * @return the pool, or NULL with rte_errno ENOENT (no LRO pool: not an
+ *         interface port, LRO off, or not started yet), ENODEV, ENOTSUP
+ */
+struct rte_mempool *rte_pmd_hsplit_lro_pool(uint16_t port_id);
+
 #ifdef __cplusplus
 }
 #endif
