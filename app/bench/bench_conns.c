@@ -45,7 +45,7 @@
 #define BC_PER_PORT 19000
 #define BC_EV_BATCH 128
 #define BC_NB_DESC 512           /* per queue: 8 queues fit the 16k pools */
-#define BC_OPEN_BATCH 128        /* hold: exchanges in flight per client stack */
+#define BC_OPEN_BATCH 48         /* hold: exchanges in flight per client stack (8 x 128 overran 512-descriptor rings on the H200) */
 #define BC_TW_SLACK 16384        /* cps: client slots in TIME_WAIT (400k/s a stack) */
 #define BC_DRAIN_S 10            /* cps: after --duration, to finish */
 #define BC_HOLD_LIMIT_S 120      /* hold without --duration */
