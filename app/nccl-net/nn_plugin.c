@@ -643,6 +643,29 @@ rt_stall_ms(void)
 	return rt != NULL ? rt->cfg.stall_report_ms : 0;
 }
 
+/*
+ * The port's xstats, names and values (freed by the caller); 0 when there
+ * are none or they cannot be read.
+ */
+static int
+port_xstats_fetch(const struct nn_rt *rt, struct rte_eth_xstat_name **names,
+	struct rte_eth_xstat **xs)
+{
+	int cnt = rte_eth_xstats_get_names(rt->port_id, NULL, 0);
+
+	*names = NULL;
+	*xs = NULL;
+	if (cnt <= 0)
+		return 0;
+	*names = calloc(cnt, sizeof(**names));
+	*xs = calloc(cnt, sizeof(**xs));
+	if (*names == NULL || *xs == NULL ||
+			rte_eth_xstats_get_names(rt->port_id, *names, cnt) != cnt ||
+			rte_eth_xstats_get(rt->port_id, *xs, cnt) != cnt)
+		return 0;
+	return cnt;
+}
+
 /* The port's non-zero error and drop counters, in one line. */
 static void
 nn_port_report(struct nn_rt *rt)
@@ -652,22 +675,15 @@ nn_port_report(struct nn_rt *rt)
 	char line[480];
 	int cnt, i, n = 0;
 
-	cnt = rte_eth_xstats_get_names(rt->port_id, NULL, 0);
-	if (cnt <= 0)
-		return;
-	names = calloc(cnt, sizeof(*names));
-	xs = calloc(cnt, sizeof(*xs));
+	cnt = port_xstats_fetch(rt, &names, &xs);
 	line[0] = '\0';
-	if (names != NULL && xs != NULL &&
-			rte_eth_xstats_get_names(rt->port_id, names, cnt) == cnt &&
-			rte_eth_xstats_get(rt->port_id, xs, cnt) == cnt)
-		for (i = 0; i < cnt && n >= 0 && n < (int)sizeof(line); i++)
-			if (xs[i].value != 0 &&
-					(strstr(names[xs[i].id].name, "drop") != NULL ||
-					 strstr(names[xs[i].id].name, "err") != NULL ||
-					 strstr(names[xs[i].id].name, "miss") != NULL))
-				n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
-					names[xs[i].id].name, xs[i].value);
+	for (i = 0; i < cnt && n >= 0 && n < (int)sizeof(line); i++)
+		if (xs[i].value != 0 &&
+				(strstr(names[xs[i].id].name, "drop") != NULL ||
+				 strstr(names[xs[i].id].name, "err") != NULL ||
+				 strstr(names[xs[i].id].name, "miss") != NULL))
+			n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+				names[xs[i].id].name, xs[i].value);
 	NN_WARN("  port %s: drop/error counters:%s", rt->name,
 		line[0] ? line : " none");
 	free(names);
@@ -1049,7 +1065,7 @@ devtcp_nccl_stats(uint64_t *out, unsigned int n)
 	return (int)n;
 }
 
-/* The port's non-zero xstats, at INFO. */
+/* The port's non-zero xstats, at INFO, several lines when needed. */
 static void
 port_xstats_line(struct nn_rt *rt)
 {
@@ -1058,17 +1074,8 @@ port_xstats_line(struct nn_rt *rt)
 	char line[400];
 	int cnt, i, n = 0;
 
-	cnt = rte_eth_xstats_get_names(rt->port_id, NULL, 0);
-	if (cnt <= 0)
-		return;
-	names = calloc(cnt, sizeof(*names));
-	xs = calloc(cnt, sizeof(*xs));
-	if (names == NULL || xs == NULL ||
-			rte_eth_xstats_get_names(rt->port_id, names, cnt) != cnt ||
-			rte_eth_xstats_get(rt->port_id, xs, cnt) != cnt)
-		cnt = 0;
+	cnt = port_xstats_fetch(rt, &names, &xs);
 	line[0] = '\0';
-	/* Every non-zero counter, several lines when needed. */
 	for (i = 0; i < cnt; i++) {
 		if (xs[i].value == 0)
 			continue;
