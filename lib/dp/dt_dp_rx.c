@@ -286,34 +286,42 @@ conn_find(struct dt_dp_stack *st, const struct dt_tcp_tuple *t)
 	return c;
 }
 
+/* A segment of an established connection into the engine. */
+static void
+conn_input(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_seg *seg)
+{
+	uint16_t i;
+
+	dt_dp_ooo_store_take(st, c, seg);
+	dt_dp_ooo_limit(st, c);
+	if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
+		for (i = 0; i < seg->n_ext; i++)
+			rte_pktmbuf_free_seg(seg->ext[i].ref);
+		st->st.drop_bad_tcp++;
+		return;
+	}
+	/*
+	 * One ACK per connection per burst for in-order data
+	 * (dt_tcp_cfg.ack_defer); the engine already sent those of
+	 * out-of-order and hole-filling segments (see ack_defer).
+	 */
+	if (st->out.ack_pending && !c->ack_owed && st->n_ack < DT_DP_BURST) {
+		c->ack_owed = true;
+		st->ack_list[st->n_ack++] = c->idx;
+	}
+	dt_dp_out_apply(st, c, &c->tcp.tuple);
+}
+
 static void
 tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	const struct dt_tcp_seg *seg)
 {
 	struct dt_dp_conn *c = conn_find(st, t);
 	struct dt_dp_lst *l;
-	uint16_t i;
 
 	if (c != NULL) {
-		dt_dp_ooo_store_take(st, c, seg);
-		dt_dp_ooo_limit(st, c);
-		if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
-			for (i = 0; i < seg->n_ext; i++)
-				rte_pktmbuf_free_seg(seg->ext[i].ref);
-			st->st.drop_bad_tcp++;
-			return;
-		}
-		/*
-		 * One ACK per connection per burst for in-order data
-		 * (dt_tcp_cfg.ack_defer); the engine already sent those of
-		 * out-of-order and hole-filling segments (see ack_defer).
-		 */
-		if (st->out.ack_pending && !c->ack_owed &&
-				st->n_ack < DT_DP_BURST) {
-			c->ack_owed = true;
-			st->ack_list[st->n_ack++] = c->idx;
-		}
-		dt_dp_out_apply(st, c, &c->tcp.tuple);
+		conn_input(st, c, seg);
 		return;
 	}
 	l = t->lport != 0 ? dt_dp_lst_find(st, t->lport) : NULL;
@@ -357,6 +365,61 @@ tcp_demux_pieces(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	}
 }
 
+void
+dt_dp_gro_flush(struct dt_dp_stack *st)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	struct dt_tcp_seg seg;
+
+	if (r->n_frames == 0)
+		return;
+	if (r->n_frames > 1) {
+		st->st.rx_gro_runs++;
+		st->st.rx_gro_frames += r->n_frames;
+	}
+	dt_dp_gro_seg(r, &seg);
+	r->n_frames = 0;
+	conn_input(st, r->conn, &seg);
+}
+
+/*
+ * A data frame that may coalesce (dt_dp_gro_candidate()): it joins the
+ * pending run, or ends it and starts the next. A run starts only at the
+ * connection's rcv_nxt with nothing held out of order, in ESTABLISHED:
+ * what it merges is the engine's in-order fast path, so out-of-order
+ * segments, hole fills and their immediate (duplicate) ACKs stay one per
+ * frame, as the sender's loss detection expects. The run's connection
+ * stays LIVE until the flush: every other TCP frame flushes first, and
+ * nothing else in a burst closes a connection.
+ */
+static void
+gro_input(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
+	const struct dt_tcp_seg *seg, uint32_t plen)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	bool psh = seg->th.flags & DT_NET_TCP_PSH;
+	struct dt_dp_conn *c;
+
+	if (dt_dp_gro_match(r, t, &seg->th, seg->n_ext) == DT_DP_GRO_JOIN) {
+		dt_dp_gro_append(r, &seg->th, plen, seg->ext, seg->n_ext);
+		if (psh)
+			dt_dp_gro_flush(st);
+		return;
+	}
+	dt_dp_gro_flush(st);
+	c = conn_find(st, t);
+	if (c == NULL) {
+		tcp_demux(st, t, seg);
+		return;
+	}
+	if (psh || c->tcp.state != DT_TCP_ESTABLISHED ||
+			seg->th.seq != c->tcp.rcv_nxt || c->tcp.ooo_n != 0) {
+		conn_input(st, c, seg);
+		return;
+	}
+	dt_dp_gro_start(r, t, &seg->th, plen, seg->ext, seg->n_ext, c);
+}
+
 static void
 tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint16_t l2_len, const struct dt_net_ipv4 *ip)
@@ -365,6 +428,8 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint32_t l4_off = l2_len + ip->hdr_len, seg_len, hoff, plen;
 	struct dt_tcp_tuple t;
 	struct dt_tcp_seg seg;
+	bool hw_cksum;
+	uint64_t f;
 	int n, r;
 
 	st->st.rx_tcp++;
@@ -381,6 +446,9 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 		drop(m, &st->st.drop_bad_tcp);
 		return;
 	}
+	f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	hw_cksum = f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+		f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
 	if (!tcp_cksum_ok(st, m, ip, l4_off))
 		return;
 	hoff = l4_off + seg.th.hdr_len;
@@ -397,6 +465,12 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	t.rport = seg.th.sport;
 	seg.ext = n > 0 ? ext : NULL;
 	seg.n_ext = (uint16_t)n;
+	if (likely(n <= DT_TCP_SEG_MAX_EXT) && !st->conf.no_rx_gro &&
+			dt_dp_gro_candidate(&seg.th, plen, hw_cksum)) {
+		gro_input(st, &t, &seg, plen);
+		return;
+	}
+	dt_dp_gro_flush(st);
 	if (unlikely(n > DT_TCP_SEG_MAX_EXT))
 		tcp_demux_pieces(st, &t, &seg);
 	else
@@ -490,6 +564,7 @@ ipv4_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	}
 	if (ip.proto == DT_NET_IPPROTO_ICMP && v->p != v->buf &&
 			!chain_has_device(st, m)) {
+		dt_dp_gro_flush(st);
 		dt_dp_icmp_input(st, m, l2_len, ip.hdr_len, ip.total_len);
 		return;
 	}
@@ -541,5 +616,7 @@ dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
 		drop(m, &st->st.drop_bad_arp);
 		return;
 	}
+	/* Frames that send keep their order after the data before them. */
+	dt_dp_gro_flush(st);
 	dt_dp_arp_input(st, m, eth.hdr_len);
 }
