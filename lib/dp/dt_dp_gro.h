@@ -5,12 +5,21 @@
  * several extents. The rule is pure (no EAL): a run, the frames that may
  * join it, and why a frame ends it. What the engine sees is the same byte
  * stream; only the number of dt_tcp_input() calls falls.
+ *
+ * A merged segment must mean to the engine exactly what its frames meant
+ * one by one: only pure data segments with the same acknowledgment, window
+ * and options join, so the ACK, window update and PAWS processing happen
+ * once for all of them, on the values each of them carried. A PSH ends
+ * the run (the sender marked a message boundary). Inline: called per
+ * frame on the receive path.
  */
 #ifndef DT_DP_GRO_H
 #define DT_DP_GRO_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <string.h>
 
 #include "dt_net_tcp.h"
 #include "dt_tcp.h"
@@ -27,6 +36,13 @@ enum dt_dp_gro_why {
 	DT_DP_GRO_EXT,		/**< extents would exceed DT_TCP_SEG_MAX_EXT */
 	DT_DP_GRO_PSH,		/**< the run already ended with PSH */
 };
+
+/* Sequence-space comparison: a at or after b. */
+static inline bool
+dt_dp_gro_seq_ge(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) >= 0;
+}
 
 /** A run being built: one segment of the engine. */
 struct dt_dp_gro_run {
@@ -47,8 +63,23 @@ struct dt_dp_gro_run {
  * @param plen      payload bytes
  * @param hw_cksum  the NIC's verdict was GOOD (or NONE: data intact)
  */
-bool dt_dp_gro_candidate(const struct dt_net_tcp_hdr *th, uint32_t plen,
-	bool hw_cksum);
+static inline bool
+dt_dp_gro_candidate(const struct dt_net_tcp_hdr *th, uint32_t plen,
+	bool hw_cksum)
+{
+	uint8_t f = th->flags;
+
+	if (plen == 0 || !hw_cksum)
+		return false;
+	if (!(f & DT_NET_TCP_ACK) ||
+			(f & ~(DT_NET_TCP_ACK | DT_NET_TCP_PSH)) != 0)
+		return false;
+	/* No options, or timestamps alone (NOP,NOP,TS or TS with padding). */
+	if (th->opts.present == 0)
+		return th->hdr_len == DT_NET_TCP_HLEN_MIN;
+	return th->opts.present == DT_NET_TCPOPT_F_TS &&
+		th->hdr_len == DT_NET_TCP_HLEN_MIN + 12;
+}
 
 /**
  * Whether candidate frame @p th of @p t (@p n_ext payload extents) joins
@@ -56,20 +87,72 @@ bool dt_dp_gro_candidate(const struct dt_net_tcp_hdr *th, uint32_t plen,
  * and TSecr, TSval not older, extents within DT_TCP_SEG_MAX_EXT, and the
  * run not closed by a PSH.
  */
-enum dt_dp_gro_why dt_dp_gro_match(const struct dt_dp_gro_run *r,
-	const struct dt_tcp_tuple *t, const struct dt_net_tcp_hdr *th,
-	uint16_t n_ext);
+static inline enum dt_dp_gro_why
+dt_dp_gro_match(const struct dt_dp_gro_run *r, const struct dt_tcp_tuple *t,
+	const struct dt_net_tcp_hdr *th, uint16_t n_ext)
+{
+	const struct dt_net_tcp_hdr *h = &r->th;
+
+	if (r->n_frames == 0)
+		return DT_DP_GRO_NO_RUN;
+	if (r->tuple.lport != t->lport || r->tuple.rport != t->rport ||
+			r->tuple.raddr != t->raddr || r->tuple.laddr != t->laddr)
+		return DT_DP_GRO_OTHER_CONN;
+	if (h->flags & DT_NET_TCP_PSH)
+		return DT_DP_GRO_PSH;
+	if (th->seq != h->seq + r->len)
+		return DT_DP_GRO_SEQ;
+	if (th->ack != h->ack)
+		return DT_DP_GRO_ACK;
+	if (th->win != h->win)
+		return DT_DP_GRO_WIN;
+	if (th->hdr_len != h->hdr_len || th->opts.present != h->opts.present)
+		return DT_DP_GRO_OPTS;
+	/* PAWS runs once, on the last TSval: none may be older than the run's. */
+	if ((th->opts.present & DT_NET_TCPOPT_F_TS) &&
+			(th->opts.ts_ecr != h->opts.ts_ecr ||
+			 !dt_dp_gro_seq_ge(th->opts.ts_val, h->opts.ts_val)))
+		return DT_DP_GRO_OPTS;
+	if ((uint32_t)r->n_ext + n_ext > DT_TCP_SEG_MAX_EXT)
+		return DT_DP_GRO_EXT;
+	return DT_DP_GRO_JOIN;
+}
 
 /** Start @p r with a candidate frame (@p r had no run pending). */
-void dt_dp_gro_start(struct dt_dp_gro_run *r, const struct dt_tcp_tuple *t,
+static inline void
+dt_dp_gro_start(struct dt_dp_gro_run *r, const struct dt_tcp_tuple *t,
 	const struct dt_net_tcp_hdr *th, uint32_t plen,
-	const struct dt_tcp_extent *ext, uint16_t n_ext, void *conn);
+	const struct dt_tcp_extent *ext, uint16_t n_ext, void *conn)
+{
+	r->tuple = *t;
+	r->th = *th;
+	r->len = plen;
+	r->n_ext = n_ext;
+	r->n_frames = 1;
+	r->conn = conn;
+	memcpy(r->ext, ext, n_ext * sizeof(*ext));
+}
 
 /** Append a frame dt_dp_gro_match() accepted: PSH and TSval of the last. */
-void dt_dp_gro_append(struct dt_dp_gro_run *r, const struct dt_net_tcp_hdr *th,
-	uint32_t plen, const struct dt_tcp_extent *ext, uint16_t n_ext);
+static inline void
+dt_dp_gro_append(struct dt_dp_gro_run *r, const struct dt_net_tcp_hdr *th,
+	uint32_t plen, const struct dt_tcp_extent *ext, uint16_t n_ext)
+{
+	memcpy(r->ext + r->n_ext, ext, n_ext * sizeof(*ext));
+	r->n_ext = (uint16_t)(r->n_ext + n_ext);
+	r->len += plen;
+	r->n_frames++;
+	r->th.flags |= th->flags & DT_NET_TCP_PSH;
+	r->th.opts.ts_val = th->opts.ts_val;
+}
 
 /** The engine's segment of @p r (valid until @p r changes). */
-void dt_dp_gro_seg(const struct dt_dp_gro_run *r, struct dt_tcp_seg *seg);
+static inline void
+dt_dp_gro_seg(const struct dt_dp_gro_run *r, struct dt_tcp_seg *seg)
+{
+	seg->th = r->th;
+	seg->ext = r->ext;
+	seg->n_ext = r->n_ext;
+}
 
 #endif /* DT_DP_GRO_H */

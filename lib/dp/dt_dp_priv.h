@@ -209,6 +209,9 @@ struct dt_dp_stack {
 	struct dt_dp_conn *rx_last; /**< last RX lookup hit (valid while LIVE) */
 	/* Frames of the burst coalescing into one segment (rx_burst flushes). */
 	struct dt_dp_gro_run gro;
+	/* Header buffers the burst emptied, freed in one bulk after it. */
+	struct rte_mbuf *rx_free[DT_DP_BURST];
+	uint16_t n_rx_free;
 	struct dt_dp_lst lst[DT_DP_MAX_LISTENERS];
 	uint16_t synq_cap;
 
@@ -381,6 +384,15 @@ void dt_dp_steer_release_all(struct dt_dp_stack *st);
 void dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m);
 /** Hand the pending coalesced run to the engine (end of every RX burst). */
 void dt_dp_gro_flush(struct dt_dp_stack *st);
+/** Free the header buffers the burst emptied (end of every RX burst). */
+static inline void
+dt_dp_rx_free_flush(struct dt_dp_stack *st)
+{
+	if (st->n_rx_free > 0) {
+		rte_pktmbuf_free_bulk(st->rx_free, st->n_rx_free);
+		st->n_rx_free = 0;
+	}
+}
 void dt_dp_icmp_input(struct dt_dp_stack *st, struct rte_mbuf *m,
 	uint16_t l2_len, uint16_t l3_len, uint16_t ip_len);
 

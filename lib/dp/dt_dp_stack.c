@@ -579,6 +579,7 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	}
 	dt_dp_gro_flush(st);
 	acks_flush(st);
+	dt_dp_rx_free_flush(st);
 	st->st.rx_cycles += rte_rdtsc() - t0;
 	st->st.rx_bursts++;
 }
