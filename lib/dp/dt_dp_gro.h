@@ -44,6 +44,9 @@ dt_dp_gro_seq_ge(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) >= 0;
 }
 
+/** Header bytes of a run's first frame kept for the byte compare. */
+#define DT_DP_GRO_HDR_MAX 96
+
 /** A run being built: one segment of the engine. */
 struct dt_dp_gro_run {
 	struct dt_tcp_tuple tuple;
@@ -52,8 +55,81 @@ struct dt_dp_gro_run {
 	uint16_t n_ext;
 	uint16_t n_frames;		/**< 0: no run pending */
 	void *conn;			/**< the caller's connection */
+	/*
+	 * The first frame's Ethernet, IPv4 (no options) and TCP header
+	 * (no options, or NOP,NOP,TS), parsed and checked: a later frame
+	 * whose bytes equal these except where frames of one run differ
+	 * (dt_dp_gro_hdr_same()) needs no parse. hlen 0: no template.
+	 */
+	uint8_t l2_len;
+	uint8_t hlen;
+	uint8_t hdr[DT_DP_GRO_HDR_MAX];
 	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
 };
+
+/** The NOP,NOP,TS option layout (RFC 7323 appendix A), as on the wire. */
+static const uint8_t dt_dp_gro_ts_layout[4] = { 1, 1, 8, 10 };
+
+/**
+ * Keep the header of the run's first frame as its template: @p p holds
+ * @p l2_len bytes of link header, a 20-byte IPv4 header and the TCP header
+ * of @p r->th (no options, or exactly NOP,NOP,TS); other layouts, and
+ * @p p NULL, get none.
+ */
+static inline void
+dt_dp_gro_template(struct dt_dp_gro_run *r, const uint8_t *p, uint32_t l2_len,
+	uint32_t ip_hlen)
+{
+	uint32_t l4 = l2_len + ip_hlen, hl = l4 + r->th.hdr_len;
+
+	r->hlen = 0;
+	if (p == NULL || ip_hlen != 20 || hl > DT_DP_GRO_HDR_MAX)
+		return;
+	if (r->th.hdr_len == DT_NET_TCP_HLEN_MIN + 12 &&
+			memcmp(p + l4 + 20, dt_dp_gro_ts_layout, 4) != 0)
+		return;
+	memcpy(r->hdr, p, hl);
+	r->l2_len = (uint8_t)l2_len;
+	r->hlen = (uint8_t)hl;
+}
+
+/**
+ * Whether header bytes @p p (r->hlen of them readable) equal the run's
+ * template except in the fields frames of one run differ in: IPv4 total
+ * length, identification and checksum; TCP sequence number, flags,
+ * checksum and TSval. The caller still checks those (seq at the run's
+ * end, flags ACK or ACK|PSH, lengths, TSval not older, checksum verdicts).
+ */
+static inline bool
+dt_dp_gro_hdr_same(const struct dt_dp_gro_run *r, const uint8_t *p)
+{
+	const uint8_t *t = r->hdr;
+	uint32_t l3 = r->l2_len, l4 = l3 + 20;
+
+	if (r->hlen == 0)
+		return false;
+	/* Link header; version, IHL, TOS. */
+	if (memcmp(p, t, l3 + 2) != 0)
+		return false;
+	/* Fragment field, TTL, protocol. */
+	if (memcmp(p + l3 + 6, t + l3 + 6, 4) != 0)
+		return false;
+	/* Addresses and ports. */
+	if (memcmp(p + l3 + 12, t + l3 + 12, 12) != 0)
+		return false;
+	/* ACK number and data offset. */
+	if (memcmp(p + l4 + 8, t + l4 + 8, 5) != 0)
+		return false;
+	/* Window; urgent pointer. */
+	if (memcmp(p + l4 + 14, t + l4 + 14, 2) != 0 ||
+			memcmp(p + l4 + 18, t + l4 + 18, 2) != 0)
+		return false;
+	if (r->hlen == l4 + DT_NET_TCP_HLEN_MIN)
+		return true;
+	/* NOP,NOP,TS kind and length; TSecr. */
+	return memcmp(p + l4 + 20, t + l4 + 20, 4) == 0 &&
+		memcmp(p + l4 + 28, t + l4 + 28, 4) == 0;
+}
 
 /**
  * Whether a frame may be part of a run at all: payload, flags ACK or
@@ -130,6 +206,7 @@ dt_dp_gro_start(struct dt_dp_gro_run *r, const struct dt_tcp_tuple *t,
 	r->n_ext = n_ext;
 	r->n_frames = 1;
 	r->conn = conn;
+	r->hlen = 0;
 	memcpy(r->ext, ext, n_ext * sizeof(*ext));
 }
 

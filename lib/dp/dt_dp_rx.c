@@ -407,7 +407,8 @@ dt_dp_gro_flush(struct dt_dp_stack *st)
  */
 static void
 gro_input(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
-	const struct dt_tcp_seg *seg, uint32_t plen)
+	const struct dt_tcp_seg *seg, uint32_t plen, const uint8_t *hdr,
+	uint32_t l2_len)
 {
 	struct dt_dp_gro_run *r = &st->gro;
 	bool psh = seg->th.flags & DT_NET_TCP_PSH;
@@ -431,6 +432,71 @@ gro_input(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 		return;
 	}
 	dt_dp_gro_start(r, t, &seg->th, plen, seg->ext, seg->n_ext, c);
+	dt_dp_gro_template(r, hdr, l2_len, 20);
+}
+
+static inline uint32_t
+rd_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The next frame of the pending run's flow, recognised by its header
+ * bytes (dt_dp_gro_hdr_same(): equal to the run's first, fully parsed and
+ * checked frame, but for lengths, identification, checksums, sequence
+ * number, flags and TSval): it needs no parse. Checked here what the full
+ * path would: both checksum verdicts GOOD from the NIC, flags ACK or
+ * ACK|PSH, payload present and within the frame. @return false: nothing
+ * done, take the full path.
+ */
+static inline bool
+gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
+	uint32_t l3 = r->l2_len, l4 = l3 + 20, thl = r->th.hdr_len, tot, plen;
+	uint64_t f = m->ol_flags;
+	struct dt_tcp_tuple t;
+	struct dt_tcp_seg seg;
+	const uint8_t *p;
+	uint8_t fl;
+	int n;
+
+	if (r->hlen == 0 || m->data_len < r->hlen || seg_is_device(st, m))
+		return false;
+	if ((f & RTE_MBUF_F_RX_IP_CKSUM_MASK) != RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+			((f & RTE_MBUF_F_RX_L4_CKSUM_MASK) !=
+				RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+			 (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) !=
+				RTE_MBUF_F_RX_L4_CKSUM_NONE))
+		return false;
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (!dt_dp_gro_hdr_same(r, p))
+		return false;
+	fl = p[l4 + 13];
+	if (fl != DT_NET_TCP_ACK && fl != (DT_NET_TCP_ACK | DT_NET_TCP_PSH))
+		return false;
+	tot = (uint32_t)p[l3 + 2] << 8 | p[l3 + 3];
+	if (tot <= 20 + thl || l3 + tot > m->pkt_len)
+		return false;
+	plen = tot - 20 - thl;
+	st->st.rx_tcp++;
+	seg.th = r->th;
+	seg.th.seq = rd_be32(p + l4 + 4);
+	seg.th.flags = fl;
+	if (thl > DT_NET_TCP_HLEN_MIN)
+		seg.th.opts.ts_val = rd_be32(p + l4 + 24);
+	n = tcp_extents(st, m, r->hlen, plen, ext, DT_TCP_SEG_MAX_EXT);
+	if (n < 0)
+		return true;
+	seg.ext = ext;
+	seg.n_ext = (uint16_t)n;
+	/* The run may end and restart here: its tuple is overwritten. */
+	t = r->tuple;
+	gro_input(st, &t, &seg, plen, p, l3);
+	return true;
 }
 
 static void
@@ -480,7 +546,8 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	seg.n_ext = (uint16_t)n;
 	if (likely(n <= DT_TCP_SEG_MAX_EXT) && !st->conf.no_rx_gro &&
 			dt_dp_gro_candidate(&seg.th, plen, hw_cksum)) {
-		gro_input(st, &t, &seg, plen);
+		gro_input(st, &t, &seg, plen, ip->hdr_len == 20 ? v->p : NULL,
+			l2_len);
 		return;
 	}
 	dt_dp_gro_flush(st);
@@ -593,6 +660,8 @@ dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
 	int r;
 
 	st->st.rx_frames++;
+	if (st->gro.n_frames > 0 && gro_fast(st, m))
+		return;
 	if (seg_is_device(st, m)) {
 		v.p = NULL;
 		v.avail = 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dt_dp_gro.h"
@@ -470,6 +471,7 @@ test_gro_run(void)
 	x.win++;
 	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_WIN);
 	x = gro_hdr(3896);
+	x.opts.ts_val = 1001;
 	x.opts.ts_ecr++;
 	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_OPTS);
 	x = gro_hdr(3896);
@@ -535,6 +537,77 @@ test_gro_psh_wrap(void)
 	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_JOIN);
 }
 
+/*
+ * The header template: a frame's bytes equal the run's first frame's but
+ * for IPv4 length, id and checksum, TCP seq, flags, checksum and TSval.
+ */
+static void
+test_gro_hdr_same(void)
+{
+	static const uint8_t frame[66] = {
+		/* Ethernet */
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		/* IPv4: 20 bytes, DF, TTL 64, TCP */
+		0x45, 0, 0x05, 0xdc, 0x12, 0x34, 0x40, 0, 64, 6, 0xab, 0xcd,
+		10, 0, 0, 2, 10, 0, 0, 1,
+		/* TCP: ports, seq, ack, doff 8, ACK, window, cksum, urp */
+		0x9c, 0x40, 0x14, 0x51, 0, 0, 0x03, 0xe8, 0, 0, 0, 77,
+		0x80, 0x10, 0x01, 0xf4, 0xee, 0xee, 0, 0,
+		/* NOP, NOP, TS val 1000 ecr 2000 */
+		1, 1, 8, 10, 0, 0, 0x03, 0xe8, 0, 0, 0x07, 0xd0,
+	};
+	/* Bytes that may differ: IP len 16-17, id 18-19, cksum 24-25; TCP
+	 * seq 38-41, flags 47, cksum 50-51, TSval 58-61. */
+	static const uint8_t may_differ[] = { 16, 17, 18, 19, 24, 25, 38, 39,
+		40, 41, 47, 50, 51, 58, 59, 60, 61 };
+	struct dt_dp_gro_run r;
+	struct dt_net_tcp_hdr h = gro_hdr(1000);
+	uint8_t x[66];
+	unsigned int i, k;
+	bool free_byte;
+
+	memset(&r, 0, sizeof(r));
+	dt_dp_gro_start(&r, &gro_t, &h, 1448, gro_ext, 1, NULL);
+	DT_CHECK_EQ(r.hlen, 0);
+	dt_dp_gro_template(&r, frame, 14, 20);
+	DT_REQUIRE(r.hlen == 66);
+	DT_CHECK(dt_dp_gro_hdr_same(&r, frame));
+	for (i = 0; i < sizeof(frame); i++) {
+		memcpy(x, frame, sizeof(x));
+		x[i] ^= 0x01;
+		free_byte = false;
+		for (k = 0; k < sizeof(may_differ); k++)
+			free_byte = free_byte || may_differ[k] == i;
+		if (dt_dp_gro_hdr_same(&r, x) != free_byte) {
+			printf("  byte %u: same %d, may differ %d\n", i,
+				dt_dp_gro_hdr_same(&r, x), free_byte);
+			DT_CHECK(false);
+		}
+	}
+	/* Another option layout (TS, NOP, NOP), IP options: no template. */
+	memcpy(x, frame, sizeof(x));
+	x[54] = 8;
+	x[55] = 10;
+	dt_dp_gro_template(&r, x, 14, 20);
+	DT_CHECK_EQ(r.hlen, 0);
+	DT_CHECK(!dt_dp_gro_hdr_same(&r, frame));
+	dt_dp_gro_template(&r, frame, 14, 24);
+	DT_CHECK_EQ(r.hlen, 0);
+	dt_dp_gro_template(&r, NULL, 14, 20);
+	DT_CHECK_EQ(r.hlen, 0);
+	/* No options: 54 bytes compared. */
+	h.hdr_len = 20;
+	h.opts.present = 0;
+	dt_dp_gro_start(&r, &gro_t, &h, 1448, gro_ext, 1, NULL);
+	memcpy(x, frame, sizeof(x));
+	x[46] = 0x50;
+	dt_dp_gro_template(&r, x, 14, 20);
+	DT_REQUIRE(r.hlen == 54);
+	DT_CHECK(dt_dp_gro_hdr_same(&r, x));
+	x[53] ^= 1;	/* urgent pointer */
+	DT_CHECK(!dt_dp_gro_hdr_same(&r, x));
+}
+
 int
 main(void)
 {
@@ -547,5 +620,6 @@ main(void)
 	DT_RUN(test_gro_candidate);
 	DT_RUN(test_gro_run);
 	DT_RUN(test_gro_psh_wrap);
+	DT_RUN(test_gro_hdr_same);
 	return dt_test_summary();
 }
