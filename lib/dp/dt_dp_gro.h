@@ -215,7 +215,11 @@ static inline void
 dt_dp_gro_append(struct dt_dp_gro_run *r, const struct dt_net_tcp_hdr *th,
 	uint32_t plen, const struct dt_tcp_extent *ext, uint16_t n_ext)
 {
-	memcpy(r->ext + r->n_ext, ext, n_ext * sizeof(*ext));
+	/* Mostly one extent (header split): no memcpy call for it. */
+	if (n_ext == 1)
+		r->ext[r->n_ext] = ext[0];
+	else
+		memcpy(r->ext + r->n_ext, ext, n_ext * sizeof(*ext));
 	r->n_ext = (uint16_t)(r->n_ext + n_ext);
 	r->len += plen;
 	r->n_frames++;

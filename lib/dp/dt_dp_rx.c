@@ -184,10 +184,28 @@ static int
 tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	uint32_t plen, struct dt_tcp_extent *ext, uint32_t max)
 {
-	struct rte_mbuf *s, *next;
+	struct rte_mbuf *s = m->next, *next;
 	uint32_t pos = 0, a, b, lo, hi, n = 0;
 	bool head_used = false;
 
+	/*
+	 * The header split's usual frame: headers alone in the head, the
+	 * payload exactly in the one segment after it (what the loops below
+	 * would find, without walking the chain twice).
+	 */
+	if (likely(s != NULL && s->next == NULL && m->data_len == hoff &&
+			s->data_len == plen && plen > 0 && max >= 1)) {
+		s->nb_segs = 1;
+		s->pkt_len = plen;
+		ext[0].ref = s;
+		ext[0].off = 0;
+		ext[0].len = plen;
+		m->next = NULL;
+		m->nb_segs = 1;
+		m->pkt_len = m->data_len;
+		hdr_free(st, m);
+		return 1;
+	}
 	/* Count first: too many extents drops the whole frame untouched. */
 	for (s = m; s != NULL; s = s->next) {
 		a = pos;
