@@ -444,8 +444,14 @@ gro_input(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 		tcp_demux(st, t, seg);
 		return;
 	}
+	/*
+	 * PAWS runs once, on the run's last TSval: the first must pass it
+	 * too (the others are newer), or each frame goes alone.
+	 */
 	if (psh || c->tcp.state != DT_TCP_ESTABLISHED ||
-			seg->th.seq != c->tcp.rcv_nxt || c->tcp.ooo_n != 0) {
+			seg->th.seq != c->tcp.rcv_nxt || c->tcp.ooo_n != 0 ||
+			((seg->th.opts.present & DT_NET_TCPOPT_F_TS) &&
+			 dt_tcp_seq_lt(seg->th.opts.ts_val, c->tcp.ts_recent))) {
 		conn_input(st, c, seg);
 		return;
 	}
