@@ -479,7 +479,7 @@ static inline bool
 gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
 {
 	struct dt_dp_gro_run *r = &st->gro;
-	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
+	struct dt_tcp_extent ext[DT_DP_LRO_EXT_MAX];
 	uint32_t l3 = r->l2_len, l4 = l3 + 20, thl = r->th.hdr_len, tot, plen;
 	uint64_t f = m->ol_flags;
 	struct dt_tcp_tuple t;
@@ -512,13 +512,20 @@ gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
 	seg.th.flags = fl;
 	if (thl > DT_NET_TCP_HLEN_MIN)
 		seg.th.opts.ts_val = rd_be32(p + l4 + 24);
-	n = tcp_extents(st, m, r->hlen, plen, ext, DT_TCP_SEG_MAX_EXT);
+	n = tcp_extents(st, m, r->hlen, plen, ext, st->lro ?
+		DT_DP_LRO_EXT_MAX : DT_TCP_SEG_MAX_EXT);
 	if (n < 0)
 		return true;
 	seg.ext = ext;
 	seg.n_ext = (uint16_t)n;
 	/* The run may end and restart here: its tuple is overwritten. */
 	t = r->tuple;
+	if (unlikely(n > DT_TCP_SEG_MAX_EXT)) {
+		/* The NIC's coalesced frame: in pieces, as tcp_input does. */
+		dt_dp_gro_flush(st);
+		tcp_demux_pieces(st, &t, &seg);
+		return true;
+	}
 	gro_input(st, &t, &seg, plen, p, l3);
 	return true;
 }
