@@ -67,8 +67,12 @@ struct dt_dp_gro_run {
 	struct dt_tcp_extent ext[DT_TCP_SEG_MAX_EXT];
 };
 
-/** The NOP,NOP,TS option layout (RFC 7323 appendix A), as on the wire. */
-static const uint8_t dt_dp_gro_ts_layout[4] = { 1, 1, 8, 10 };
+/** The NOP,NOP,TS option layout (RFC 7323 appendix A) at @p o. */
+static inline bool
+dt_dp_gro_ts_layout(const uint8_t *o)
+{
+	return o[0] == 1 && o[1] == 1 && o[2] == DT_NET_TCPOPT_TS && o[3] == 10;
+}
 
 /**
  * Keep the header of the run's first frame as its template: @p p holds
@@ -86,7 +90,7 @@ dt_dp_gro_template(struct dt_dp_gro_run *r, const uint8_t *p, uint32_t l2_len,
 	if (p == NULL || ip_hlen != 20 || hl > DT_DP_GRO_HDR_MAX)
 		return;
 	if (r->th.hdr_len == DT_NET_TCP_HLEN_MIN + 12 &&
-			memcmp(p + l4 + 20, dt_dp_gro_ts_layout, 4) != 0)
+			!dt_dp_gro_ts_layout(p + l4 + 20))
 		return;
 	memcpy(r->hdr, p, hl);
 	r->l2_len = (uint8_t)l2_len;
