@@ -98,6 +98,9 @@ struct bench_stack_result {
 	uint64_t rx_cycles;         /* its lcore's poll work (bench_result.rx_cycles) */
 	uint64_t stack_cycles;      /* lib/dp's own */
 	uint64_t drops;             /* every drop counter of the stack */
+	uint64_t rx_bursts;         /* RX bursts with frames (lib/dp) */
+	uint64_t gro_runs;          /* engine segments merged from 2+ frames */
+	uint64_t gro_frames;        /* frames in those */
 };
 
 /* One stack's share of a connection-scale run (cps, hold). */

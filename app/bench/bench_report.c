@@ -284,11 +284,14 @@ write_json_stacks(FILE *f, const struct bench_result *r)
 		fprintf(f, "%s{\"stack\": %u, \"lcore\": %u, \"conns\": %u, "
 			"\"rx_frames\": %" PRIu64 ", \"payload_bytes\": %" PRIu64 ", "
 			"\"goodput_gbps\": %.4f, \"rx_cycles_per_frame\": %.1f, "
-			"\"stack_cycles_per_frame\": %.1f, \"drops\": %" PRIu64 "}",
+			"\"stack_cycles_per_frame\": %.1f, \"drops\": %" PRIu64 ", "
+			"\"rx_bursts\": %" PRIu64 ", \"rx_gro_runs\": %" PRIu64 ", "
+			"\"rx_gro_frames\": %" PRIu64 "}",
 			i ? ", " : "", i, st->lcore, st->conns, st->rx_frames,
 			st->payload_bytes, gbps(st->payload_bytes, r->seconds),
 			ratio(st->rx_cycles, st->rx_frames),
-			ratio(st->stack_cycles, st->rx_frames), st->drops);
+			ratio(st->stack_cycles, st->rx_frames), st->drops,
+			st->rx_bursts, st->gro_runs, st->gro_frames);
 	}
 	fprintf(f, "]");
 }

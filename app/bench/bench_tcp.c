@@ -828,7 +828,9 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 			.lcore = run->lcore_of[i], .conns = s->nb,
 			.rx_frames = ds.rx_frames, .payload_bytes = s->rx_bytes,
 			.rx_cycles = s->cycles, .stack_cycles = ds.rx_cycles,
-			.drops = bench_tcp_stack_drops(&ds) };
+			.drops = bench_tcp_stack_drops(&ds),
+			.rx_bursts = ds.rx_bursts, .gro_runs = ds.rx_gro_runs,
+			.gro_frames = ds.rx_gro_frames };
 		res->rx_frames += ds.rx_frames;
 		res->device_chunks += ds.device_chunks;
 		res->host_chunks += ds.host_chunks;

@@ -1297,7 +1297,8 @@ show_stats(struct cmdline *cl, struct cli_ctx *ctx)
 		STAT(neigh_held), STAT(drop_neigh_hold_full), STAT(neigh_shared),
 		STAT(neigh_published), STAT(mem_bytes), STAT(ooo_stores),
 		STAT(ooo_stores_used), STAT(ooo_stores_lent),
-		STAT(drop_ooo_no_store),
+		STAT(drop_ooo_no_store), STAT(rx_coalesced), STAT(rx_gro_runs),
+		STAT(rx_gro_frames),
 	};
 	struct dt_dp_stats s;
 	unsigned int n = 0, i;

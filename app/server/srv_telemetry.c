@@ -50,6 +50,8 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	/* Connection memory: out-of-order stores lent on demand. */
 	ADD(mem_bytes); ADD(ooo_stores); ADD(ooo_stores_used);
 	ADD(ooo_stores_lent); ADD(drop_ooo_no_store);
+	/* Receive coalescing within a burst. */
+	ADD(rx_coalesced); ADD(rx_gro_runs); ADD(rx_gro_frames);
 }
 
 static void

@@ -84,6 +84,13 @@ struct dt_dp_stack_conf {
 	 * payload is freed unacknowledged (drop_ooo_no_store) and sent again.
 	 */
 	uint32_t ooo_stores;
+	/**
+	 * No receive coalescing: every frame enters the engine alone (A/B
+	 * measurement). Default (false): consecutive in-order data frames of
+	 * one connection within an RX burst enter as one segment
+	 * (rx_gro_runs, rx_gro_frames).
+	 */
+	bool no_rx_gro;
 };
 
 /** Fill @p conf with defaults (window 1 MiB, 1024 connections, ...). */
@@ -311,6 +318,9 @@ struct dt_dp_stats {
 	uint64_t ooo_stores_used;        /**< lent to connections now */
 	uint64_t ooo_stores_lent;        /**< times a connection borrowed one */
 	uint64_t drop_ooo_no_store;      /**< out-of-order segments freed unacked: no store free */
+	/* Receive coalescing within a burst (software GRO). */
+	uint64_t rx_gro_runs;            /**< segments the engine took that merged 2 or more frames */
+	uint64_t rx_gro_frames;          /**< frames in those segments */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

@@ -41,6 +41,13 @@ dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev, uint16_t n)
 		}
 	}
 	st->ev_head += n;
+	/*
+	 * Drained: start again at the ring's first entries, which are still
+	 * in cache. Walking the whole ring (sized for the worst case, often
+	 * megabytes) would make every event a write to a cold line.
+	 */
+	if (st->ev_head == st->ev_tail)
+		st->ev_head = st->ev_tail = 0;
 	return n;
 }
 

@@ -13,6 +13,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "dt_dp.h"
+#include "dt_dp_gro.h"
 #include "dt_dp_log.h"
 #include "dt_dp_neigh.h"
 #include "dt_dp_steer.h"
@@ -206,6 +207,11 @@ struct dt_dp_stack {
 	uint32_t ht_mask;
 	struct dt_dp_conn *spare;
 	struct dt_dp_conn *rx_last; /**< last RX lookup hit (valid while LIVE) */
+	/* Frames of the burst coalescing into one segment (rx_burst flushes). */
+	struct dt_dp_gro_run gro;
+	/* Header buffers the burst emptied, freed in one bulk after it. */
+	struct rte_mbuf *rx_free[DT_DP_BURST];
+	uint16_t n_rx_free;
 	struct dt_dp_lst lst[DT_DP_MAX_LISTENERS];
 	uint16_t synq_cap;
 
@@ -376,6 +382,17 @@ void dt_dp_steer_release_all(struct dt_dp_stack *st);
 
 /* ---- receive (dt_dp_rx.c) ---- */
 void dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m);
+/** Hand the pending coalesced run to the engine (end of every RX burst). */
+void dt_dp_gro_flush(struct dt_dp_stack *st);
+/** Free the header buffers the burst emptied (end of every RX burst). */
+static inline void
+dt_dp_rx_free_flush(struct dt_dp_stack *st)
+{
+	if (st->n_rx_free > 0) {
+		rte_pktmbuf_free_bulk(st->rx_free, st->n_rx_free);
+		st->n_rx_free = 0;
+	}
+}
 void dt_dp_icmp_input(struct dt_dp_stack *st, struct rte_mbuf *m,
 	uint16_t l2_len, uint16_t l3_len, uint16_t ip_len);
 

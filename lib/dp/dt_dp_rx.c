@@ -164,6 +164,19 @@ tcp_cksum_ok(struct dt_dp_stack *st, struct rte_mbuf *m,
 }
 
 /*
+ * A header buffer whose bytes were all headers: back to its pool with the
+ * burst's others in one bulk (rx_burst), not one mempool call per frame.
+ */
+static inline void
+hdr_free(struct dt_dp_stack *st, struct rte_mbuf *m)
+{
+	if (likely(st->n_rx_free < DT_DP_BURST))
+		st->rx_free[st->n_rx_free++] = m;
+	else
+		rte_pktmbuf_free_seg(m);
+}
+
+/*
  * Payload extents of the chain (at most @p max), unchained; the head is
  * freed if unused.
  */
@@ -171,10 +184,28 @@ static int
 tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	uint32_t plen, struct dt_tcp_extent *ext, uint32_t max)
 {
-	struct rte_mbuf *s, *next;
+	struct rte_mbuf *s = m->next, *next;
 	uint32_t pos = 0, a, b, lo, hi, n = 0;
 	bool head_used = false;
 
+	/*
+	 * The header split's usual frame: headers alone in the head, the
+	 * payload exactly in the one segment after it (what the loops below
+	 * would find, without walking the chain twice).
+	 */
+	if (likely(s != NULL && s->next == NULL && m->data_len == hoff &&
+			s->data_len == plen && plen > 0 && max >= 1)) {
+		s->nb_segs = 1;
+		s->pkt_len = plen;
+		ext[0].ref = s;
+		ext[0].off = 0;
+		ext[0].len = plen;
+		m->next = NULL;
+		m->nb_segs = 1;
+		m->pkt_len = m->data_len;
+		hdr_free(st, m);
+		return 1;
+	}
 	/* Count first: too many extents drops the whole frame untouched. */
 	for (s = m; s != NULL; s = s->next) {
 		a = pos;
@@ -215,7 +246,7 @@ tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	m->nb_segs = 1;
 	m->pkt_len = m->data_len;
 	if (!head_used)
-		rte_pktmbuf_free_seg(m);
+		hdr_free(st, m);
 	return (int)n;
 }
 
@@ -286,34 +317,42 @@ conn_find(struct dt_dp_stack *st, const struct dt_tcp_tuple *t)
 	return c;
 }
 
+/* A segment of an established connection into the engine. */
+static void
+conn_input(struct dt_dp_stack *st, struct dt_dp_conn *c,
+	const struct dt_tcp_seg *seg)
+{
+	uint16_t i;
+
+	dt_dp_ooo_store_take(st, c, seg);
+	dt_dp_ooo_limit(st, c);
+	if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
+		for (i = 0; i < seg->n_ext; i++)
+			rte_pktmbuf_free_seg(seg->ext[i].ref);
+		st->st.drop_bad_tcp++;
+		return;
+	}
+	/*
+	 * One ACK per connection per burst for in-order data
+	 * (dt_tcp_cfg.ack_defer); the engine already sent those of
+	 * out-of-order and hole-filling segments (see ack_defer).
+	 */
+	if (st->out.ack_pending && !c->ack_owed && st->n_ack < DT_DP_BURST) {
+		c->ack_owed = true;
+		st->ack_list[st->n_ack++] = c->idx;
+	}
+	dt_dp_out_apply(st, c, &c->tcp.tuple);
+}
+
 static void
 tcp_demux(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	const struct dt_tcp_seg *seg)
 {
 	struct dt_dp_conn *c = conn_find(st, t);
 	struct dt_dp_lst *l;
-	uint16_t i;
 
 	if (c != NULL) {
-		dt_dp_ooo_store_take(st, c, seg);
-		dt_dp_ooo_limit(st, c);
-		if (dt_tcp_input(&c->tcp, seg, st->now, &st->out) != 0) {
-			for (i = 0; i < seg->n_ext; i++)
-				rte_pktmbuf_free_seg(seg->ext[i].ref);
-			st->st.drop_bad_tcp++;
-			return;
-		}
-		/*
-		 * One ACK per connection per burst for in-order data
-		 * (dt_tcp_cfg.ack_defer); the engine already sent those of
-		 * out-of-order and hole-filling segments (see ack_defer).
-		 */
-		if (st->out.ack_pending && !c->ack_owed &&
-				st->n_ack < DT_DP_BURST) {
-			c->ack_owed = true;
-			st->ack_list[st->n_ack++] = c->idx;
-		}
-		dt_dp_out_apply(st, c, &c->tcp.tuple);
+		conn_input(st, c, seg);
 		return;
 	}
 	l = t->lport != 0 ? dt_dp_lst_find(st, t->lport) : NULL;
@@ -357,6 +396,140 @@ tcp_demux_pieces(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
 	}
 }
 
+void
+dt_dp_gro_flush(struct dt_dp_stack *st)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	struct dt_tcp_seg seg;
+
+	if (r->n_frames == 0)
+		return;
+	if (r->n_frames > 1) {
+		st->st.rx_gro_runs++;
+		st->st.rx_gro_frames += r->n_frames;
+	}
+	dt_dp_gro_seg(r, &seg);
+	r->n_frames = 0;
+	conn_input(st, r->conn, &seg);
+}
+
+/*
+ * A data frame that may coalesce (dt_dp_gro_candidate()): it joins the
+ * pending run, or ends it and starts the next. A run starts only at the
+ * connection's rcv_nxt with nothing held out of order, in ESTABLISHED:
+ * what it merges is the engine's in-order fast path, so out-of-order
+ * segments, hole fills and their immediate (duplicate) ACKs stay one per
+ * frame, as the sender's loss detection expects. The run's connection
+ * stays LIVE until the flush: every other TCP frame flushes first, and
+ * nothing else in a burst closes a connection.
+ */
+static void
+gro_input(struct dt_dp_stack *st, const struct dt_tcp_tuple *t,
+	const struct dt_tcp_seg *seg, uint32_t plen, const uint8_t *hdr,
+	uint32_t l2_len)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	bool psh = seg->th.flags & DT_NET_TCP_PSH;
+	struct dt_dp_conn *c;
+
+	if (dt_dp_gro_match(r, t, &seg->th, seg->n_ext) == DT_DP_GRO_JOIN) {
+		dt_dp_gro_append(r, &seg->th, plen, seg->ext, seg->n_ext);
+		if (psh)
+			dt_dp_gro_flush(st);
+		return;
+	}
+	dt_dp_gro_flush(st);
+	c = conn_find(st, t);
+	if (c == NULL) {
+		tcp_demux(st, t, seg);
+		return;
+	}
+	/*
+	 * PAWS runs once, on the run's last TSval: the first must pass it
+	 * too (the others are newer), or each frame goes alone.
+	 */
+	if (psh || c->tcp.state != DT_TCP_ESTABLISHED ||
+			seg->th.seq != c->tcp.rcv_nxt || c->tcp.ooo_n != 0 ||
+			((seg->th.opts.present & DT_NET_TCPOPT_F_TS) &&
+			 dt_tcp_seq_lt(seg->th.opts.ts_val, c->tcp.ts_recent))) {
+		conn_input(st, c, seg);
+		return;
+	}
+	dt_dp_gro_start(r, t, &seg->th, plen, seg->ext, seg->n_ext, c);
+	dt_dp_gro_template(r, hdr, l2_len, 20);
+}
+
+static inline uint32_t
+rd_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The next frame of the pending run's flow, recognised by its header
+ * bytes (dt_dp_gro_hdr_same(): equal to the run's first, fully parsed and
+ * checked frame, but for lengths, identification, checksums, sequence
+ * number, flags and TSval): it needs no parse. Checked here what the full
+ * path would: both checksum verdicts GOOD from the NIC, flags ACK or
+ * ACK|PSH, payload present and within the frame. @return false: nothing
+ * done, take the full path.
+ */
+static inline bool
+gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
+{
+	struct dt_dp_gro_run *r = &st->gro;
+	struct dt_tcp_extent ext[DT_DP_LRO_EXT_MAX];
+	uint32_t l3 = r->l2_len, l4 = l3 + 20, thl = r->th.hdr_len, tot, plen;
+	uint64_t f = m->ol_flags;
+	struct dt_tcp_tuple t;
+	struct dt_tcp_seg seg;
+	const uint8_t *p;
+	uint8_t fl;
+	int n;
+
+	if (r->hlen == 0 || m->data_len < r->hlen || seg_is_device(st, m))
+		return false;
+	if ((f & RTE_MBUF_F_RX_IP_CKSUM_MASK) != RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+			((f & RTE_MBUF_F_RX_L4_CKSUM_MASK) !=
+				RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+			 (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) !=
+				RTE_MBUF_F_RX_L4_CKSUM_NONE))
+		return false;
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (!dt_dp_gro_hdr_same(r, p))
+		return false;
+	fl = p[l4 + 13];
+	if (fl != DT_NET_TCP_ACK && fl != (DT_NET_TCP_ACK | DT_NET_TCP_PSH))
+		return false;
+	tot = (uint32_t)p[l3 + 2] << 8 | p[l3 + 3];
+	if (tot <= 20 + thl || l3 + tot > m->pkt_len)
+		return false;
+	plen = tot - 20 - thl;
+	st->st.rx_tcp++;
+	seg.th = r->th;
+	seg.th.seq = rd_be32(p + l4 + 4);
+	seg.th.flags = fl;
+	if (thl > DT_NET_TCP_HLEN_MIN)
+		seg.th.opts.ts_val = rd_be32(p + l4 + 24);
+	n = tcp_extents(st, m, r->hlen, plen, ext, st->lro ?
+		DT_DP_LRO_EXT_MAX : DT_TCP_SEG_MAX_EXT);
+	if (n < 0)
+		return true;
+	seg.ext = ext;
+	seg.n_ext = (uint16_t)n;
+	/* The run may end and restart here: its tuple is overwritten. */
+	t = r->tuple;
+	if (unlikely(n > DT_TCP_SEG_MAX_EXT)) {
+		/* The NIC's coalesced frame: in pieces, as tcp_input does. */
+		dt_dp_gro_flush(st);
+		tcp_demux_pieces(st, &t, &seg);
+		return true;
+	}
+	gro_input(st, &t, &seg, plen, p, l3);
+	return true;
+}
+
 static void
 tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint16_t l2_len, const struct dt_net_ipv4 *ip)
@@ -365,6 +538,8 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint32_t l4_off = l2_len + ip->hdr_len, seg_len, hoff, plen;
 	struct dt_tcp_tuple t;
 	struct dt_tcp_seg seg;
+	bool hw_cksum;
+	uint64_t f;
 	int n, r;
 
 	st->st.rx_tcp++;
@@ -381,6 +556,9 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 		drop(m, &st->st.drop_bad_tcp);
 		return;
 	}
+	f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	hw_cksum = f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+		f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
 	if (!tcp_cksum_ok(st, m, ip, l4_off))
 		return;
 	hoff = l4_off + seg.th.hdr_len;
@@ -397,6 +575,13 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	t.rport = seg.th.sport;
 	seg.ext = n > 0 ? ext : NULL;
 	seg.n_ext = (uint16_t)n;
+	if (likely(n <= DT_TCP_SEG_MAX_EXT) && !st->conf.no_rx_gro &&
+			dt_dp_gro_candidate(&seg.th, plen, hw_cksum)) {
+		gro_input(st, &t, &seg, plen, ip->hdr_len == 20 ? v->p : NULL,
+			l2_len);
+		return;
+	}
+	dt_dp_gro_flush(st);
 	if (unlikely(n > DT_TCP_SEG_MAX_EXT))
 		tcp_demux_pieces(st, &t, &seg);
 	else
@@ -490,6 +675,7 @@ ipv4_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	}
 	if (ip.proto == DT_NET_IPPROTO_ICMP && v->p != v->buf &&
 			!chain_has_device(st, m)) {
+		dt_dp_gro_flush(st);
 		dt_dp_icmp_input(st, m, l2_len, ip.hdr_len, ip.total_len);
 		return;
 	}
@@ -505,6 +691,8 @@ dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
 	int r;
 
 	st->st.rx_frames++;
+	if (st->gro.n_frames > 0 && gro_fast(st, m))
+		return;
 	if (seg_is_device(st, m)) {
 		v.p = NULL;
 		v.avail = 0;
@@ -541,5 +729,7 @@ dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
 		drop(m, &st->st.drop_bad_arp);
 		return;
 	}
+	/* Frames that send keep their order after the data before them. */
+	dt_dp_gro_flush(st);
 	dt_dp_arp_input(st, m, eth.hdr_len);
 }

@@ -577,7 +577,9 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 			rx_prefetch_frame(pkts[i + DT_DP_RX_PREFETCH_FRAME]);
 		dt_dp_rx_frame(st, pkts[i]);
 	}
+	dt_dp_gro_flush(st);
 	acks_flush(st);
+	dt_dp_rx_free_flush(st);
 	st->st.rx_cycles += rte_rdtsc() - t0;
 	st->st.rx_bursts++;
 }

@@ -32,8 +32,12 @@
 #include "dt_net_tcp.h"
 #include "dt_tcp_seq.h"
 
-/** Max payload extents in one inbound segment. */
-#define DT_TCP_SEG_MAX_EXT 8
+/**
+ * Max payload extents in one inbound segment: one frame's chain, or the
+ * frames lib/dp coalesces from one RX burst (half a burst of header-split
+ * frames, one payload extent each).
+ */
+#define DT_TCP_SEG_MAX_EXT 16
 /**
  * Max out-of-order extents a connection may hold (the caller's
  * dt_tcp_bufs.ooo_cap is its actual capacity). Payload is referenced, never

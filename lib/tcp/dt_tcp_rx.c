@@ -416,11 +416,14 @@ tcp_sack_first_grew(const struct dt_tcp_conn *c, uint8_t n0,
 /*
  * @p ooo: out-of-order or hole-filling data, acknowledged at once even
  * when the caller batches ACKs (RFC 5681 4.2); @p immediate: at once, at
- * the caller's batch granularity (a duplicate).
+ * the caller's batch granularity (a duplicate); @p in_bytes: in-order
+ * payload of the segment. More than our MSS in one segment was two or
+ * more segments on the wire, merged by the receive path (lib/dp's
+ * coalescing, a NIC's LRO): it counts as every second segment.
  */
 static void
 tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool ooo,
-	bool immediate, uint64_t now)
+	bool immediate, uint32_t in_bytes, uint64_t now)
 {
 	if (ooo)
 		c->flags |= DT_TCP_F_ACK_OOO;
@@ -431,7 +434,8 @@ tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool ooo,
 	if (!in_order)
 		return;
 	/* ACK at least every second segment, else within delack_us. */
-	if (!c->cfg->delack || ++c->delack_segs >= 2) {
+	if (!c->cfg->delack || ++c->delack_segs >= 2 ||
+			in_bytes > c->cfg->mss) {
 		c->flags |= DT_TCP_F_ACK_NOW;
 		return;
 	}
@@ -449,7 +453,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	struct dt_tcp_seq_range f0;
 	struct dt_tcp_extent e;
 	uint8_t n0;
-	uint32_t s = seq, es, cut;
+	uint32_t s = seq, es, cut, in_bytes = 0;
 	uint16_t i;
 
 	for (i = 0; i < seg->n_ext; i++) {
@@ -488,6 +492,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			continue;
 		}
 		if (es == c->rcv_nxt) {
+			in_bytes += e.len;
 			tcp_deliver(c, &e, out);
 			tcp_space_consume(c, e.len);
 			tcp_ooo_drain(c, out);
@@ -512,7 +517,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	/* Filling a hole is acknowledged at once (RFC 5681 4.2). */
 	if (had_ooo && in_order)
 		ooo = true;
-	tcp_ack_policy(c, in_order, ooo, immediate, now);
+	tcp_ack_policy(c, in_order, ooo, immediate, in_bytes, now);
 }
 
 /*

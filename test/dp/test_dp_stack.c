@@ -57,6 +57,8 @@ static struct {
 	/* Length split (or a proto split fallen back to one): what must be seen. */
 	bool expect_spill;     /* headers spilled into device memory, read via CPU map */
 	bool expect_host;      /* headers shorter than the split: HOST chunks */
+	bool expect_gro;       /* transfers: the server coalesced frames */
+	bool no_gro;           /* both stacks: dt_dp_stack_conf.no_rx_gro */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -338,6 +340,8 @@ parse_args(int argc, char **argv)
 		{ "no-ts", no_argument, NULL, 't' },
 		{ "expect-spill", no_argument, NULL, 'S' },
 		{ "expect-host", no_argument, NULL, 'H' },
+		{ "expect-gro", no_argument, NULL, 'G' },
+		{ "no-gro", no_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -372,6 +376,12 @@ parse_args(int argc, char **argv)
 			break;
 		case 'H':
 			opt.expect_host = true;
+			break;
+		case 'G':
+			opt.expect_gro = true;
+			break;
+		case 'g':
+			opt.no_gro = true;
 			break;
 		default:
 			return -1;
@@ -443,6 +453,7 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 	sc.tcp.rto_min_us = 20000;     /* fast recovery on a lossless link */
 	sc.tcp.delack_us = 1000;
 	sc.tcp.ts_ok = !opt.no_ts;
+	sc.no_rx_gro = opt.no_gro;
 	return dt_dp_stack_create(&sc);
 }
 
@@ -641,6 +652,29 @@ dump_stuck(unsigned int n)
 }
 
 /*
+ * Receive coalescing (dt_dp_stack_conf.no_rx_gro off): bulk data in bursts
+ * went into the engine as merged runs, two frames each at least, and the
+ * transfer that just passed its byte checks ran through them.
+ */
+static void
+check_gro(const struct dt_dp_stats *s)
+{
+	printf("  gro: %" PRIu64 " runs, %" PRIu64 " frames (%.2f per run), rx %"
+		PRIu64 " frames\n", s->rx_gro_runs, s->rx_gro_frames,
+		s->rx_gro_runs > 0 ? (double)s->rx_gro_frames / s->rx_gro_runs : 0.,
+		s->rx_frames);
+	if (opt.no_gro) {
+		DT_CHECK_EQ(s->rx_gro_runs, 0);
+		DT_CHECK_EQ(s->rx_gro_frames, 0);
+	}
+	if (opt.expect_gro) {
+		DT_CHECK(s->rx_gro_runs > 0);
+		DT_CHECK(s->rx_gro_frames >= 2 * s->rx_gro_runs);
+		DT_CHECK(s->rx_gro_frames <= s->rx_frames);
+	}
+}
+
+/*
  * Transfer @p total bytes on each of @p n connections, client to server,
  * on one lcore or two; check byte-exactness and print the rate.
  */
@@ -713,6 +747,7 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 		(t1 - t0) / 1e6, bytes * 8.0 / ((t1 - t0) * 1e3));
 	print_stats("client", &cs);
 	print_stats("server", &ss);
+	check_gro(&ss);
 }
 
 

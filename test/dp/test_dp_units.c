@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of lib/dp's pure pieces: the timer wheel and the neighbour
- * table logic (no EAL).
+ * Unit tests of lib/dp's pure pieces: the timer wheel, the neighbour
+ * table logic and the receive-coalescing rule (no EAL).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "dt_dp_gro.h"
 #include "dt_dp_neigh.h"
 #include "dt_dp_timer.h"
 #include "dt_test.h"
@@ -343,6 +345,269 @@ test_neigh_timeout_full(void)
 	DT_CHECK(dt_dp_neigh_find(&t, 100) == NULL);
 }
 
+/* ------------------------------------------------- receive coalescing */
+
+static const struct dt_tcp_tuple gro_t = {
+	.laddr = 0x0a000001, .raddr = 0x0a000002, .lport = 5201, .rport = 40000,
+};
+
+/* A data frame as the peer sends it: ACK, timestamps, 1448 bytes. */
+static struct dt_net_tcp_hdr
+gro_hdr(uint32_t seq)
+{
+	struct dt_net_tcp_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.sport = gro_t.rport;
+	h.dport = gro_t.lport;
+	h.seq = seq;
+	h.ack = 77;
+	h.hdr_len = 32;
+	h.flags = DT_NET_TCP_ACK;
+	h.win = 500;
+	h.opts.present = DT_NET_TCPOPT_F_TS;
+	h.opts.ts_val = 1000;
+	h.opts.ts_ecr = 2000;
+	return h;
+}
+
+static struct dt_tcp_extent gro_ext[2 * DT_TCP_SEG_MAX_EXT];
+
+static void
+test_gro_candidate(void)
+{
+	struct dt_net_tcp_hdr h = gro_hdr(1);
+
+	DT_CHECK(dt_dp_gro_candidate(&h, 1448, true));
+	/* Only a checksum the NIC verified. */
+	DT_CHECK(!dt_dp_gro_candidate(&h, 1448, false));
+	/* Payload needed: a pure ACK is processed alone. */
+	DT_CHECK(!dt_dp_gro_candidate(&h, 0, true));
+	h.flags = DT_NET_TCP_ACK | DT_NET_TCP_PSH;
+	DT_CHECK(dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_ACK | DT_NET_TCP_FIN;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_ACK | DT_NET_TCP_SYN;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_ACK | DT_NET_TCP_RST;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_ACK | DT_NET_TCP_URG;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_PSH;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.flags = DT_NET_TCP_ACK;
+	/* SACK blocks, other known or unknown options: alone. */
+	h.opts.present = DT_NET_TCPOPT_F_TS | DT_NET_TCPOPT_F_SACK;
+	h.opts.n_sack = 1;
+	h.hdr_len = 44;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.opts.present = DT_NET_TCPOPT_F_TS;
+	h.opts.n_sack = 0;
+	h.hdr_len = 36;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.opts.present = DT_NET_TCPOPT_F_MSS;
+	h.hdr_len = 24;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	h.opts.present = 0;
+	DT_CHECK(!dt_dp_gro_candidate(&h, 100, true));
+	/* No options at all. */
+	h.hdr_len = 20;
+	DT_CHECK(dt_dp_gro_candidate(&h, 100, true));
+}
+
+static void
+test_gro_run(void)
+{
+	struct dt_dp_gro_run r;
+	struct dt_net_tcp_hdr h = gro_hdr(1000), x;
+	struct dt_tcp_tuple t;
+	struct dt_tcp_seg seg;
+	int conn;
+	uint16_t i;
+
+	for (i = 0; i < sizeof(gro_ext) / sizeof(gro_ext[0]); i++) {
+		gro_ext[i].ref = &gro_ext[i];
+		gro_ext[i].off = i;
+		gro_ext[i].len = 1448;
+	}
+	memset(&r, 0, sizeof(r));
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &h, 1), DT_DP_GRO_NO_RUN);
+	dt_dp_gro_start(&r, &gro_t, &h, 1448, gro_ext, 1, &conn);
+	DT_CHECK_EQ(r.n_frames, 1);
+	DT_CHECK(r.conn == &conn);
+	/* Contiguous, same fields: joins; TSval may grow. */
+	x = gro_hdr(2448);
+	x.opts.ts_val = 1001;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_JOIN);
+	dt_dp_gro_append(&r, &x, 1448, gro_ext + 1, 1);
+	DT_CHECK_EQ(r.n_frames, 2);
+	DT_CHECK_EQ(r.len, 2896);
+	DT_CHECK_EQ(r.th.opts.ts_val, 1001);
+	/* A hole, an overlap, a retransmission of the run's start. */
+	x = gro_hdr(3896 + 1);
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_SEQ);
+	x.seq = 3896 - 100;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_SEQ);
+	x.seq = 1000;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_SEQ);
+	/* Every field of the 4-tuple. */
+	x = gro_hdr(3896);
+	t = gro_t;
+	t.rport++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &t, &x, 1), DT_DP_GRO_OTHER_CONN);
+	t = gro_t;
+	t.lport++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &t, &x, 1), DT_DP_GRO_OTHER_CONN);
+	t = gro_t;
+	t.raddr++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &t, &x, 1), DT_DP_GRO_OTHER_CONN);
+	t = gro_t;
+	t.laddr++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &t, &x, 1), DT_DP_GRO_OTHER_CONN);
+	/* ACK, window, options. */
+	x.ack++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_ACK);
+	x = gro_hdr(3896);
+	x.win++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_WIN);
+	x = gro_hdr(3896);
+	x.opts.ts_val = 1001;
+	x.opts.ts_ecr++;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_OPTS);
+	x = gro_hdr(3896);
+	x.opts.ts_val = 1000;	/* older than the run's last (1001) */
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_OPTS);
+	x = gro_hdr(3896);
+	x.opts.present = 0;
+	x.hdr_len = 20;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_OPTS);
+	/* Extents: up to DT_TCP_SEG_MAX_EXT in all. */
+	x = gro_hdr(3896);
+	x.opts.ts_val = 1001;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, DT_TCP_SEG_MAX_EXT - 1),
+		DT_DP_GRO_EXT);
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, DT_TCP_SEG_MAX_EXT - 2),
+		DT_DP_GRO_JOIN);
+	for (i = 2; i < DT_TCP_SEG_MAX_EXT; i++) {
+		x = gro_hdr(1000 + i * 1448);
+		x.opts.ts_val = 1001;
+		DT_REQUIRE(dt_dp_gro_match(&r, &gro_t, &x, 1) == DT_DP_GRO_JOIN);
+		dt_dp_gro_append(&r, &x, 1448, gro_ext + i, 1);
+	}
+	x = gro_hdr(1000 + DT_TCP_SEG_MAX_EXT * 1448);
+	x.opts.ts_val = 1001;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_EXT);
+	/* The segment: first seq, every extent in order, the last TSval. */
+	dt_dp_gro_seg(&r, &seg);
+	DT_CHECK_EQ(seg.th.seq, 1000);
+	DT_CHECK_EQ(seg.th.ack, 77);
+	DT_CHECK_EQ(seg.th.flags, DT_NET_TCP_ACK);
+	DT_CHECK_EQ(seg.n_ext, DT_TCP_SEG_MAX_EXT);
+	for (i = 0; i < DT_TCP_SEG_MAX_EXT; i++)
+		DT_CHECK(seg.ext[i].ref == &gro_ext[i] && seg.ext[i].off == i);
+	DT_CHECK_EQ(r.len, DT_TCP_SEG_MAX_EXT * 1448u);
+}
+
+/* A PSH ends the run; sequence numbers wrap. */
+static void
+test_gro_psh_wrap(void)
+{
+	struct dt_dp_gro_run r;
+	struct dt_net_tcp_hdr h = gro_hdr(0xfffffa00u), x;
+	struct dt_tcp_seg seg;
+
+	memset(&r, 0, sizeof(r));
+	dt_dp_gro_start(&r, &gro_t, &h, 0x600, gro_ext, 1, NULL);
+	x = gro_hdr(0);
+	x.flags |= DT_NET_TCP_PSH;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_JOIN);
+	dt_dp_gro_append(&r, &x, 100, gro_ext + 1, 1);
+	dt_dp_gro_seg(&r, &seg);
+	DT_CHECK_EQ(seg.th.flags, DT_NET_TCP_ACK | DT_NET_TCP_PSH);
+	DT_CHECK_EQ(seg.th.seq, 0xfffffa00u);
+	x = gro_hdr(100);
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_PSH);
+	/* TSval wraps too: 0xffffffff then 2 is newer. */
+	memset(&r, 0, sizeof(r));
+	h = gro_hdr(1);
+	h.opts.ts_val = 0xffffffffu;
+	dt_dp_gro_start(&r, &gro_t, &h, 10, gro_ext, 1, NULL);
+	x = gro_hdr(11);
+	x.opts.ts_val = 2;
+	DT_CHECK_EQ(dt_dp_gro_match(&r, &gro_t, &x, 1), DT_DP_GRO_JOIN);
+}
+
+/*
+ * The header template: a frame's bytes equal the run's first frame's but
+ * for IPv4 length, id and checksum, TCP seq, flags, checksum and TSval.
+ */
+static void
+test_gro_hdr_same(void)
+{
+	static const uint8_t frame[66] = {
+		/* Ethernet */
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		/* IPv4: 20 bytes, DF, TTL 64, TCP */
+		0x45, 0, 0x05, 0xdc, 0x12, 0x34, 0x40, 0, 64, 6, 0xab, 0xcd,
+		10, 0, 0, 2, 10, 0, 0, 1,
+		/* TCP: ports, seq, ack, doff 8, ACK, window, cksum, urp */
+		0x9c, 0x40, 0x14, 0x51, 0, 0, 0x03, 0xe8, 0, 0, 0, 77,
+		0x80, 0x10, 0x01, 0xf4, 0xee, 0xee, 0, 0,
+		/* NOP, NOP, TS val 1000 ecr 2000 */
+		1, 1, 8, 10, 0, 0, 0x03, 0xe8, 0, 0, 0x07, 0xd0,
+	};
+	/* Bytes that may differ: IP len 16-17, id 18-19, cksum 24-25; TCP
+	 * seq 38-41, flags 47, cksum 50-51, TSval 58-61. */
+	static const uint8_t may_differ[] = { 16, 17, 18, 19, 24, 25, 38, 39,
+		40, 41, 47, 50, 51, 58, 59, 60, 61 };
+	struct dt_dp_gro_run r;
+	struct dt_net_tcp_hdr h = gro_hdr(1000);
+	uint8_t x[66];
+	unsigned int i, k;
+	bool free_byte;
+
+	memset(&r, 0, sizeof(r));
+	dt_dp_gro_start(&r, &gro_t, &h, 1448, gro_ext, 1, NULL);
+	DT_CHECK_EQ(r.hlen, 0);
+	dt_dp_gro_template(&r, frame, 14, 20);
+	DT_REQUIRE(r.hlen == 66);
+	DT_CHECK(dt_dp_gro_hdr_same(&r, frame));
+	for (i = 0; i < sizeof(frame); i++) {
+		memcpy(x, frame, sizeof(x));
+		x[i] ^= 0x01;
+		free_byte = false;
+		for (k = 0; k < sizeof(may_differ); k++)
+			free_byte = free_byte || may_differ[k] == i;
+		if (dt_dp_gro_hdr_same(&r, x) != free_byte) {
+			printf("  byte %u: same %d, may differ %d\n", i,
+				dt_dp_gro_hdr_same(&r, x), free_byte);
+			DT_CHECK(false);
+		}
+	}
+	/* Another option layout (TS, NOP, NOP), IP options: no template. */
+	memcpy(x, frame, sizeof(x));
+	x[54] = 8;
+	x[55] = 10;
+	dt_dp_gro_template(&r, x, 14, 20);
+	DT_CHECK_EQ(r.hlen, 0);
+	DT_CHECK(!dt_dp_gro_hdr_same(&r, frame));
+	dt_dp_gro_template(&r, frame, 14, 24);
+	DT_CHECK_EQ(r.hlen, 0);
+	dt_dp_gro_template(&r, NULL, 14, 20);
+	DT_CHECK_EQ(r.hlen, 0);
+	/* No options: 54 bytes compared. */
+	h.hdr_len = 20;
+	h.opts.present = 0;
+	dt_dp_gro_start(&r, &gro_t, &h, 1448, gro_ext, 1, NULL);
+	memcpy(x, frame, sizeof(x));
+	x[46] = 0x50;
+	dt_dp_gro_template(&r, x, 14, 20);
+	DT_REQUIRE(r.hlen == 54);
+	DT_CHECK(dt_dp_gro_hdr_same(&r, x));
+	x[53] ^= 1;	/* urgent pointer */
+	DT_CHECK(!dt_dp_gro_hdr_same(&r, x));
+}
+
 int
 main(void)
 {
@@ -352,5 +617,9 @@ main(void)
 	DT_RUN(test_neigh_resolve);
 	DT_RUN(test_neigh_hold_pool);
 	DT_RUN(test_neigh_timeout_full);
+	DT_RUN(test_gro_candidate);
+	DT_RUN(test_gro_run);
+	DT_RUN(test_gro_psh_wrap);
+	DT_RUN(test_gro_hdr_same);
 	return dt_test_summary();
 }

@@ -309,7 +309,7 @@ def check_stacks():
     check(got == order, "a run per stack count and mode, in order (%s)" % got)
     keys = ["stack", "lcore", "conns", "rx_frames", "payload_bytes",
             "goodput_gbps", "rx_cycles_per_frame", "stack_cycles_per_frame",
-            "drops"]
+            "drops", "rx_bursts", "rx_gro_runs", "rx_gro_frames"]
     for r in doc["runs"]:
         m = "%s/%s stacks" % (r["mode"], r.get("server_stacks"))
         ns, nc = r.get("server_stacks"), r.get("client_stacks")
@@ -335,6 +335,11 @@ def check_stacks():
               m + ": per-stack payload adds up")
         check(sum(e["conns"] for e in ps) == r["conns"],
               m + ": every connection accepted by one stack")
+        # Receive coalescing: a run merges two frames at least; bursts
+        # carry at most 32 (DT_DP_BURST) frames each.
+        check(all(2 * e["rx_gro_runs"] <= e["rx_gro_frames"] <= e["rx_frames"]
+                  and e["rx_bursts"] * 32 >= e["rx_frames"] for e in ps),
+              m + ": rx_gro_runs, rx_gro_frames, rx_bursts consistent")
         check(all(e["rx_frames"] == 0 or (e["rx_cycles_per_frame"] > 0 and
                                           e["stack_cycles_per_frame"] > 0)
                   for e in ps), m + ": cycles per frame of busy stacks")
