@@ -6,8 +6,8 @@
 #
 # usage: run_harness.sh HARNESS PLUGIN CASE [VERSION] [-- EXTRA_DEVARGS]
 #   EXTRA_DEVARGS are appended to both net_hsplit vdevs (e.g. loss=0.01).
-# NCCL_HARNESS_STACKS=2: two stacks per process (lib/dp's steered mode),
-# their lcores spread over the two CPUs.
+# NCCL_HARNESS_STACKS=2 or 4: that many stacks per process (lib/dp's
+# steered mode), their lcores spread over the two CPUs.
 # Exit 77 (skipped) when not root or veth is unavailable.
 set -u
 harness=$1 plugin=$2 case=$3
@@ -91,6 +91,10 @@ if [ "${NCCL_HARNESS_STACKS:-1}" = 2 ]; then
 	lcores_conf=$'[lcores]\nstacks = 0,1\n'
 	lc_a="--lcores=0@0,1@1,2@1 --main-lcore 2"
 	lc_b="--lcores=0@0,1@1,2@0 --main-lcore 2"
+elif [ "${NCCL_HARNESS_STACKS:-1}" = 4 ]; then
+	lcores_conf=$'[lcores]\nstacks = 0,1,2,3\n'
+	lc_a="--lcores=0@0,1@1,2@0,3@1,4@1 --main-lcore 4"
+	lc_b="--lcores=0@0,1@1,2@0,3@1,4@0 --main-lcore 4"
 fi
 conf A 10.88.0.1
 conf B 10.88.0.2

@@ -1,0 +1,1 @@
+REPO/.bundle/bin/devtcp-bench -l 0-15 --in-memory --no-pci --log-level=lib.eal:warning -d REPO/.bundle/pmds --vdev=net_hsplit_hc13000,wire=hc1300 --vdev=net_hsplit_hc13001,wire=hc1300 -- --payload-mem host --json OUT/r/conns/hold.json --mode hold --stacks 8 --conns 100000 --duration 120
