@@ -133,6 +133,7 @@ struct bench_conns_result {
 	uint64_t srv_slots, cli_slots;
 	uint64_t srv_open_peak, cli_open_peak;  /* hold: open at once */
 	uint64_t heap_bytes;        /* hold: libc heap growth with all open */
+	bool heap_measured;         /* mallinfo2 reports the heap (not under ASan) */
 	struct bench_conns_stack srv[BENCH_MAX_STACKS], cli[BENCH_MAX_STACKS];
 };
 

@@ -809,6 +809,8 @@ bc_collect(struct bc_run *run, struct bench_result *res)
 	cr->in_flight = run->mode == BENCH_MODE_CPS ? run->conns : 0;
 	cr->heap_bytes = run->heap_peak > run->heap0 ?
 		run->heap_peak - run->heap0 : 0;
+	/* A sanitizer's allocator leaves mallinfo2() all zero. */
+	cr->heap_measured = run->heap0 != 0;
 	if (run->t_est != 0)
 		cr->establish_s = (double)(run->t_est - run->t0) / run->hz;
 	if (run->t_xchg != 0)

@@ -117,7 +117,7 @@ bench_write_json_conns(FILE *f, const struct bench_result *r)
 		"\"client_open_peak\": %" PRIu64 ", "
 		"\"server_mem_per_conn\": %.1f, \"client_mem_per_conn\": %.1f, "
 		"\"mem_per_slot\": %.1f, \"heap_bytes\": %" PRIu64 ", "
-		"\"heap_per_conn\": %.1f, ",
+		"\"heap_per_conn\": %.1f, \"heap_measured\": %s, ",
 		cr->bytes, cr->in_flight, cr->server_ports, r->conns, r->conns_done,
 		cr->accepted, cr->failed, cr->bad_bytes, r->payload_bytes,
 		cr->answer_bytes, cr->open_waits, per_s(r->conns_done, r->seconds),
@@ -127,7 +127,8 @@ bench_write_json_conns(FILE *f, const struct bench_result *r)
 		per_conn(cr->cli_mem_bytes, r->conns),
 		per_conn(cr->srv_mem_bytes + cr->cli_mem_bytes,
 			cr->srv_slots + cr->cli_slots),
-		cr->heap_bytes, per_conn(cr->heap_bytes, r->conns));
+		cr->heap_bytes, per_conn(cr->heap_bytes, r->conns),
+		cr->heap_measured ? "true" : "false");
 	write_stacks(f, "server", cr->srv, r->server_stacks, r->seconds);
 	fprintf(f, ", ");
 	write_stacks(f, "client", cr->cli, r->client_stacks, r->seconds);
