@@ -471,7 +471,8 @@ rd_be32(const uint8_t *p)
  * bytes (dt_dp_gro_hdr_same(): equal to the run's first, fully parsed and
  * checked frame, but for lengths, identification, checksums, sequence
  * number, flags and TSval): it needs no parse. Checked here what the full
- * path would: both checksum verdicts GOOD from the NIC, flags ACK or
+ * path would: the IP verdict GOOD and the L4 one GOOD or NONE from the NIC
+ * (tcp_cksum_ok()'s accepted cases; UNKNOWN takes the full path), flags ACK or
  * ACK|PSH, payload present and within the frame. @return false: nothing
  * done, take the full path.
  */

@@ -66,6 +66,8 @@ struct side {
 static unsigned int stall_reports;
 /* Comm summaries ("... closed: N requests, ...") and finalize reports. */
 static unsigned int comm_summaries, stack_reports;
+/* The plugin's watchdog ("watchdog: N requests outstanding, none completed"). */
+static unsigned int watchdog_reports;
 
 static void
 logger(int level, unsigned long flags, const char *file, int line,
@@ -79,6 +81,9 @@ logger(int level, unsigned long flags, const char *file, int line,
 	va_end(ap);
 	if (strstr(text, " pending for ") != NULL)
 		__atomic_fetch_add(&stall_reports, 1, __ATOMIC_RELAXED);
+	if (strstr(text, "watchdog: ") != NULL &&
+			strstr(text, " requests outstanding, none completed") != NULL)
+		__atomic_fetch_add(&watchdog_reports, 1, __ATOMIC_RELAXED);
 	if (strstr(text, "closed: ") != NULL && strstr(text, " requests, ") != NULL)
 		__atomic_fetch_add(&comm_summaries, 1, __ATOMIC_RELAXED);
 	if (strncmp(text, "NET/devtcp : stack 0 (lcore ", 28) == 0)
@@ -869,8 +874,12 @@ case_stall(struct side *s)
 		if (stall_reports != 1)
 			FAIL(s, "stall: %u stall reports for one late receive (want 1)",
 				stall_reports);
-		printf("%s: a receive pending 1.5 s was reported once, then arrived\n",
-			s->name);
+		/* No request completed for 1.5 s: the watchdog told once. */
+		if (__atomic_load_n(&watchdog_reports, __ATOMIC_RELAXED) != 1)
+			FAIL(s, "stall: %u watchdog reports for one stall (want 1)",
+				watchdog_reports);
+		printf("%s: a receive pending 1.5 s was reported once (and by the "
+			"watchdog once), then arrived\n", s->name);
 	}
 	barrier(s);
 	buf_free(s, &b, s->role == 0 ? s->rcomm : s->scomm);
