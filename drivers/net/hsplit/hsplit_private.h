@@ -214,7 +214,6 @@ struct hsplit_txq {
 	/** Interface backend with a delay line: frames not yet due, in order. */
 	struct hsplit_wbuf **dq;
 	uint32_t dq_head, dq_tail, dq_mask;
-	struct dt_copy_op ops[HSPLIT_OPS_MAX];
 	/** In-flight ring: chunks whose copies were submitted, in order. */
 	struct hsplit_tx_chunk *fl;
 	uint32_t fl_head, fl_tail;
