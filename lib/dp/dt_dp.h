@@ -171,8 +171,9 @@ uint16_t dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev,
  * queue this installs (or extends) the rte_flow rule
  * eth / ipv4 dst is <ip> / tcp dst is <port> -> this stack's queue, or RSS
  * over the queues of every stack of the port listening on it. Let every
- * stack that shares a port listen before connections arrive: a change of
- * the RSS queue set moves flows by hash, established ones too.
+ * stack that shares a port listen before connections arrive: a stack that
+ * joins the RSS queue list moves flows by hash, established ones too (one
+ * that leaves does not: its entries pass to the stacks that stay).
  * @return 0, -EADDRINUSE, -DT_DP_E_FULL, -ENOSPC (no steering rule)...
  */
 int dt_dp_listen(struct dt_dp_stack *st, uint16_t port);

@@ -142,7 +142,8 @@ dt_dp_sh_neigh_lookup(const struct dt_dp_port_sh *sh, uint32_t ip,
 
 static struct rte_flow *
 flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
-	uint32_t dst_ip, uint16_t sport, uint16_t dport, uint64_t qmask)
+	uint32_t dst_ip, uint16_t sport, uint16_t dport, const uint16_t *queues,
+	uint32_t n)
 {
 	struct rte_flow_attr attr = { .ingress = 1, .priority = prio };
 	struct rte_flow_item_ipv4 ip_spec, ip_mask;
@@ -151,10 +152,8 @@ flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
 	struct rte_flow_action actions[2];
 	struct rte_flow_action_queue queue;
 	struct rte_flow_action_rss rss;
-	uint16_t queues[64];
 	struct rte_flow_error err;
 	struct rte_flow *f;
-	uint32_t n = 0, q;
 
 	memset(&ip_spec, 0, sizeof(ip_spec));
 	memset(&ip_mask, 0, sizeof(ip_mask));
@@ -180,9 +179,6 @@ flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
 	pattern[2].spec = &tcp_spec;
 	pattern[2].mask = &tcp_mask;
 	pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
-	for (q = 0; q < 64; q++)
-		if (qmask & (1ull << q))
-			queues[n++] = (uint16_t)q;
 	if (n == 1) {
 		queue.index = queues[0];
 		actions[0].type = RTE_FLOW_ACTION_TYPE_QUEUE;
@@ -225,26 +221,64 @@ flow_destroy(struct dt_dp_stack *st, struct rte_flow *f)
 }
 
 /*
- * Give group @p g the rule of @p qmask: the new rule first, then the old
+ * Give group @p g the rule of its slots: the new rule first, then the old
  * one goes (same priority, older first: no frame finds neither).
  */
 static int
-grp_rule(struct dt_dp_stack *st, struct dt_dp_steer_grp *g, uint64_t qmask)
+grp_rule(struct dt_dp_stack *st, struct dt_dp_steer_grp *g)
 {
 	struct rte_flow *f = NULL;
 
-	if (qmask != 0) {
+	if (g->members != 0) {
 		f = flow_create(st, DT_DP_STEER_PRIO_LISTEN, 0, g->ip,
-			0, g->tcp_port, qmask);
+			0, g->tcp_port, g->slot, g->nb_slots);
 		if (f == NULL)
 			return -ENOSPC;
 	}
 	flow_destroy(st, g->flow);
 	g->flow = f;
-	g->qmask = qmask;
-	if (qmask == 0)
-		g->ip = 0;
 	return 0;
+}
+
+/* Member queues of @p members, in order, into @p q; returns how many. */
+static uint16_t
+grp_member_queues(uint64_t members, uint16_t q[DT_DP_STEER_SLOTS])
+{
+	uint16_t i, n = 0;
+
+	for (i = 0; i < DT_DP_STEER_SLOTS; i++)
+		if (members & (1ull << i))
+			q[n++] = i;
+	return n;
+}
+
+/*
+ * The slots after queue @p q joins or leaves. A join appends a slot (flows
+ * re-hash: let every stack listen before connections arrive), or takes one
+ * back once the list is full. A leave hands the queue's slots round-robin
+ * to the members that stay: the leaver has no connection of the port, so
+ * nothing established moves.
+ */
+static void
+grp_slots(struct dt_dp_steer_grp *g, uint16_t q, bool join)
+{
+	uint16_t mq[DT_DP_STEER_SLOTS], n, i, k = 0;
+
+	if (join) {
+		if (g->nb_slots < DT_DP_STEER_SLOTS)
+			g->slot[g->nb_slots++] = q;
+		else
+			g->slot[q % DT_DP_STEER_SLOTS] = q;
+		return;
+	}
+	n = grp_member_queues(g->members, mq);
+	if (n == 0) {
+		g->nb_slots = 0;
+		return;
+	}
+	for (i = 0; i < g->nb_slots; i++)
+		if (g->slot[i] == q)
+			g->slot[i] = mq[k++ % n];
 }
 
 /* The stack's queue joins (or leaves) the group of (its ip, @p port). */
@@ -252,8 +286,9 @@ static int
 grp_update(struct dt_dp_stack *st, uint16_t port, bool join)
 {
 	struct dt_dp_port_sh *sh = st->sh;
-	struct dt_dp_steer_grp *g = NULL, *free_g = NULL;
-	uint64_t bit = 1ull << st->conf.rxq;
+	struct dt_dp_steer_grp *g = NULL, *free_g = NULL, old;
+	uint16_t q = st->conf.rxq;
+	uint64_t bit = 1ull << q;
 	unsigned int i;
 	int r;
 
@@ -270,12 +305,22 @@ grp_update(struct dt_dp_stack *st, uint16_t port, bool join)
 		g->ip = st->ip;
 		g->tcp_port = port;
 	}
-	if (g == NULL)
-		r = join ? -ENOSPC : 0;
-	else
-		r = grp_rule(st, g, join ? g->qmask | bit : g->qmask & ~bit);
-	if (r != 0 && g != NULL && g->qmask == 0)
+	if (g == NULL || (join == ((g->members & bit) != 0))) {
+		r = g == NULL && join ? -ENOSPC : 0;
+		goto out;
+	}
+	old = *g;
+	g->members = join ? g->members | bit : g->members & ~bit;
+	grp_slots(g, q, join);
+	r = grp_rule(st, g);
+	if (r != 0) {
+		/* No new rule: the old one (old.flow) stays in force. */
+		old.flow = g->flow;
+		*g = old;
+	}
+	if (g->members == 0)
 		g->ip = 0;
+out:
 	rte_spinlock_unlock(&sh->lock);
 	return r;
 }
@@ -336,7 +381,7 @@ dt_dp_steer_conn_add(struct dt_dp_stack *st, struct dt_dp_conn *c)
 	if (st->sh == NULL)
 		return 0;
 	c->flow = flow_create(st, DT_DP_STEER_PRIO_CONN, t->raddr, t->laddr,
-		t->rport, t->lport, 1ull << st->conf.rxq);
+		t->rport, t->lport, &st->conf.rxq, 1);
 	return c->flow != NULL ? 0 : -ENOSPC;
 }
 

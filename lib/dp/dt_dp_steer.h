@@ -43,15 +43,24 @@
 #define DT_DP_SH_NEIGH 256          /**< shared neighbour entries per port */
 #define DT_DP_STEER_PRIO_CONN 0     /**< 5-tuple rules match first */
 #define DT_DP_STEER_PRIO_LISTEN 1
+#define DT_DP_STEER_SLOTS 64        /**< RSS queue list of a listening group */
 
 struct rte_flow;
 
-/** Stacks of the port listening on one (ip, port). */
+/**
+ * Stacks of the port listening on one (ip, port). The rule's RSS queue list
+ * (slot[]) only grows: a stack that leaves has no connection of the port
+ * left, so its slots are handed to the members that stay and no flow of
+ * theirs moves (removing the slots would re-hash every flow over fewer
+ * queues, established ones included).
+ */
 struct dt_dp_steer_grp {
 	uint32_t ip;                /**< host order; 0: slot unused */
 	uint16_t tcp_port;          /**< host order */
-	uint64_t qmask;             /**< RX queues of the listening stacks */
+	uint16_t nb_slots;          /**< entries of slot[] */
+	uint64_t members;           /**< RX queues of the listening stacks */
 	struct rte_flow *flow;
+	uint16_t slot[DT_DP_STEER_SLOTS]; /**< the rule's RSS queue list */
 };
 
 /** A shared neighbour entry (see the file comment). */
