@@ -229,6 +229,8 @@ p_close(struct net *n, void *c, int which)
 {
 	const struct nn_net_v8 *t8 = n->v8;
 
+	if (c == NULL)
+		return nn_ncclSuccess;  /* a listen comm closed after accept */
 	if (n->version == 10) {
 		const struct nn_net_v10 *t = n->v10;
 
@@ -403,6 +405,14 @@ connect_both(struct side *s)
 			FAIL(s, "connect/accept: no comm after 60 s");
 		usleep(100);
 	}
+	/*
+	 * As NCCL's proxy does: the listen comm goes once its connection is
+	 * accepted, while the comms carry traffic (a stack that stops
+	 * listening must not move the flows of the stacks that stay).
+	 */
+	if (p_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
+		FAIL(s, "closeListen failed");
+	s->lcomm = NULL;
 }
 
 /* Test until done; returns NCCL's result. */
