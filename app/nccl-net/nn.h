@@ -72,9 +72,16 @@ struct nn_wire_msg {
 struct nn_handle {
 	uint32_t magic;
 	uint32_t ipv4;       /* network order */
-	uint16_t port;       /* host order */
+	uint16_t port;       /* host order: the listener's first port */
 	uint16_t nflows;
-	uint32_t pad;
+	/*
+	 * Ports port .. port + nports - 1, one per stack of the listener (0:
+	 * one). Flow i connects to port + i % nports: a comm's flows spread
+	 * evenly over the accepting stacks (RSS over one shared port can put
+	 * most of them on one stack).
+	 */
+	uint16_t nports;
+	uint16_t pad;
 	uint64_t stage;      /* connect side only: the comm being connected */
 };
 
@@ -234,7 +241,7 @@ struct nn_comm {
 
 /* A listening endpoint. */
 struct nn_listener {
-	uint16_t port;
+	uint16_t port;               /* stack i listens on port + i */
 	struct rte_ring *cq;         /* NN_EV_LISTENING, NN_EV_HELLO */
 	uint32_t refs;               /* atomic: stacks listening + NCCL */
 	uint16_t acks;
@@ -331,6 +338,13 @@ nn_slice(uint64_t size, uint16_t k, uint16_t i, uint64_t *off, uint64_t *len)
 	b = RTE_MIN(a + per, size);
 	*off = a;
 	*len = b - a;
+}
+
+/* TCP port stack @p s listens on for @p l (one per stack: nn_handle). */
+static inline uint16_t
+nn_listener_port(const struct nn_listener *l, const struct nn_stack *s)
+{
+	return (uint16_t)(l->port + s->idx);
 }
 
 /* The lcore loop (nn_lcore.c). */

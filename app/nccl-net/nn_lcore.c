@@ -140,7 +140,8 @@ cmd_connect(struct nn_stack *s, struct nn_part *p)
 	for (i = 0; i < p->nflows; i++) {
 		struct nn_flow *f = p->flows[i];
 
-		rc = dt_dp_connect(s->st, c->peer.ipv4, c->peer.port, f, &f->conn);
+		rc = dt_dp_connect(s->st, c->peer.ipv4, c->peer.port +
+			f->idx % RTE_MAX(c->peer.nports, 1), f, &f->conn);
 		if (rc != 0) {
 			NN_WARN("connect: flow %u: %s", f->idx, strerror(-rc));
 			/* This flow and those not tried have no connection to close. */
@@ -225,7 +226,7 @@ cmd_listen(struct nn_stack *s, struct nn_listener *l, bool on)
 
 	if (on) {
 		rc = s->nb_lsn == NN_MAX_LISTENERS ? -ENOSPC :
-			dt_dp_listen(s->st, l->port);
+			dt_dp_listen(s->st, nn_listener_port(l, s));
 		if (rc == 0)
 			s->lsn[s->nb_lsn++] = l;
 		nn_post_event(l->cq, NN_EV_LISTENING, rc, NULL);
@@ -233,7 +234,7 @@ cmd_listen(struct nn_stack *s, struct nn_listener *l, bool on)
 			nn_listener_unref(l);
 		return;
 	}
-	dt_dp_unlisten(s->st, l->port);
+	dt_dp_unlisten(s->st, nn_listener_port(l, s));
 	for (i = 0; i < s->nb_lsn; i++)
 		if (s->lsn[i] == l) {
 			s->lsn[i] = s->lsn[--s->nb_lsn];
@@ -316,7 +317,7 @@ ev_accepted(struct nn_stack *s, const struct dt_dp_event *ev)
 	uint16_t i;
 
 	for (i = 0; i < s->nb_lsn; i++)
-		if (s->lsn[i]->port == ev->listen_port)
+		if (nn_listener_port(s->lsn[i], s) == ev->listen_port)
 			l = s->lsn[i];
 	f = l == NULL || s->nb_loose == RTE_DIM(s->loose) ? NULL :
 		rte_zmalloc("nn_flow", sizeof(*f), RTE_CACHE_LINE_SIZE);

@@ -109,7 +109,8 @@ nn_listen(int dev, void *handle, void **listen_comm)
 	if (l == NULL)
 		return nn_ncclSystemError;
 	n = __atomic_fetch_add(&rt->next_port, 1, __ATOMIC_RELAXED);
-	l->port = rt->cfg.port_base + n % 8192;
+	/* A block of NN_MAX_STACKS ports: stack i listens on port + i. */
+	l->port = rt->cfg.port_base + (n % (8192 / NN_MAX_STACKS)) * NN_MAX_STACKS;
 	snprintf(name, sizeof(name), "nn_l%u", n);
 	l->cq = rte_ring_create_elem(name, sizeof(struct nn_msg), NN_CQ_SIZE,
 		SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -144,10 +145,12 @@ nn_listen(int dev, void *handle, void **listen_comm)
 	h->magic = NN_MAGIC_HANDLE;
 	h->ipv4 = rt->cfg.ipv4;
 	h->port = l->port;
+	h->nports = rt->nb_stacks;
 	h->nflows = rt->cfg.flows;
 	*listen_comm = l;
-	NN_INFO("listening on %s:%u (%u flows per comm)",
-		dt_app_ipv4_str(h->ipv4, (char[32]){0}, 32), h->port, h->nflows);
+	NN_INFO("listening on %s:%u..%u (%u flows per comm)",
+		dt_app_ipv4_str(h->ipv4, (char[32]){0}, 32), h->port,
+		h->port + h->nports - 1, h->nflows);
 	return nn_ncclSuccess;
 }
 
@@ -1058,8 +1061,12 @@ devtcp_nccl_stats(uint64_t *out, unsigned int n)
 			st.drop_too_many_segs + st.drop_bad_arp + st.drop_synq_full +
 			st.drop_neigh_hold_full;
 		v[NN_STAT_RX_THROTTLED] += st.rx_throttled;
+		v[NN_STAT_RX_CHUNKS] += st.device_chunks;
+		if (i == 0 || st.device_chunks < v[NN_STAT_RX_CHUNKS_MIN])
+			v[NN_STAT_RX_CHUNKS_MIN] = st.device_chunks;
 		dt_dp_conn_foreach(rt->stacks[i]->st, stats_conn, v);
 	}
+	v[NN_STAT_STACKS] = rt->nb_stacks;
 	n = RTE_MIN(n, (unsigned int)NN_STAT__COUNT);
 	memcpy(out, v, n * sizeof(v[0]));
 	return (int)n;

@@ -39,7 +39,7 @@
 #include <rte_common.h>
 #include <rte_spinlock.h>
 
-#define DT_DP_STEER_GRP_MAX 32      /**< listening (ip, port) pairs per port */
+#define DT_DP_STEER_GRP_MAX 128     /**< listening (ip, port) pairs per port */
 #define DT_DP_SH_NEIGH 256          /**< shared neighbour entries per port */
 #define DT_DP_STEER_PRIO_CONN 0     /**< 5-tuple rules match first */
 #define DT_DP_STEER_PRIO_LISTEN 1

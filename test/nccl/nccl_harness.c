@@ -1045,6 +1045,29 @@ pattern_check(struct side *s)
 			"AF_PACKET ring", port_xstat_sum(s, "kernel_drops"));
 }
 
+/*
+ * With several stacks a comm's flows spread evenly over the receiving
+ * stacks (one listen port per stack): each stack received at least half
+ * of an even share of the payload chunks. RSS over one shared port left
+ * some stack without a flow in most 4-stack runs.
+ */
+static void
+spread_check(struct side *s)
+{
+	uint64_t v[NN_STAT__COUNT];
+
+	pattern_stats(s, v);
+	if (v[NN_STAT_STACKS] < 2)
+		return;
+	if (v[NN_STAT_RX_CHUNKS] == 0)
+		FAIL(s, "spread: the stacks received no payload chunks");
+	if (v[NN_STAT_RX_CHUNKS_MIN] * v[NN_STAT_STACKS] * 2 < v[NN_STAT_RX_CHUNKS])
+		FAIL(s, "spread: a stack received %" PRIu64 " of %" PRIu64
+			" payload chunks over %" PRIu64 " stacks",
+			v[NN_STAT_RX_CHUNKS_MIN], v[NN_STAT_RX_CHUNKS],
+			v[NN_STAT_STACKS]);
+}
+
 static void
 case_pattern(struct side *s)
 {
@@ -1201,8 +1224,10 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_sizes(&s, false, false, 64 * MIB);
 	else if (strcmp(cas, "sizes-dev") == 0)
 		case_sizes(&s, true, false, 64 * MIB);
-	else if (strcmp(cas, "bidir") == 0)
+	else if (strcmp(cas, "bidir") == 0) {
 		case_sizes(&s, true, true, 16 * MIB);
+		spread_check(&s);
+	}
 	else if (strcmp(cas, "loss") == 0) {
 		case_sizes(&s, true, true, 16 * MIB + 5);
 		if (port_losses(&s) == 0)

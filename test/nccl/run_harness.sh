@@ -8,6 +8,8 @@
 #   EXTRA_DEVARGS are appended to both net_hsplit vdevs (e.g. loss=0.01).
 # NCCL_HARNESS_STACKS=2 or 4: that many stacks per process (lib/dp's
 # steered mode), their lcores spread over the two CPUs.
+# NCCL_HARNESS_MTU (1500): the pair's and the ports' MTU (9000: 9216-byte
+# device buffers).
 # Exit 77 (skipped) when not root or veth is unavailable.
 set -u
 harness=$1 plugin=$2 case=$3
@@ -25,6 +27,9 @@ for t in ip ethtool; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
 done
 
+mtu=${NCCL_HARNESS_MTU:-1500}
+bsz=2048
+[ "$mtu" -le 1500 ] || bsz=9216
 a="dtncA$$"
 b="dtncB$$"
 tmp=$(mktemp -d /tmp/devtcp-nccl.XXXXXX)
@@ -46,7 +51,7 @@ for i in "$a" "$b"; do
 	# would leave AF_PACKET partial checksums or merged frames.
 	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null || true
 	ethtool -K "$i" rx off tx off tso off gso off gro off lro off >/dev/null 2>&1 || true
-	ip link set "$i" mtu 1500 up
+	ip link set "$i" mtu "$mtu" up
 done
 
 # Short TCP timeouts so that a dead peer is noticed in seconds.
@@ -54,7 +59,7 @@ conf() {
 	cat > "$tmp/$1.ini" <<INI
 [port]
 name = net_hsplit0
-mtu = 1500
+mtu = $mtu
 tx_cksum = yes
 lro = ${NCCL_HARNESS_LRO:-no}
 
@@ -66,7 +71,7 @@ netmask = 255.255.255.0
 [devmem]
 gpu = auto
 buffers = 32768
-buffer_size = 2048
+buffer_size = $bsz
 header_buffers = 32768
 
 [limits]

@@ -722,7 +722,7 @@ hsplit_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		rte_spinlock_unlock(&t->lock);
 		rte_flow_error_set(error, ENOSPC,
 			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
-			"flow table full (HSPLIT_FLOW_MAX = 64 rules per port)");
+			"flow table full (HSPLIT_FLOW_MAX = " RTE_STR(HSPLIT_FLOW_MAX) " rules per port)");
 		return NULL;
 	}
 	v = hsplit_flow_write_begin(t);

@@ -28,7 +28,7 @@
 #include "hsplit_pkt.h"
 
 /** Rules per port. */
-#define HSPLIT_FLOW_MAX 64
+#define HSPLIT_FLOW_MAX 256
 /** Queues in the queue list of one RSS action. */
 #define HSPLIT_FLOW_RSS_QUEUES_MAX 64
 /** 64-bit words of a match key. */
