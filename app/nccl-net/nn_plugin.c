@@ -689,6 +689,21 @@ nn_port_report(struct nn_rt *rt)
 				names[xs[i].id].name, xs[i].value);
 	NN_WARN("  port %s: drop/error counters:%s", rt->name,
 		line[0] ? line : " none");
+	/* And what shows waiting rather than dropping. */
+	line[0] = '\0';
+	n = 0;
+	for (i = 0; i < cnt && n >= 0 && n < (int)sizeof(line); i++)
+		if (xs[i].value != 0 &&
+				(strstr(names[xs[i].id].name, "no_") != NULL ||
+				 strstr(names[xs[i].id].name, "full") != NULL ||
+				 strstr(names[xs[i].id].name, "busy") != NULL ||
+				 strstr(names[xs[i].id].name, "wait") != NULL) &&
+				strstr(names[xs[i].id].name, "drop") == NULL)
+			n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+				names[xs[i].id].name, xs[i].value);
+	NN_WARN("  port %s: wait counters:%s", rt->name, line[0] ? line : " none");
+	nn_pools_line(rt, line, sizeof(line));
+	NN_WARN("  %s", line);
 	free(names);
 	free(xs);
 }
@@ -1067,6 +1082,7 @@ devtcp_nccl_stats(uint64_t *out, unsigned int n)
 		dt_dp_conn_foreach(rt->stacks[i]->st, stats_conn, v);
 	}
 	v[NN_STAT_STACKS] = rt->nb_stacks;
+	nn_wire_pool_count(rt, &v[NN_STAT_WIRE_FREE], &v[NN_STAT_WIRE_SIZE]);
 	n = RTE_MIN(n, (unsigned int)NN_STAT__COUNT);
 	memcpy(out, v, n * sizeof(v[0]));
 	return (int)n;
@@ -1154,4 +1170,10 @@ nn_stats_log(struct nn_rt *rt)
 			k->cuda_ch.copies, k->cuda_ch.bytes, k->cuda_ch.errors);
 	}
 	port_xstats_line(rt);
+	{
+		char pl[256];
+
+		nn_pools_line(rt, pl, sizeof(pl));
+		NN_INFO("%s", pl);
+	}
 }

@@ -88,6 +88,17 @@ nn_count_call(enum nn_call k)
 /** Log the stacks' and copy channels' counters through NCCL's logger. */
 void nn_stats_log(struct nn_rt *rt);
 
+/**
+ * Free/total buffers of the pools the data path draws on (the software
+ * NIC's wire and LRO pools, headers, payload region), as one line: a pool
+ * that stays empty is a stall of its own (a frame waits for a buffer).
+ * @return what snprintf() returned for @p buf
+ */
+int nn_pools_line(const struct nn_rt *rt, char *buf, size_t len);
+
+/** Free and total buffers of the software NIC's wire pool (0/0: none). */
+void nn_wire_pool_count(const struct nn_rt *rt, uint64_t *avail, uint64_t *size);
+
 /** Stop the lcores and release the port and the region (tests). */
 void nn_rt_shutdown(void);
 

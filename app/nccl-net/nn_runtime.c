@@ -197,6 +197,40 @@ setup_memory(struct nn_rt *rt)
 	return 0;
 }
 
+static int
+pool_part(char *buf, size_t len, const char *what, const struct rte_mempool *mp)
+{
+	if (mp == NULL)
+		return 0;
+	return snprintf(buf, len, " %s %u/%u", what, rte_mempool_avail_count(mp),
+		mp->size);
+}
+
+int
+nn_pools_line(const struct nn_rt *rt, char *buf, size_t len)
+{
+	const struct rte_mempool *mp[4] = {
+		rte_pmd_hsplit_wire_pool(rt->port_id),
+		rte_pmd_hsplit_lro_pool(rt->port_id), rt->hdr_pool,
+		rt->region != NULL ? dt_devmem_region_pool(rt->region) : NULL,
+	};
+	static const char *const what[4] = { "wire", "lro", "headers", "payload" };
+	int n = snprintf(buf, len, "free/total buffers:"), i;
+
+	for (i = 0; i < 4 && n >= 0 && (size_t)n < len; i++)
+		n += pool_part(buf + n, len - n, what[i], mp[i]);
+	return n;
+}
+
+void
+nn_wire_pool_count(const struct nn_rt *rt, uint64_t *avail, uint64_t *size)
+{
+	const struct rte_mempool *mp = rte_pmd_hsplit_wire_pool(rt->port_id);
+
+	*avail = mp != NULL ? rte_mempool_avail_count(mp) : 0;
+	*size = mp != NULL ? mp->size : 0;
+}
+
 /*
  * The software NIC's wire pool is what the CUDA engines read (received
  * payload, into the region) and write (send payload read from NCCL's CUDA

@@ -19,12 +19,14 @@ enum nn_stat {
 	NN_STAT_STACKS,          /* stacks of the process (not a sum) */
 	NN_STAT_RX_CHUNKS,       /* payload chunks received into device memory */
 	NN_STAT_RX_CHUNKS_MIN,   /* the same, of the stack that received least */
+	NN_STAT_WIRE_FREE,       /* software NIC wire buffers free (not a sum) */
+	NN_STAT_WIRE_SIZE,       /* and in its pool */
 	NN_STAT__COUNT
 };
 
 static const char *const nn_stat_names[NN_STAT__COUNT] = {
 	"rtx_segs", "nagle_holds", "tx_frames", "rx_frames", "dp_drops", "rx_throttled",
-	"stacks", "rx_chunks", "rx_chunks_min",
+	"stacks", "rx_chunks", "rx_chunks_min", "wire_free", "wire_size",
 };
 
 /** Fill @p v with up to @p n counters; @return how many were filled. */

@@ -19,6 +19,8 @@ struct nn_wd_snap {
 	uint64_t posted, done;
 	uint64_t polls[NN_MAX_STACKS];
 	uint64_t frames[NN_MAX_STACKS];
+	uint64_t throttled[NN_MAX_STACKS]; /* polls that took no frame */
+	uint64_t tx_full[NN_MAX_STACKS];   /* segments the NIC did not take */
 };
 
 static const char *const nn_call_names[NN_CALL__COUNT] = {
@@ -40,6 +42,8 @@ wd_snap(struct nn_rt *rt, struct nn_wd_snap *s)
 		s->polls[i] = rt->stacks[i]->polls;
 		dt_dp_stats_get(rt->stacks[i]->st, &st);
 		s->frames[i] = st.rx_frames + st.tx_frames;
+		s->throttled[i] = st.rx_throttled;
+		s->tx_full[i] = st.drop_tx_ring_full;
 	}
 }
 
@@ -59,10 +63,18 @@ wd_report(struct nn_rt *rt, const struct nn_wd_snap *a,
 		rt->cfg.stall_report_ms, line);
 	for (i = 0; i < rt->nb_stacks; i++)
 		NN_WARN("watchdog:   stack %u (lcore %u): polls +%" PRIu64
-			", frames +%" PRIu64 "%s", i, rt->stacks[i]->lcore,
+			", frames +%" PRIu64 ", throttled +%" PRIu64 ", tx not taken +%"
+			PRIu64 "%s", i, rt->stacks[i]->lcore,
 			b->polls[i] - a->polls[i], b->frames[i] - a->frames[i],
+			b->throttled[i] - a->throttled[i], b->tx_full[i] - a->tx_full[i],
 			b->polls[i] == a->polls[i] && rt->stacks[i]->running ?
 			": STUCK (not polling)" : "");
+	{
+		char pl[256];
+
+		nn_pools_line(rt, pl, sizeof(pl));
+		NN_WARN("watchdog:   %s", pl);
+	}
 }
 
 static void *

@@ -13,7 +13,11 @@
 #   GDR (1: NCCL gives the plugin CUDA buffers; 0: host buffers),
 #   RUN_TIMEOUT (seconds per variant, 0: none; a hung run is killed and its
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
-#   of each net_hsplit AF_PACKET RX ring, 32768).
+#   of each net_hsplit AF_PACKET RX ring, 32768), STACKS (1), WIRE_BUFS,
+#   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
+#   OFFLOADS (off: the data pair's checksum/TSO/GSO/GRO offloads off, the
+#   same wire for both; on: the kernel's defaults, for the socket variant's
+#   best case -- devtcp's port does no TSO and drops merged frames).
 # OUTDIR gets devtcp.json, socket.json, compare.txt and NCCL's INFO logs.
 set -euo pipefail
 
@@ -23,6 +27,7 @@ out=${1:-nccl-out}
 which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
 GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
+OFFLOADS=${OFFLOADS:-off}
 STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384}
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
@@ -80,7 +85,8 @@ for side in a b; do
 	n=$([ $side = a ] && echo 1 || echo 2)
 	ip -n "$ns" link set lo up
 	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.d$S.disable_ipv6=1"
-	ip netns exec "$ns" $ethtool_bin -K "d$S" rx off tx off tso off gso off gro off >/dev/null 2>&1 || true
+	[ "$OFFLOADS" = on ] ||
+		ip netns exec "$ns" $ethtool_bin -K "d$S" rx off tx off tso off gso off gro off >/dev/null 2>&1 || true
 	ip -n "$ns" link set "d$S" mtu "$MTU" up
 	ip -n "$ns" addr add "10.90.0.$n/24" dev "c$S"
 	ip -n "$ns" link set "c$S" up
@@ -128,7 +134,7 @@ rank() {  # variant side rank
 		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS --vdev=gpu_cuda0,device=0")
+			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS --vdev=gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi
@@ -152,7 +158,7 @@ run() {  # variant
 		conf a 10.89.1.1 "$(seq -s, 3 $((2 + STACKS)))"
 		conf b 10.89.1.2 "$(seq -s, $((4 + STACKS)) $((3 + 2 * STACKS)))"
 	fi
-	echo "== $v: all_reduce / all_gather $MIN..$MAX, MTU $MTU"
+	echo "== $v: all_reduce / all_gather $MIN..$MAX, MTU $MTU, $STACKS stack(s), offloads $OFFLOADS"
 	rank "$v" a 0 & pa=$!
 	rank "$v" b 1 & pb=$!
 	wait $pa || rc=$?

@@ -807,6 +807,8 @@ case_refused(struct side *s)
 	barrier(s);
 }
 
+static void pattern_stats(struct side *s, uint64_t *v);
+
 /*
  * Not a test: A streams N messages of S bytes to B (4 in flight, as NCCL's
  * pipeline keeps several), device buffers; B prints goodput as JSON.
@@ -855,6 +857,12 @@ case_bench(struct side *s)
 			done * size * 8 / t / 1e9);
 	}
 	barrier(s);
+	{
+		uint64_t v[NN_STAT__COUNT];
+
+		usleep(100000);
+		pattern_stats(s, v);
+	}
 }
 
 /*
