@@ -708,6 +708,87 @@ nn_port_report(struct nn_rt *rt)
 	free(xs);
 }
 
+/* Counters of a stack that say why a segment went nowhere. */
+static const struct {
+	const char *name;
+	size_t off;
+} nn_dp_why[] = {
+#define NN_DPW(f) { #f, offsetof(struct dt_dp_stats, f) }
+	NN_DPW(drop_bad_ip), NN_DPW(drop_not_for_us), NN_DPW(drop_bad_tcp),
+	NN_DPW(drop_l4_cksum), NN_DPW(drop_no_conn), NN_DPW(drop_tx_no_mbuf),
+	NN_DPW(drop_tx_ring_full), NN_DPW(drop_no_neighbour),
+	NN_DPW(drop_too_many_segs), NN_DPW(drop_l4_cksum_unknown),
+	NN_DPW(drop_hdr_in_device), NN_DPW(events_overflow),
+	NN_DPW(rx_throttled), NN_DPW(steer_errors), NN_DPW(tx_rst),
+	NN_DPW(rx_host_queue),
+#undef NN_DPW
+};
+
+/* The port's non-zero counters of this stack's RX and TX queues. */
+static void
+nn_stack_queues_report(const struct nn_stack *s)
+{
+	struct nn_rt *rt = s->rt;
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *xs;
+	char line[480], rxp[16], txp[16];
+	int cnt, i, n;
+
+	snprintf(rxp, sizeof(rxp), "rx_q%u_", rt->nb_stacks > 1 ? s->idx + 1 : s->idx);
+	snprintf(txp, sizeof(txp), "tx_q%u_", s->idx);
+	cnt = port_xstats_fetch(rt, &names, &xs);
+	n = snprintf(line, sizeof(line), "  stack %u queues:", s->idx);
+	for (i = 0; i < cnt && n > 0 && n < (int)sizeof(line); i++)
+		if (xs[i].value != 0 &&
+				(strncmp(names[xs[i].id].name, rxp, strlen(rxp)) == 0 ||
+				 strncmp(names[xs[i].id].name, txp, strlen(txp)) == 0))
+			n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+				names[xs[i].id].name, xs[i].value);
+	NN_WARN("%s", line);
+	free(names);
+	free(xs);
+}
+
+/* One stack's frame counts and every non-zero counter of nn_dp_why. */
+void
+nn_stack_report(const struct nn_stack *s)
+{
+	struct dt_dp_stats st;
+	char line[480];
+	unsigned int i;
+	int n;
+
+	dt_dp_stats_get(s->st, &st);
+	n = snprintf(line, sizeof(line), "  stack %u: rx %" PRIu64 " tx %" PRIu64
+		" frames, tcp rx %" PRIu64 ";", s->idx, st.rx_frames, st.tx_frames,
+		st.rx_tcp);
+	for (i = 0; i < RTE_DIM(nn_dp_why) && n > 0 && n < (int)sizeof(line); i++) {
+		uint64_t v = *(const uint64_t *)((const char *)&st + nn_dp_why[i].off);
+
+		if (v != 0)
+			n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+				nn_dp_why[i].name, v);
+	}
+	NN_WARN("%s", line);
+	nn_stack_queues_report(s);
+}
+
+/* The TCP state of a flow's connection (a snapshot, read unsynchronised). */
+static void
+nn_flow_tcp_report(const struct nn_flow *f)
+{
+	struct dt_dp_conn_stats cs;
+
+	if (f->closed || dt_dp_conn_stats_get(f->s->st, f->conn, &cs) != 0)
+		return;
+	NN_WARN("    flow %u tcp %s: snd_wnd %u cwnd %u rcv_wnd %u held %u srtt %u us; "
+		"rx %" PRIu64 " tx %" PRIu64 " bytes; retransmitted %" PRIu64
+		" (RTOs %u TLPs %u D-SACKs %u)", f->idx,
+		dt_tcp_state_str((enum dt_tcp_state)cs.state), cs.snd_wnd, cs.cwnd,
+		cs.rcv_wnd, cs.held_bytes, cs.srtt_us, cs.rx_bytes, cs.tx_bytes,
+		cs.retransmits, cs.rtos, cs.tlps, cs.dsacks);
+}
+
 /*
  * A request pending for [nccl] stall_report ms: say where it stands, once, so that a
  * hang (NCCL itself only waits) comes with the state of its flows. Fields
@@ -749,6 +830,9 @@ nn_stall_report(struct nn_comm *c, struct nn_req *r)
 					f->rx_done, f->rx_len, f->qt - f->qh, f->wire_wait);
 		}
 		NN_WARN("%s", line);
+		for (j = 0; j < p->nflows; j++)
+			nn_flow_tcp_report(p->flows[j]);
+		nn_stack_report(s);
 	}
 	if (rt != NULL)
 		nn_port_report(rt);

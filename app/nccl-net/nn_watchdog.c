@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "nn.h"
 #include "nn_rt.h"
 
 struct nn_wd_snap {
@@ -69,6 +70,8 @@ wd_report(struct nn_rt *rt, const struct nn_wd_snap *a,
 			b->throttled[i] - a->throttled[i], b->tx_full[i] - a->tx_full[i],
 			b->polls[i] == a->polls[i] && rt->stacks[i]->running ?
 			": STUCK (not polling)" : "");
+	for (i = 0; i < rt->nb_stacks; i++)
+		nn_stack_report(rt->stacks[i]);
 	{
 		char pl[256];
 
