@@ -1176,6 +1176,12 @@ devtcp_nccl_stats(uint64_t *out, unsigned int n)
 static void
 port_xstats_line(struct nn_rt *rt)
 {
+	nn_port_xstats_log(rt, false);
+}
+
+void
+nn_port_xstats_log(struct nn_rt *rt, bool stall)
+{
 	struct rte_eth_xstat_name *names;
 	struct rte_eth_xstat *xs;
 	char line[400];
@@ -1184,17 +1190,27 @@ port_xstats_line(struct nn_rt *rt)
 	cnt = port_xstats_fetch(rt, &names, &xs);
 	line[0] = '\0';
 	for (i = 0; i < cnt; i++) {
+		const char *nm = names[xs[i].id].name;
+
 		if (xs[i].value == 0)
 			continue;
+		/* A stall report gives each stack's queues on its own lines. */
+		if (stall && (strncmp(nm, "rx_q", 4) == 0 || strncmp(nm, "tx_q", 4) == 0))
+			continue;
 		if (n > (int)sizeof(line) - 64) {
-			NN_INFO("  port %s:%s", rt->name, line);
+			if (stall)
+				NN_WARN("  port %s:%s", rt->name, line);
+			else
+				NN_INFO("  port %s:%s", rt->name, line);
 			n = 0;
 			line[0] = '\0';
 		}
-		n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
-			names[xs[i].id].name, xs[i].value);
+		n += snprintf(line + n, sizeof(line) - n, " %s %" PRIu64, nm,
+			xs[i].value);
 	}
-	if (n > 0)
+	if (n > 0 && stall)
+		NN_WARN("  port %s:%s", rt->name, line);
+	else if (n > 0)
 		NN_INFO("  port %s:%s", rt->name, line);
 	free(names);
 	free(xs);

@@ -96,6 +96,12 @@ void nn_stats_log(struct nn_rt *rt);
  */
 int nn_pools_line(const struct nn_rt *rt, char *buf, size_t len);
 
+/**
+ * The port's non-zero xstats, several lines: at INFO, or at WARNING for a
+ * stall report (@p stall; per-queue counters left to the stacks' lines).
+ */
+void nn_port_xstats_log(struct nn_rt *rt, bool stall);
+
 /** Free and total buffers of the software NIC's wire pool (0/0: none). */
 void nn_wire_pool_count(const struct nn_rt *rt, uint64_t *avail, uint64_t *size);
 

@@ -72,6 +72,7 @@ wd_report(struct nn_rt *rt, const struct nn_wd_snap *a,
 			": STUCK (not polling)" : "");
 	for (i = 0; i < rt->nb_stacks; i++)
 		nn_stack_report(rt->stacks[i]);
+	nn_port_xstats_log(rt, true);
 	{
 		char pl[256];
 
