@@ -639,8 +639,11 @@ test_tx_async_device(void)
 	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, (uint16_t)n), n);
 	/* Copies not complete: nothing on the wire yet, and tx_burst returned. */
 	DT_CHECK_EQ(recv_all(pk, qid, n), 0);
+	/* The queue's gauge says where they are. */
+	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), (uint64_t)n);
 	gate_open = true;
 	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, 0), 0);
+	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), 0);
 	got = recv_all(pk, qid, n);
 	DT_CHECK_EQ(got, n);
 	for (i = 0; i < got; i++) {

@@ -29,6 +29,7 @@ static const struct xname_off rx_xstats[] = {
 	{ "drop_too_big", offsetof(struct hsplit_rxq_stats, drop_too_big) },
 	{ "drop_copy_error", offsetof(struct hsplit_rxq_stats, drop_copy_err) },
 	{ "drop_ring_full", offsetof(struct hsplit_rxq_stats, missed) },
+	{ "copy_busy", offsetof(struct hsplit_rxq_stats, copy_busy) },
 };
 
 static const struct xname_off tx_xstats[] = {
@@ -53,11 +54,19 @@ static const struct xname_off wire_xstats[] = {
 #define NB_RX RTE_DIM(rx_xstats)
 #define NB_TX RTE_DIM(tx_xstats)
 #define NB_WIRE RTE_DIM(wire_xstats)
+/*
+ * Gauges after each queue's counters: rx_q<N>_pending, frames taken from
+ * the wire whose payload copies have not all completed; tx_q<N>_in_flight,
+ * frames whose copies are in flight. Read from another thread without
+ * synchronisation: a snapshot, for telling a stuck copy from an idle queue.
+ */
+#define NB_GAUGE 1
 
 static unsigned int
 xstats_count(const struct rte_eth_dev *dev)
 {
-	return dev->data->nb_rx_queues * NB_RX + dev->data->nb_tx_queues * NB_TX +
+	return dev->data->nb_rx_queues * (NB_RX + NB_GAUGE) +
+		dev->data->nb_tx_queues * (NB_TX + NB_GAUGE) +
 		NB_WIRE + 1 + hsplit_iface_xstats_count(dev->data->dev_private);
 }
 
@@ -76,14 +85,20 @@ hsplit_xstats_get_names(struct rte_eth_dev *dev,
 
 	if (names == NULL || size < n)
 		return (int)n;
-	for (q = 0; q < dev->data->nb_rx_queues; q++)
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		for (i = 0; i < NB_RX; i++)
 			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
 				"rx_q%u_%s", q, rx_xstats[i].name);
-	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			"rx_q%u_pending", q);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		for (i = 0; i < NB_TX; i++)
 			snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
 				"tx_q%u_%s", q, tx_xstats[i].name);
+		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE,
+			"tx_q%u_in_flight", q);
+	}
 	for (i = 0; i < NB_WIRE; i++)
 		snprintf(names[k++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
 			wire_xstats[i].name);
@@ -108,6 +123,11 @@ hsplit_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 			xs[k].id = k;
 			xs[k].value = rq ? field(&rq->st, rx_xstats[i].off) : 0;
 		}
+		xs[k].id = k;
+		xs[k].value = rq ? (uint32_t)(__atomic_load_n(&rq->pend_tail,
+			__ATOMIC_RELAXED) - __atomic_load_n(&rq->pend_head,
+			__ATOMIC_RELAXED)) : 0;
+		k++;
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct hsplit_txq *tq = dev->data->tx_queues[q];
@@ -116,6 +136,10 @@ hsplit_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 			xs[k].id = k;
 			xs[k].value = tq ? field(&tq->st, tx_xstats[i].off) : 0;
 		}
+		xs[k].id = k;
+		xs[k].value = tq ? __atomic_load_n(&tq->fl_frames,
+			__ATOMIC_RELAXED) : 0;
+		k++;
 	}
 	for (i = 0; i < NB_WIRE; i++, k++) {
 		xs[k].id = k;
