@@ -30,6 +30,37 @@
 #include "nn_rt.h"
 #include "rte_pmd_gpu_sim.h"
 
+/*
+ * CUDA multiplexes a context's streams onto CUDA_DEVICE_MAX_CONNECTIONS
+ * hardware queues (8 unless set before the context exists). Streams that
+ * share a queue run in order: a copy of ours queued behind NCCL's
+ * persistent kernel waits for that kernel, which waits for the copy. On the
+ * H200 (bench/results/2026-12-01-h200-nccl3) every 4-stack run stalled at
+ * the default 8, one with 32 completed, and one with more streams than 32
+ * stalled again: the likeliest reading, not a proof. Say so once.
+ * Per stack: its region channel, its gather channel, its RX queue's
+ * channel, and one channel per send window in its TX queue.
+ */
+void
+nn_cuda_streams_check(struct nn_rt *rt)
+{
+	const char *env = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+	unsigned int conns = env != NULL ? (unsigned int)atoi(env) : 8;
+	unsigned int streams = rt->nb_stacks * (3u + rt->nb_tx_windows);
+
+	if (conns == 0)
+		conns = 8;
+	if (streams <= conns || rt->streams_warned)
+		return;
+	rt->streams_warned = true;
+	NN_WARN("about %u CUDA streams (%u stacks x (3 + %u send buffers)) share "
+		"CUDA_DEVICE_MAX_CONNECTIONS=%u hardware queues with NCCL's kernels: "
+		"a copy queued behind a kernel that waits for it stalls the comm; set "
+		"CUDA_DEVICE_MAX_CONNECTIONS=32 before the process starts CUDA, and "
+		"use fewer stacks or NCCL channels if %u still exceeds it",
+		streams, rt->nb_stacks, rt->nb_tx_windows, conns, streams);
+}
+
 static void
 mr_lock(struct nn_rt *rt)
 {
@@ -117,6 +148,8 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 	if (++rt->nb_tx_windows == 8)
 		NN_WARN("regMr: 8 device send buffers registered: a software NIC "
 			"(net_hsplit) queue reaches at most 8 copy-engine windows");
+	if (mr->kind == NN_MR_CUDA)
+		nn_cuda_streams_check(rt);
 	rc = dt_copy_registry_add(mr->tx_ce);
 	if (rc != 0) {
 		NN_WARN("regMr: cannot register device buffer [%p, +%zu) for sends: %s",

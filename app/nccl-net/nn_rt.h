@@ -51,6 +51,7 @@ struct nn_rt {
 	struct nn_mr *mrs[64];
 	uint16_t nb_mrs;
 	uint16_t nb_tx_windows;      /* device send buffers given an engine */
+	bool streams_warned;         /* nn_cuda_streams_check() spoke */
 };
 
 /** The process context once nn_rt_init() succeeded, else NULL. */
@@ -101,6 +102,9 @@ int nn_pools_line(const struct nn_rt *rt, char *buf, size_t len);
  * stall report (@p stall; per-queue counters left to the stacks' lines).
  */
 void nn_port_xstats_log(struct nn_rt *rt, bool stall);
+
+/** Warn once when the CUDA streams outnumber the context's hardware queues. */
+void nn_cuda_streams_check(struct nn_rt *rt);
 
 /** Free and total buffers of the software NIC's wire pool (0/0: none). */
 void nn_wire_pool_count(const struct nn_rt *rt, uint64_t *avail, uint64_t *size);

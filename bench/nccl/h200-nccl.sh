@@ -15,6 +15,9 @@
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
 #   of each net_hsplit AF_PACKET RX ring, 32768), STACKS (1), WIRE_BUFS,
 #   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
+#   CUDA_CONNS (32: CUDA_DEVICE_MAX_CONNECTIONS of both ranks, both variants;
+#   the plugin's copy streams beyond it share hardware queues with NCCL's
+#   kernels and stall -- docs/nccl.md),
 #   OFFLOADS (off: the data pair's checksum/TSO/GSO/GRO offloads off, the
 #   same wire for both; on: the kernel's defaults, for the socket variant's
 #   best case -- devtcp's port does no TSO and drops merged frames).
@@ -123,7 +126,8 @@ rank() {  # variant side rank
 	local variant=$1 side=$2 r=$3 S=${2^^} env
 	env=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV NCCL_NVLS_ENABLE=0
 		NCCL_HOSTID="host$S" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0
-		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555)
+		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555
+		CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_CONNS:-32})
 	if [ "$variant" = devtcp ]; then
 		# lcores: EAL's main lcore, then STACKS stack lcores, per rank.
 		local l0=$((2 + r * (STACKS + 1))) l1=$((2 + r * (STACKS + 1) + STACKS))
