@@ -50,7 +50,13 @@ tcp_fill_hdr(struct dt_tcp_conn *c, struct dt_tcp_tx_seg *seg, uint32_t seq,
 			(c->sack_n > 0 || tcp_flag(c, DT_TCP_F_DSACK))) {
 		max = tcp_flag(c, DT_TCP_F_TS) ? 3 : DT_NET_TCP_SACK_MAX;
 		o->n_sack = (uint8_t)tcp_sack_blocks(c, o->sack, max);
-		o->present |= DT_NET_TCPOPT_F_SACK;
+		/*
+		 * A pending D-SACK that no longer qualifies (its range neither
+		 * below rcv_nxt nor inside the first block) gives no block:
+		 * then there is no SACK option, and the header says so.
+		 */
+		if (o->n_sack > 0)
+			o->present |= DT_NET_TCPOPT_F_SACK;
 	}
 	/* This segment carries the ACK: nothing is owed any more. */
 	c->flags &= (uint16_t)~DT_TCP_F_ACK_NOW;
