@@ -25,6 +25,7 @@ struct nn_key {
 };
 
 static const char *const ptr_names[] = {"auto", "host", "cuda", NULL};
+static const char *const send_engine_names[] = {"shared", "per_buffer", NULL};
 
 #define K(s, n, t, f, w, lo, hi, nm) \
 	{ s, n, t, offsetof(struct nn_config, f), w, lo, hi, nm }
@@ -57,6 +58,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "port_base", NK_UINT, port_base, 2, 1024, 65000, NULL),
 	K("nccl", "speed", NK_UINT, speed, 4, 0, 10000000, NULL),
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
+	K("nccl", "send_engine", NK_ENUM, send_engine, 0, 0, 0, send_engine_names),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),

@@ -16,6 +16,8 @@
  *    keepalive, keepalive_idle, keepalive_intvl (ms), keepalive_probes;
  *  - [nccl]: flows (TCP flows per comm), port_base (first listen port),
  *    speed (Mb/s reported to NCCL; 0: the link's), ptr = auto | host | cuda,
+ *    send_engine = shared | per_buffer (CUDA send buffers: one copy
+ *    engine for all, or one each),
  *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
@@ -40,6 +42,12 @@ enum nn_ptr_mode {
 	NN_PTR_MODE_CUDA,
 };
 
+/** CUDA send buffers: one copy engine for all (one stream per TX queue), or one each. */
+enum nn_send_engine {
+	NN_SEND_ENGINE_SHARED,
+	NN_SEND_ENGINE_PER_BUFFER,
+};
+
 struct nn_config {
 	char path[256];
 	char eal[NN_EAL_MAX];
@@ -58,6 +66,7 @@ struct nn_config {
 	uint16_t flows, port_base;
 	uint32_t speed;
 	enum nn_ptr_mode ptr;
+	enum nn_send_engine send_engine;
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];

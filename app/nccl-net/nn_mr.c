@@ -39,26 +39,26 @@
  * the default 8, one with 32 completed, and one with more streams than 32
  * stalled again: the likeliest reading, not a proof. Say so once.
  * Per stack: its region channel, its gather channel, its RX queue's
- * channel, and one channel per send window in its TX queue.
+ * channel, and one channel per send engine in its TX queue.
  */
 void
 nn_cuda_streams_check(struct nn_rt *rt)
 {
 	const char *env = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
 	unsigned int conns = env != NULL ? (unsigned int)atoi(env) : 8;
-	unsigned int streams = rt->nb_stacks * (3u + rt->nb_tx_windows);
+	unsigned int streams = rt->nb_stacks * (3u + rt->nb_tx_engines);
 
 	if (conns == 0)
 		conns = 8;
 	if (streams <= conns || rt->streams_warned)
 		return;
 	rt->streams_warned = true;
-	NN_WARN("about %u CUDA streams (%u stacks x (3 + %u send buffers)) share "
+	NN_WARN("about %u CUDA streams (%u stacks x (3 + %u send engines)) share "
 		"CUDA_DEVICE_MAX_CONNECTIONS=%u hardware queues with NCCL's kernels: "
 		"a copy queued behind a kernel that waits for it stalls the comm; set "
 		"CUDA_DEVICE_MAX_CONNECTIONS=32 before the process starts CUDA, and "
 		"use fewer stacks or NCCL channels if %u still exceeds it",
-		streams, rt->nb_stacks, rt->nb_tx_windows, conns, streams);
+		streams, rt->nb_stacks, rt->nb_tx_engines, conns, streams);
 }
 
 static void
@@ -110,6 +110,40 @@ mr_dma_map(struct nn_rt *rt, struct nn_mr *mr)
 	mr->iova = mr->base;
 }
 
+/*
+ * A CUDA send buffer: one engine for all of them (CUDA copies by unified
+ * address, so an engine needs no window of its own), each buffer one more
+ * window of it in the registry. net_hsplit then opens one channel, one
+ * CUDA stream, per TX queue for every NCCL buffer, not one per buffer: with
+ * 4 NCCL channels there were 8 per queue, and streams beyond the context's
+ * hardware queues stall (nn_cuda_streams_check()).
+ */
+static int
+mr_cuda_send(struct nn_rt *rt, struct nn_mr *mr)
+{
+	int rc;
+
+	if (rt->tx_cuda_ce == NULL) {
+		rt->tx_cuda_ce = nn_cuda_engine_create((void *)mr->base, mr->len,
+			rt->cuda_ordinal);
+		if (rt->tx_cuda_ce == NULL) {
+			NN_WARN("regMr: no CUDA copy engine for send buffers: %s",
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		rt->nb_tx_engines++;
+		nn_cuda_streams_check(rt);
+	}
+	rc = dt_copy_registry_add_range(rt->tx_cuda_ce, (void *)mr->base, mr->len);
+	if (rc != 0) {
+		NN_WARN("regMr: cannot register device buffer [%p, +%zu) for sends: %s",
+			(void *)mr->base, mr->len, strerror(-rc));
+		return rc;
+	}
+	mr->tx_ce = rt->tx_cuda_ce;
+	return 0;
+}
+
 static int
 mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 {
@@ -134,6 +168,9 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 	if (!for_send)
 		return 0;
 	mr_dma_map(rt, mr);
+	if (mr->kind == NN_MR_CUDA && rt->cfg.send_engine == NN_SEND_ENGINE_SHARED)
+		return mr_cuda_send(rt, mr);
+	/* An engine per buffer (gpu_sim: its copies go through the buffer's mapping). */
 	if (mr->kind == NN_MR_SIM)
 		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
 			(void *)mr->base, mr->len, NULL);
@@ -145,7 +182,7 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 			(void *)mr->base, mr->len, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	if (++rt->nb_tx_windows == 8)
+	if (++rt->nb_tx_engines == 8)
 		NN_WARN("regMr: 8 device send buffers registered: a software NIC "
 			"(net_hsplit) queue reaches at most 8 copy-engine windows");
 	if (mr->kind == NN_MR_CUDA)

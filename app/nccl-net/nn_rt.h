@@ -50,7 +50,8 @@ struct nn_rt {
 	uint32_t mr_lock;            /* spin lock of the MR cache (control path) */
 	struct nn_mr *mrs[64];
 	uint16_t nb_mrs;
-	uint16_t nb_tx_windows;      /* device send buffers given an engine */
+	uint16_t nb_tx_engines;      /* send-buffer copy engines (gpu_sim: one per buffer) */
+	struct dt_copy_engine *tx_cuda_ce; /* the CUDA send buffers' one engine */
 	bool streams_warned;         /* nn_cuda_streams_check() spoke */
 };
 

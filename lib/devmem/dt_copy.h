@@ -197,7 +197,17 @@ void dt_copy_engine_destroy(struct dt_copy_engine *ce);
  */
 int dt_copy_registry_add(struct dt_copy_engine *ce);
 
-/** Remove an engine from the registry; -ENOENT when it is not there. */
+/**
+ * Register @p ce for one more window, [@p base, @p base + @p len), besides
+ * (or instead of) its own: for an engine whose copies need nothing of a
+ * window (CUDA copies by unified addresses) and that serves many buffers,
+ * so that a driver opens one channel on it, not one per buffer.
+ * @return 0, -EEXIST on overlap, -ENOSPC when the table is full, -EINVAL.
+ */
+int dt_copy_registry_add_range(struct dt_copy_engine *ce, const void *base,
+	size_t len);
+
+/** Remove an engine (every window of it) from the registry; -ENOENT when it is not there. */
 int dt_copy_registry_del(struct dt_copy_engine *ce);
 
 /**

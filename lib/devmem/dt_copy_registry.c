@@ -76,21 +76,32 @@ registry_get(void)
 int
 dt_copy_registry_add(struct dt_copy_engine *ce)
 {
+	if (ce == NULL) {
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
+	return dt_copy_registry_add_range(ce, ce->base, ce->len);
+}
+
+int
+dt_copy_registry_add_range(struct dt_copy_engine *ce, const void *start,
+	size_t len)
+{
 	struct dt_copy_registry *reg;
 	uintptr_t base, end;
 	uint32_t i, n;
 	int ret = 0;
 
-	if (ce == NULL || ce->len == 0 ||
-	    (uintptr_t)ce->base + ce->len < (uintptr_t)ce->base) {
+	if (ce == NULL || len == 0 ||
+	    (uintptr_t)start + len < (uintptr_t)start) {
 		rte_errno = EINVAL;
 		return -EINVAL;
 	}
 	reg = registry_get();
 	if (reg == NULL)
 		return -rte_errno;
-	base = (uintptr_t)ce->base;
-	end = base + ce->len;
+	base = (uintptr_t)start;
+	end = base + len;
 
 	rte_spinlock_lock(&reg->lock);
 	n = reg->count;
@@ -99,7 +110,7 @@ dt_copy_registry_add(struct dt_copy_engine *ce)
 
 		if (base < e->end && e->base < end) {
 			DT_COPY_LOG(ERR, "registry: window [%p, +%zu) of engine %s overlaps [%p, %p) of engine %s",
-				ce->base, ce->len, ce->ops->name,
+				start, len, ce->ops->name,
 				(void *)e->base, (void *)e->end,
 				e->ce->ops->name);
 			ret = -EEXIST;
@@ -108,7 +119,7 @@ dt_copy_registry_add(struct dt_copy_engine *ce)
 	}
 	if (n == DT_COPY_REGISTRY_MAX) {
 		DT_COPY_LOG(ERR, "registry: full (%u windows); cannot add [%p, +%zu)",
-			n, ce->base, ce->len);
+			n, start, len);
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -136,13 +147,16 @@ dt_copy_registry_forget(struct dt_copy_engine *ce)
 		return -ENOENT;
 	rte_spinlock_lock(&reg->lock);
 	n = reg->count;
-	for (i = 0; i < n; i++) {
-		if (reg->ent[i].ce != ce)
+	/* Every window of the engine (dt_copy_registry_add_range()). */
+	for (i = 0; i < n; ) {
+		if (reg->ent[i].ce != ce) {
+			i++;
 			continue;
+		}
 		reg->ent[i] = reg->ent[n - 1];
-		__atomic_store_n(&reg->count, n - 1, __ATOMIC_RELEASE);
+		n--;
+		__atomic_store_n(&reg->count, n, __ATOMIC_RELEASE);
 		ret = 0;
-		break;
 	}
 	rte_spinlock_unlock(&reg->lock);
 	return ret;

@@ -297,6 +297,50 @@ fake_engine(uintptr_t base, size_t len)
 #define W1 ((uintptr_t)0x7e0000000000ull)
 #define WLEN 0x10000u
 
+/*
+ * One engine, several windows (dt_copy_registry_add_range()): each range
+ * finds the same engine, overlaps are refused as for engines, and removing
+ * the engine removes every window.
+ */
+static void
+test_registry_ranges(void)
+{
+	struct dt_copy_engine *a, *b, *found;
+	unsigned int n0 = dt_copy_registry_count();
+	const uintptr_t w2 = W1 + 8 * WLEN, w3 = W1 + 16 * WLEN;
+
+	a = fake_engine(W1, WLEN);
+	b = fake_engine(w3, WLEN);
+	DT_REQUIRE(a != NULL && b != NULL);
+	DT_CHECK_EQ(dt_copy_registry_add(a), 0);
+	DT_CHECK_EQ(dt_copy_registry_add_range(a, (void *)w2, WLEN), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0 + 2);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, 64) == a);
+	DT_CHECK(dt_copy_registry_lookup((void *)(w2 + WLEN - 8), 8) == a);
+	/* Between the windows: host memory. */
+	DT_CHECK(dt_copy_registry_lookup((void *)(W1 + 2 * WLEN), 8) == NULL);
+	DT_CHECK_EQ(rte_errno, 0);
+	/* A range over another engine's window, or its own, is refused. */
+	DT_CHECK_EQ(dt_copy_registry_add(b), 0);
+	DT_CHECK_EQ(dt_copy_registry_add_range(a, (void *)(w3 + 16), 64), -EEXIST);
+	DT_CHECK_EQ(dt_copy_registry_add_range(a, (void *)(w2 + 16), 64), -EEXIST);
+	DT_CHECK_EQ(dt_copy_registry_add_range(a, (void *)w2, 0), -EINVAL);
+	DT_CHECK_EQ(dt_copy_registry_add_range(NULL, (void *)w2, 64), -EINVAL);
+	DT_CHECK_EQ(dt_copy_registry_find((void *)(w2 + WLEN - 4), 8, &found),
+		-EFAULT);
+	/* Removing a takes both of its windows, and leaves b. */
+	DT_CHECK_EQ(dt_copy_registry_del(a), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0 + 1);
+	DT_CHECK(dt_copy_registry_lookup((void *)w2, 8) == NULL);
+	DT_CHECK(dt_copy_registry_lookup((void *)W1, 8) == NULL);
+	DT_CHECK(dt_copy_registry_lookup((void *)w3, 8) == b);
+	DT_CHECK_EQ(dt_copy_registry_del(a), -ENOENT);
+	DT_CHECK_EQ(dt_copy_registry_del(b), 0);
+	DT_CHECK_EQ(dt_copy_registry_count(), n0);
+	dt_copy_engine_destroy(a);
+	dt_copy_engine_destroy(b);
+}
+
 static void
 test_registry_add_lookup_del(void)
 {
@@ -435,6 +479,7 @@ main(int argc, char **argv)
 	DT_RUN(test_cpu_engine_refuses_straddling);
 	DT_RUN(test_cpu_engine_bad_args);
 	DT_RUN(test_registry_add_lookup_del);
+	DT_RUN(test_registry_ranges);
 	DT_RUN(test_registry_full);
 	DT_RUN(test_destroy_removes_from_registry);
 	ret = dt_test_summary();

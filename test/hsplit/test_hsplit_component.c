@@ -522,6 +522,7 @@ struct gate_chan {
 
 static volatile bool gate_open;
 static uint64_t gate_released;
+static unsigned int gate_opens;    /* channels opened on the gated engine */
 
 static struct dt_copy_chan *
 gate_chan_open(struct dt_copy_engine *ce)
@@ -530,6 +531,7 @@ gate_chan_open(struct dt_copy_engine *ce)
 
 	if (ch == NULL)
 		return NULL;
+	gate_opens++;
 	ch->head.ce = ce;
 	ch->head.next_ticket = 1;
 	return &ch->head;
@@ -602,19 +604,23 @@ test_tx_async_device(void)
 	struct tf_opts o;
 	unsigned int i, got;
 	uint32_t len;
-	uint8_t *mem;
+	uint8_t *mem, *mem2, *src;
 
 	DT_REQUIRE(rx_proto_split(M_TCP) == 0);
 	mem = rte_malloc("ct_gate", n * 2048 + 4096, 4096);
+	/* A second window of the same engine: the odd frames' payload. */
+	mem2 = rte_malloc("ct_gate2", n * 2048 + 4096, 4096);
 	ce = rte_zmalloc("gate_ce", sizeof(*ce), 0);
 	sh = rte_zmalloc("gate_sh", sizeof(*sh) * n, 0);
-	DT_REQUIRE(mem != NULL && ce != NULL && sh != NULL);
+	DT_REQUIRE(mem != NULL && mem2 != NULL && ce != NULL && sh != NULL);
 	ce->ops = &gate_ops;
 	ce->base = mem;
 	ce->len = n * 2048 + 4096;
 	DT_REQUIRE(dt_copy_registry_add(ce) == 0);
+	DT_REQUIRE(dt_copy_registry_add_range(ce, mem2, n * 2048 + 4096) == 0);
 	gate_open = false;
 	gate_released = 0;
+	gate_opens = 0;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(tx_pool);
 		struct rte_mbuf *d = rte_pktmbuf_alloc(tx_pool);
@@ -623,10 +629,11 @@ test_tx_async_device(void)
 		o = tcp((uint16_t)(100 + i), pay, 0);
 		len = tf_build(frame, &o);
 		memcpy(rte_pktmbuf_append(m, 54), frame, 54);
-		memcpy(mem + i * 2048, frame + 54, len - 54);
+		src = (i & 1 ? mem2 : mem) + i * 2048;
+		memcpy(src, frame + 54, len - 54);
 		sh[i].free_cb = ext_free_noop;
 		rte_mbuf_ext_refcnt_set(&sh[i], 1);
-		rte_pktmbuf_attach_extbuf(d, mem + i * 2048, RTE_BAD_IOVA, 2048, &sh[i]);
+		rte_pktmbuf_attach_extbuf(d, src, RTE_BAD_IOVA, 2048, &sh[i]);
 		d->data_off = 0;
 		d->data_len = (uint16_t)(len - 54);
 		d->pkt_len = d->data_len;
@@ -641,6 +648,8 @@ test_tx_async_device(void)
 	DT_CHECK_EQ(recv_all(pk, qid, n), 0);
 	/* The queue's gauge says where they are. */
 	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), (uint64_t)n);
+	/* Both windows are one engine: the queue opened one channel on it. */
+	DT_CHECK_EQ(gate_opens, 1);
 	gate_open = true;
 	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, 0), 0);
 	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), 0);
@@ -662,6 +671,7 @@ test_tx_async_device(void)
 	dt_copy_engine_destroy(ce);
 	rte_free(sh);
 	rte_free(mem);
+	rte_free(mem2);
 }
 
 static void
