@@ -55,7 +55,8 @@ static const struct nn_key nn_keys[] = {
 	K("limits", "keepalive_intvl", NK_UINT, keepalive_intvl_ms, 4, 100, 86400000, NULL),
 	K("limits", "keepalive_probes", NK_UINT, keepalive_probes, 4, 1, 255, NULL),
 	K("nccl", "flows", NK_UINT, flows, 2, 1, 16, NULL),
-	K("nccl", "port_base", NK_UINT, port_base, 2, 1024, 65000, NULL),
+	/* Listeners take ports port_base .. port_base + 8191 (nn_listen()). */
+	K("nccl", "port_base", NK_UINT, port_base, 2, 1024, 65536 - 8192, NULL),
 	K("nccl", "speed", NK_UINT, speed, 4, 0, 10000000, NULL),
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
 	K("nccl", "send_engine", NK_ENUM, send_engine, 0, 0, 0, send_engine_names),
@@ -101,6 +102,20 @@ store(void *p, uint16_t width, uint64_t v)
 		*(uint32_t *)p = v;
 }
 
+/* "a, b or c" from a key's value names, into @p buf. */
+static const char *
+enum_expect(const char *const *names, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; names[i] != NULL && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			i == 0 ? "" : names[i + 1] == NULL ? " or " : ", ", names[i]);
+	return buf;
+}
+
 static int
 set_key(struct nn_config *cfg, const struct nn_key *k, const char *val,
 	const char **expect, char *buf, size_t buflen)
@@ -138,10 +153,11 @@ set_key(struct nn_config *cfg, const struct nn_key *k, const char *val,
 	case NK_ENUM:
 		rc = dt_app_parse_enum(val, k->names);
 		if (rc < 0) {
-			*expect = "auto, host or cuda";
+			*expect = enum_expect(k->names, buf, buflen);
 			return rc;
 		}
-		*(enum nn_ptr_mode *)p = (enum nn_ptr_mode)rc;
+		/* Every enum key's field is an enum (int-sized). */
+		*(int *)p = rc;
 		return 0;
 	case NK_LIST:
 		return dt_app_parse_u16_list(val, k->min, k->max, cfg->lcores,

@@ -69,12 +69,24 @@ test_errors(void)
 	DT_CHECK(load_text("[nccl]\nptr = gpu\n", &c, err, sizeof(err)) != 0);
 	DT_CHECK(strstr(err, "auto, host or cuda") != NULL);
 	err[0] = '\0';
+	/* Listen ports go up to port_base + 8191: they must stay 16-bit. */
+	DT_CHECK(load_text("[nccl]\nport_base = 60000\n", &c, err, sizeof(err)) != 0);
+	DT_CHECK(strstr(err, ":2: [nccl] port_base: expected") != NULL);
+	err[0] = '\0';
+	DT_CHECK(load_text("[nccl]\nsend_engine = both\n", &c, err, sizeof(err)) != 0);
+	DT_CHECK(strstr(err, "shared or per_buffer") != NULL);
+	err[0] = '\0';
+	DT_CHECK(load_text("[nccl]\nsend_engine = per_buffer\n", &c, err,
+		sizeof(err)) == 0);
+	DT_CHECK_EQ(c.send_engine, NN_SEND_ENGINE_PER_BUFFER);
+	err[0] = '\0';
 	DT_CHECK(load_text("[lcores]\nstacks = 1-3\n[stack]\nipv4 = 10.1.2.3\n",
 		&c, err, sizeof(err)) == 0);
 	DT_CHECK_EQ(c.nb_stacks, 3);
 	DT_CHECK_EQ(c.lcores[2], 3);
 	DT_CHECK_EQ(c.ipv4, inet_addr("10.1.2.3"));
 	DT_CHECK_EQ(c.flows, 4);      /* default */
+	DT_CHECK_EQ(c.send_engine, NN_SEND_ENGINE_SHARED);
 }
 
 int
