@@ -181,6 +181,7 @@ struct nn_flow {
 	struct dt_dp_chunk q[NN_FLOW_CHUNKS];
 	uint32_t qh, qt;             /* free-running, qt - qh chunks */
 	uint32_t qoff;               /* consumed bytes of q[qh] */
+	uint64_t q_tregion, q_tcuda; /* last copy tickets reading q[qh] */
 	uint8_t *wire;               /* NN_WIRE_LEN bytes in the stack's wire area */
 	int16_t wire_slot;           /* its slot; -1: none (connect side) */
 	uint32_t wire_got;           /* bytes of the current wire record submitted */
@@ -254,11 +255,16 @@ struct nn_listener {
 	bool closing;
 };
 
-/* Chunk waiting for the copy that reads it. */
+/*
+ * Chunk waiting for the copies that read it: a chunk's pieces can go to
+ * both of the stack's channels (the end of one message's payload to the
+ * CUDA gather, the next header to the region's engine), so it waits for
+ * the last ticket of each (0: none on that channel).
+ */
 struct nn_release {
 	uint64_t token;
-	struct dt_copy_chan *ch;
-	uint64_t ticket;
+	uint64_t t_region;           /* on nn_stack.ch */
+	uint64_t t_cuda;             /* on nn_stack.cuda_ch */
 };
 
 /*

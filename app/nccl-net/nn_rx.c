@@ -42,8 +42,8 @@ nn_rx_chunk(struct nn_flow *f, const struct dt_dp_chunk *c)
 }
 
 static void
-push_release(struct nn_stack *s, uint64_t token, struct dt_copy_chan *ch,
-	uint64_t ticket)
+push_release(struct nn_stack *s, uint64_t token, uint64_t t_region,
+	uint64_t t_cuda)
 {
 	struct nn_release *e;
 
@@ -57,17 +57,28 @@ push_release(struct nn_stack *s, uint64_t token, struct dt_copy_chan *ch,
 	}
 	e = &s->rel[s->rel_t++ % NN_RELEASE_Q];
 	e->token = token;
-	e->ch = ch;
-	e->ticket = ticket;
+	e->t_region = t_region;
+	e->t_cuda = t_cuda;
+}
+
+/* The head chunk of @p f is consumed: free it once its copies read it. */
+static void
+release_head(struct nn_flow *f)
+{
+	push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, f->q_tregion,
+		f->q_tcuda);
+	f->qh++;
+	f->qoff = 0;
+	f->q_tregion = 0;
+	f->q_tcuda = 0;
 }
 
 void
 nn_rx_drop_all(struct nn_flow *f)
 {
-	/* Behind the copies already submitted: the FIFO keeps the order. */
-	for (; f->qh != f->qt; f->qh++)
-		push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, NULL, 0);
-	f->qoff = 0;
+	/* The head chunk may have pieces in flight: it waits for them. */
+	while (f->qh != f->qt)
+		release_head(f);
 }
 
 void
@@ -76,7 +87,10 @@ nn_release_progress(struct nn_stack *s)
 	while (s->rel_h != s->rel_t) {
 		struct nn_release *e = &s->rel[s->rel_h % NN_RELEASE_Q];
 
-		if (e->ch != NULL && dt_copy_completed(e->ch) < e->ticket)
+		if ((e->t_region != 0 &&
+				dt_copy_completed(s->ch) < e->t_region) ||
+				(e->t_cuda != 0 &&
+				 dt_copy_completed(s->cuda_ch) < e->t_cuda))
 			return;
 		dt_dp_release(s->st, e->token);
 		s->rel_h++;
@@ -191,7 +205,6 @@ rx_take(struct nn_flow *f, enum nn_dst kind, uintptr_t dst, uint64_t want,
 		uint32_t len = (uint32_t)RTE_MIN((uint64_t)c->len - f->qoff,
 			want - got);
 		const uint8_t *src = (const uint8_t *)c->addr + f->qoff;
-		struct dt_copy_chan *rch = NULL;
 
 		if (kind == NN_DST_DROP) {
 			/* Consumed unread: back behind the copies queued before. */
@@ -203,18 +216,18 @@ rx_take(struct nn_flow *f, enum nn_dst kind, uintptr_t dst, uint64_t want,
 			rc = batch_add(b, (void *)(dst + got), src, len, &t);
 			if (rc != 0)
 				return got != 0 ? (int64_t)got : rc;
-			rch = b->ch;
-			*chp = rch;
+			if (b->ch == s->cuda_ch)
+				f->q_tcuda = t;
+			else
+				f->q_tregion = t;
+			*chp = b->ch;
 			*ticket = t;
 			n++;
 		}
 		got += len;
 		f->qoff += len;
-		if (f->qoff == c->len) {
-			push_release(s, c->token, rch, t);
-			f->qh++;
-			f->qoff = 0;
-		}
+		if (f->qoff == c->len)
+			release_head(f);
 	}
 	return (int64_t)got;
 }

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The plugin's receive path (app/nccl-net/nn_rx.c) without EAL: one flow,
+ * two copy channels whose completion the test controls (the copies land at
+ * submit; "completed" moves only when the test says), chunks handed in as
+ * the stack would. A chunk may be read by both channels (the end of one
+ * message's payload by the CUDA gather, the next header by the region's
+ * engine): it must go back to the stack only when both copies completed,
+ * whichever finishes last; else the NIC refills it under a pending gather.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_rt.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		failures++; \
+		printf("FAIL %s:%d: ", __func__, __LINE__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+	} \
+} while (0)
+
+/* ------------------------------------------------ what nn_rx.c calls */
+
+static uint64_t released[64];
+static unsigned int nb_released;
+static unsigned int nb_done;
+
+void
+dt_dp_release(struct dt_dp_stack *st, uint64_t token)
+{
+	RTE_SET_USED(st);
+	if (nb_released < RTE_DIM(released))
+		released[nb_released] = token;
+	nb_released++;
+}
+
+int
+dt_dp_abort(struct dt_dp_stack *st, dt_dp_conn_t c)
+{
+	RTE_SET_USED(st);
+	RTE_SET_USED(c);
+	return 0;
+}
+
+void
+nn_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	RTE_SET_USED(level);
+	printf("log: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+void
+nn_part_fail(struct nn_part *p, int err)
+{
+	p->failed = true;
+	printf("part failed: %s\n", strerror(err));
+}
+
+void
+nn_post_event(struct rte_ring *cq, uint32_t type, int32_t val, void *obj)
+{
+	RTE_SET_USED(cq);
+	RTE_SET_USED(type);
+	RTE_SET_USED(val);
+	RTE_SET_USED(obj);
+}
+
+void
+nn_req_part_done(struct nn_part *p, struct nn_req *r)
+{
+	RTE_SET_USED(p);
+	RTE_SET_USED(r);
+	nb_done++;
+}
+
+/* ------------------------------------------------ a gated copy engine */
+
+struct gated_chan {
+	struct dt_copy_chan head;
+	uint64_t done;       /* what completed() reports: the test moves it */
+};
+
+static int
+gated_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
+	uint64_t *ticket)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		memcpy(ops[i].dst, ops[i].src, ops[i].len);
+	c->next_ticket += n;
+	c->stats.copies += n;
+	if (ticket != NULL)
+		*ticket = c->next_ticket - 1;
+	return n;
+}
+
+static uint64_t
+gated_completed(struct dt_copy_chan *c)
+{
+	return ((struct gated_chan *)c)->done;
+}
+
+static const struct dt_copy_engine_ops gated_ops = {
+	.name = "gated",
+	.submit = gated_submit,
+	.completed = gated_completed,
+};
+
+static void
+gated_finish(struct gated_chan *g)
+{
+	g->done = g->head.next_ticket - 1;
+}
+
+/* ------------------------------------------------------------ the case */
+
+static struct dt_copy_engine eng = { .ops = &gated_ops };
+static struct gated_chan region_ch, cuda_ch;
+static struct nn_stack stack;
+static struct nn_comm comm;
+static struct nn_part part;
+static struct nn_flow flow;
+static struct nn_mr mr_cuda = { .kind = NN_MR_CUDA };
+static uint8_t wire[NN_WIRE_LEN] __rte_aligned(16);
+/* "Device memory": two chunks of the region. */
+static uint8_t dev[2][8192];
+static uint8_t dst0[4096], dst1[4096];
+
+static void
+setup(void)
+{
+	region_ch.head.ce = &eng;
+	region_ch.head.next_ticket = 1;
+	cuda_ch.head.ce = &eng;
+	cuda_ch.head.next_ticket = 1;
+	stack.ch = &region_ch.head;
+	stack.cuda_ch = &cuda_ch.head;
+	stack.b_region.ch = stack.ch;
+	stack.b_cuda.ch = stack.cuda_ch;
+	comm.nflows = 1;
+	part.comm = &comm;
+	part.s = &stack;
+	part.nflows = 1;
+	part.flows[0] = &flow;
+	flow.s = &stack;
+	flow.part = &part;
+	flow.nflows = 1;
+	flow.hello_seen = true;
+	flow.wire = wire;
+	flow.wire_slot = -1;
+}
+
+static void
+post_recv(struct nn_req *r, void *buf, uint64_t size)
+{
+	r->comm = &comm;
+	r->data = (uintptr_t)buf;
+	r->size = size;
+	r->mr = &mr_cuda;
+	part.fifo[part.head % NN_REQS] = r;
+	part.head++;
+}
+
+static uint32_t
+put_hdr(uint8_t *at, uint64_t size)
+{
+	struct nn_wire_msg h = { .magic = NN_MAGIC_MSG, .tag = 1, .size = size };
+
+	memcpy(at, &h, sizeof(h));
+	return sizeof(h);
+}
+
+static void
+deliver(uint8_t *addr, uint32_t len, uint64_t token)
+{
+	struct dt_dp_chunk c = {
+		.addr = addr, .len = len, .kind = DT_DP_CHUNK_DEVICE,
+		.token = token,
+	};
+
+	nn_rx_chunk(&flow, &c);
+}
+
+static void
+poll_once(void)
+{
+	nn_rx_part_progress(&part);
+	nn_rx_flush(&stack);
+	nn_release_progress(&stack);
+}
+
+/*
+ * Message 0: header + 4096 bytes, in chunk 1 (header + 4000 bytes) and
+ * chunk 2 (the last 96 bytes, then message 1's header); message 1's 4096
+ * bytes in chunk 3. Chunk 2 arrives after chunk 1's payload went to the
+ * CUDA channel, so its 96 bytes are a second CUDA submit; its last piece,
+ * the header, goes to the region channel. The first CUDA submit and the
+ * region channel complete, the second CUDA submit does not: chunk 1 may go
+ * back, chunk 2 may not.
+ */
+static void
+test_chunk_read_by_both_channels(void)
+{
+	static struct nn_req r0, r1;
+	uint32_t i;
+
+	setup();
+	for (i = 0; i < 4096; i++) {
+		dev[0][16 + i] = (uint8_t)i;
+		dev[1][i] = (uint8_t)(i * 7);
+	}
+	put_hdr(dev[0], 4096);
+	post_recv(&r0, dst0, 4096);
+	post_recv(&r1, dst1, 4096);
+	deliver(dev[0], NN_WIRE_LEN + 4000, 1);
+	poll_once();                    /* header 0: region ticket 1 */
+	CHECK(nb_released == 0, "a chunk went back before any copy completed");
+	gated_finish(&region_ch);
+	poll_once();                    /* 4000 bytes: CUDA ticket 1 */
+	CHECK(cuda_ch.head.next_ticket == 2, "chunk 1's payload: %" PRIu64
+		" CUDA copies, not 1", cuda_ch.head.next_ticket - 1);
+
+	/* chunk 2: bytes 4000..4095 of message 0, then message 1's header */
+	memmove(dev[0] + 4200, dev[0] + NN_WIRE_LEN + 4000, 96);
+	put_hdr(dev[0] + 4200 + 96, 4096);
+	deliver(dev[0] + 4200, 96 + NN_WIRE_LEN, 2);
+	deliver(dev[1], 4096, 3);
+	poll_once();                    /* 96 bytes: CUDA 2; header 1: region 2 */
+	CHECK(cuda_ch.head.next_ticket == 3 && region_ch.head.next_ticket == 3,
+		"copies queued: CUDA %" PRIu64 ", region %" PRIu64 " (2 each expected)",
+		cuda_ch.head.next_ticket - 1, region_ch.head.next_ticket - 1);
+	cuda_ch.done = 1;
+	gated_finish(&region_ch);
+	poll_once();
+	CHECK(nb_released >= 1 && released[0] == 1,
+		"chunk 1 not released once its only copy completed");
+	for (i = 0; i < nb_released && i < RTE_DIM(released); i++)
+		CHECK(released[i] != 2,
+			"chunk 2 released while the CUDA copy reading it is pending");
+	CHECK(nb_done == 0, "a receive finished before its gather completed");
+
+	for (i = 0; i < 4; i++) {
+		gated_finish(&region_ch);
+		gated_finish(&cuda_ch);
+		poll_once();
+	}
+	CHECK(nb_released == 3, "%u of 3 chunks released after all copies", nb_released);
+	CHECK(nb_done == 2, "%u of 2 receives finished", nb_done);
+	CHECK(memcmp(dst0, dev[0] + NN_WIRE_LEN, 4000) == 0 &&
+		memcmp(dst0 + 4000, dev[0] + 4200, 96) == 0,
+		"message 0's bytes differ");
+	CHECK(memcmp(dst1, dev[1], 4096) == 0, "message 1's bytes differ");
+}
+
+int
+main(void)
+{
+	test_chunk_read_by_both_channels();
+	if (failures != 0) {
+		printf("test_nn_rx: %d failed checks\n", failures);
+		return 1;
+	}
+	printf("test_nn_rx: ok\n");
+	return 0;
+}
