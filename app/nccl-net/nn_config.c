@@ -60,6 +60,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "speed", NK_UINT, speed, 4, 0, 10000000, NULL),
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
 	K("nccl", "send_engine", NK_ENUM, send_engine, 0, 0, 0, send_engine_names),
+	K("nccl", "cuda_batch", NK_BOOL, cuda_batch, 0, 0, 0, NULL),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),
@@ -88,6 +89,7 @@ nn_config_default(struct nn_config *cfg)
 	cfg->flows = 4;                 /* as GPUDirect-TCPX's NSOCKS */
 	cfg->port_base = 47000;
 	cfg->ptr = NN_PTR_MODE_AUTO;
+	cfg->cuda_batch = false;
 	cfg->connect_timeout_ms = 30000;
 	cfg->stall_report_ms = 10000;
 	snprintf(cfg->pci_path, sizeof(cfg->pci_path), "auto");

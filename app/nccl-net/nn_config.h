@@ -17,7 +17,9 @@
  *  - [nccl]: flows (TCP flows per comm), port_base (first listen port),
  *    speed (Mb/s reported to NCCL; 0: the link's), ptr = auto | host | cuda,
  *    send_engine = shared | per_buffer (CUDA send buffers: one copy
- *    engine for all, or one each),
+ *    engine for all, or one each), cuda_batch = yes | no (default no:
+ *    CUDA copies one call each, not cuMemcpyBatchAsync, which faulted in
+ *    NCCL's processes on the H200 with several stacks),
  *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
@@ -67,6 +69,7 @@ struct nn_config {
 	uint32_t speed;
 	enum nn_ptr_mode ptr;
 	enum nn_send_engine send_engine;
+	bool cuda_batch;             /* CUDA copies through cuMemcpyBatchAsync */
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];

@@ -274,6 +274,8 @@ nn_cu_chan_open(struct dt_copy_engine *ce)
 	}
 	ch->head.ce = ce;
 	ch->head.next_ticket = 1;
+	/* [nccl] cuda_batch = no (default): one cuMemcpyAsync per run. */
+	ch->batch_off = nn_rt_get() == NULL || !nn_rt_get()->cfg.cuda_batch;
 	nn_cu_memop_init(ch, e);
 	return &ch->head;
 }

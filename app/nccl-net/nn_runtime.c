@@ -96,8 +96,10 @@ add_gpu_vdev(struct nn_rt *rt, char *eal, size_t len)
 	if (strcmp(rt->cfg.gpu, "auto") != 0 || strstr(eal, "gpu_") != NULL)
 		return;
 	if (nn_cuda_current_pci(pci, sizeof(pci), &ord) == 0) {
+		/* cuda_batch = no: the region's engine makes one call per copy too. */
 		snprintf(eal + strlen(eal), len - strlen(eal),
-			" --vdev=gpu_cuda0,pci=%s", pci);
+			" --vdev=gpu_cuda0,pci=%s%s", pci,
+			rt->cfg.cuda_batch ? "" : ",copy_mode=per_copy");
 		rt->cuda_ordinal = ord;
 	} else {
 		snprintf(eal + strlen(eal), len - strlen(eal),

@@ -15,6 +15,9 @@
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
 #   of each net_hsplit AF_PACKET RX ring, 32768), STACKS (1), WIRE_BUFS,
 #   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
+#   CUDA_BATCH (no: [nccl] cuda_batch = no and the gpu_cuda vdev gets
+#   copy_mode=per_copy unless GPU_ARGS names a copy_mode; yes: both
+#   through cuMemcpyBatchAsync, which faulted here -- docs/nccl.md),
 #   CUDA_CONNS (32: CUDA_DEVICE_MAX_CONNECTIONS of both ranks, both variants;
 #   the plugin's copy streams beyond it share hardware queues with NCCL's
 #   kernels and stall -- docs/nccl.md),
@@ -31,7 +34,12 @@ which=${2:-both}
 MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
 GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
 OFFLOADS=${OFFLOADS:-off}
-STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384}
+STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384} CUDA_BATCH=${CUDA_BATCH:-no}
+case "$CUDA_BATCH" in
+yes) ;;
+no) case ",${GPU_ARGS:-}," in *,copy_mode=*) ;; *) GPU_ARGS=${GPU_ARGS:+$GPU_ARGS,}copy_mode=per_copy ;; esac ;;
+*) echo "h200-nccl: CUDA_BATCH=$CUDA_BATCH: give yes or no" >&2; exit 1 ;;
+esac
 PY=${PY:-python3}
 plugin=$root/plugins/libnccl-net-devtcp.so
 bench=$here/nccl_bench.py
@@ -119,6 +127,7 @@ stacks = $3
 flows = 4
 pci_path = none
 stall_report = 20000
+cuda_batch = $CUDA_BATCH
 INI
 }
 

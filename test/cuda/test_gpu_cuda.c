@@ -1667,6 +1667,90 @@ out:
 }
 
 /*
+ * A staged copy whose destination leaves the window (a corrupted
+ * descriptor) reaches the scatter kernel: the kernel must refuse it, not
+ * fault (a fault loses the process's whole CUDA context, NCCL's work in
+ * it too). Its ticket never completes, the channel stops and counts it,
+ * and the context lives on: a new channel's copies land. Both ring
+ * readings (the kernel reading host memory, and a device ring).
+ */
+static void
+stage_bad(enum dt_copy_cuda_stage_read rd)
+{
+	const size_t len = 2 * MiB;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len), *back = host_buf(4096);
+	struct dt_copy_cuda_chan_stats xs;
+	struct eng_cfg cfg = cfg_default;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch, *ch2;
+	struct dt_copy_op op;
+	uint64_t good, bad = 0, t;
+	double deadline;
+	int ret, stopped = 0;
+
+	DT_REQUIRE(d != NULL && src != NULL && back != NULL);
+	if (!have_kernels()) {
+		printf("  no kernels: case skipped\n");
+		goto out;
+	}
+	cfg.stage_read = rd;
+	/* The window is the first half: the second half is "outside". */
+	ce = engine_make(d, len / 2, &cfg);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	memset(src, 0x3c, 4096);
+	op = (struct dt_copy_op){ d, src, 4096 };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &good), 1);
+	DT_CHECK_EQ(wait_ticket(ch, good), 0);
+	ret = dt_copy_cuda_chan_test_stage_bad(ch,
+		(uintptr_t)d + len / 2 + 4096, 1460, &bad);
+	DT_REQUIRE(ret == 0);
+	deadline = now_s() + 5.0;
+	while (now_s() < deadline && !stopped) {
+		DT_CHECK(dt_copy_completed(ch) < bad);
+		stopped = dt_copy_submit(ch, &op, 1, &t) == -EIO;
+	}
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  stage_read %s: channel %s, %" PRIu64 " refused, completed %" PRIu64 " (refused ticket %" PRIu64 ")\n",
+		rd == DT_COPY_CUDA_STAGE_READ_HOST ? "host" : "device",
+		stopped ? "stopped" : "NOT stopped", xs.stage_refused,
+		dt_copy_completed(ch), bad);
+	DT_CHECK(stopped);
+	DT_CHECK_EQ(xs.stage_refused, 1);
+	DT_CHECK(dt_copy_completed(ch) < bad);
+	/* The context is alive: a fresh channel copies there and back. */
+	ch2 = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch2 != NULL);
+	op = (struct dt_copy_op){ d + 8192, src, 4096 };
+	DT_CHECK_EQ(dt_copy_submit(ch2, &op, 1, &t), 1);
+	op = (struct dt_copy_op){ back, d + 8192, 4096 };
+	DT_CHECK_EQ(dt_copy_submit(ch2, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch2, t), 0);
+	DT_CHECK(memcmp(back, src, 4096) == 0);
+	dt_copy_chan_close(ch2);
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+out:
+	rte_gpu_mem_free(gpu_id, d);
+	host_buf_free(src);
+	host_buf_free(back);
+}
+
+static void
+test_stage_bad_host(void)
+{
+	stage_bad(DT_COPY_CUDA_STAGE_READ_HOST);
+}
+
+static void
+test_stage_bad_device(void)
+{
+	stage_bad(DT_COPY_CUDA_STAGE_READ_DEVICE);
+}
+
+/*
  * Close frees what is left, even under a live engine (gpudev releases the
  * device whatever close returns); the engine can still be closed and
  * destroyed afterwards. Remove then finds nothing to do.
@@ -1878,6 +1962,8 @@ main(int argc, char **argv)
 	DT_RUN(test_dmabuf_import);
 	DT_RUN(test_throughput);
 	DT_RUN(test_scale_threads);
+	DT_RUN(test_stage_bad_host);
+	DT_RUN(test_stage_bad_device);
 	DT_RUN(test_close);
 
 	ret = dt_test_summary();

@@ -76,6 +76,11 @@ test_errors(void)
 	DT_CHECK(load_text("[nccl]\nsend_engine = both\n", &c, err, sizeof(err)) != 0);
 	DT_CHECK(strstr(err, "shared or per_buffer") != NULL);
 	err[0] = '\0';
+	DT_CHECK(load_text("[nccl]\ncuda_batch = sometimes\n", &c, err, sizeof(err)) != 0);
+	DT_CHECK(strstr(err, "cuda_batch") != NULL);
+	DT_CHECK(load_text("[nccl]\ncuda_batch = yes\n", &c, err, sizeof(err)) == 0);
+	DT_CHECK(c.cuda_batch);
+	err[0] = '\0';
 	DT_CHECK(load_text("[nccl]\nsend_engine = per_buffer\n", &c, err,
 		sizeof(err)) == 0);
 	DT_CHECK_EQ(c.send_engine, NN_SEND_ENGINE_PER_BUFFER);
@@ -87,6 +92,7 @@ test_errors(void)
 	DT_CHECK_EQ(c.ipv4, inet_addr("10.1.2.3"));
 	DT_CHECK_EQ(c.flows, 4);      /* default */
 	DT_CHECK_EQ(c.send_engine, NN_SEND_ENGINE_SHARED);
+	DT_CHECK(!c.cuda_batch);      /* default */
 }
 
 int

@@ -15,6 +15,7 @@
  * completion also frees its staging space.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -109,6 +110,9 @@ struct dt_copy_cuda_chan {
 	CUdeviceptr stage_d;            /* device ring, same size (!stage_zc) */
 	uint64_t stage_head;
 	uint64_t stage_tail;
+	/* What the scatter kernel refused (pinned, device-mapped). */
+	volatile struct gpu_cuda_scatter_err *serr_h;
+	CUdeviceptr serr_d;
 	int pending_dtoh;               /* this submit has a device->host copy */
 	uint64_t dtoh_ticket;           /* last ticket of a submit that had one */
 	struct dt_copy_cuda_run runs[DT_COPY_CUDA_BATCH];
@@ -297,6 +301,25 @@ dt_copy_cuda_gpu_failed(struct dt_copy_cuda_chan *ch, CUresult res)
 }
 
 /*
+ * The scatter kernel refused a staged copy (its destination outside the
+ * window, its bytes outside the ring: a bug of the caller or of staging).
+ * Nothing queued after it may be reported complete, since the refused
+ * bytes never landed: the channel stops where it is, and says why once.
+ */
+static void
+dt_copy_cuda_stage_refused(struct dt_copy_cuda_chan *ch)
+{
+	volatile struct gpu_cuda_scatter_err *e = ch->serr_h;
+
+	ch->xs.stage_refused = e->bad;
+	if (ch->failed)
+		return;
+	ch->failed = 1;
+	GPU_CUDA_LOG(ERR, "copy engine: the scatter kernel refused %u staged copies, the first to 0x%" PRIx64 " (%u bytes from ring offset %u; window [%p, +%zu)); channel stopped",
+		e->bad, e->dst, e->len, e->off, ch->e->head.base, ch->e->head.len);
+}
+
+/*
  * The word has not moved for DT_COPY_CUDA_STALL_POLLS polls: ask the stream.
  * A failed copy never gets its ticket written (the stream stops at the
  * error), so this is where the channel learns of it; and a stream found
@@ -315,7 +338,9 @@ dt_copy_cuda_stream_check(struct dt_copy_cuda_chan *ch, int *entered,
 	}
 	ch->xs.calls_stream_query++;
 	res = DT_COPY_CUDA_TIMED(ch, ch->e->p->api.cuStreamQuery(ch->stream));
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS && ch->serr_h != NULL && ch->serr_h->bad != 0)
+		dt_copy_cuda_stage_refused(ch);
+	else if (res == CUDA_SUCCESS)
 		dt_copy_cuda_retire_all(ch);
 	else if (res != CUDA_ERROR_NOT_READY)
 		dt_copy_cuda_gpu_failed(ch, res);
@@ -343,6 +368,15 @@ dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
 				word = __atomic_load_n(ch->word_h,
 					__ATOMIC_ACQUIRE);
 				have_word = 1;
+				/*
+				 * After the word: a refusal the kernel
+				 * recorded before the word moved is seen.
+				 */
+				if (unlikely(ch->serr_h != NULL &&
+						ch->serr_h->bad != 0)) {
+					dt_copy_cuda_stage_refused(ch);
+					break;
+				}
 			}
 			if (ch->sub_ticket[slot] > word)
 				break;
@@ -363,6 +397,10 @@ dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch)
 				break;
 			}
 			ch->xs.retired_event++;
+			if (unlikely(ch->serr_h != NULL && ch->serr_h->bad != 0)) {
+				dt_copy_cuda_stage_refused(ch);
+				break;
+			}
 		}
 		dt_copy_cuda_retire(ch, slot);
 	}
@@ -445,6 +483,29 @@ dt_copy_cuda_stage_off(struct dt_copy_cuda_chan *ch, const char *what,
 }
 
 /*
+ * The scatter kernel over @p n descriptors at @p descs_d, bytes in the ring
+ * at @p ring_d; it refuses (and records) any copy outside the engine's
+ * window or the ring. The context is current.
+ */
+static CUresult
+dt_copy_cuda_scatter_launch(struct dt_copy_cuda_chan *ch, CUdeviceptr descs_d,
+	uint32_t n, CUdeviceptr ring_d)
+{
+	struct gpu_cuda_priv *p = ch->e->p;
+	unsigned long long win = (unsigned long long)(uintptr_t)ch->e->head.base;
+	unsigned long long win_len = ch->e->head.len;
+	unsigned int ring_len = DT_COPY_CUDA_STAGE_RING;
+	void *args[7] = { &descs_d, &n, &ring_d, &ring_len, &win, &win_len,
+		&ch->serr_d };
+
+	ch->xs.cuda_calls++;
+	ch->xs.calls_launch++;
+	return DT_COPY_CUDA_TIMED(ch, p->api.cuLaunchKernel(p->fn_scatter,
+		n, 1, 1, GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args,
+		NULL));
+}
+
+/*
  * Issue the small host->device runs of ch->runs as one staged group: pack
  * their descriptors and bytes into the host ring and scatter them with one
  * kernel launch, which reads the host ring through its device mapping
@@ -464,7 +525,6 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	uint64_t pos, t_pack;
 	CUresult res;
 	uint8_t *h;
-	void *args[3];
 
 	/*
 	 * The CPU reads sources now, not in stream order: while a
@@ -537,14 +597,7 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 	descs_d = ring_d + base;
 	/* The GPU may read the ring from now on: the space is in use. */
 	ch->stage_head = pos + need;
-	args[0] = &descs_d;
-	args[1] = &n;
-	args[2] = &ring_d;
-	ch->xs.cuda_calls++;
-	ch->xs.calls_launch++;
-	res = DT_COPY_CUDA_TIMED(ch, p->api.cuLaunchKernel(p->fn_scatter,
-		n, 1, 1, GPU_CUDA_SCATTER_BLOCK, 1, 1, 0, ch->stream, args,
-		NULL));
+	res = dt_copy_cuda_scatter_launch(ch, descs_d, n, ring_d);
 	if (res != CUDA_SUCCESS) {
 		dt_copy_cuda_stage_off(ch, "cuLaunchKernel of the scatter kernel", res);
 		return;
@@ -884,6 +937,8 @@ dt_copy_cuda_chan_free(struct dt_copy_cuda_chan *ch)
 			api->cuMemFree(ch->stage_d);
 		if (ch->word_h != NULL)
 			api->cuMemFreeHost((void *)(uintptr_t)ch->word_h);
+		if (ch->serr_h != NULL)
+			api->cuMemFreeHost((void *)(uintptr_t)ch->serr_h);
 		gpu_cuda_ctx_leave(ch->e->p, pushed);
 	}
 	rte_free(ch);
@@ -1059,6 +1114,15 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 		ch->stage_zc = 0;
 		return;
 	}
+	what = "the scatter kernel's error record";
+	res = dt_copy_cuda_host_alloc_mapped(ch, 64, &h, &ch->serr_d, &what);
+	if (res != CUDA_SUCCESS) {
+		GPU_CUDA_LOG(WARNING, "copy engine: %s failed (%s): small host->device copies are issued directly",
+			what, gpu_cuda_strerror(api, res));
+		return;
+	}
+	memset(h, 0, 64);
+	ch->serr_h = h;
 	ch->stage_max = ch->e->stage_max;
 	ch->use_stage = 1;
 }
@@ -1285,6 +1349,66 @@ dt_copy_cuda_chan_test_fault(struct dt_copy_chan *dch)
 			ch->stream, NULL, NULL);
 		if (res != CUDA_SUCCESS)
 			ret = -EIO;
+	}
+	dt_copy_cuda_leave(ch, pushed);
+	return ret;
+}
+
+int
+dt_copy_cuda_chan_test_stage_bad(struct dt_copy_chan *dch, uintptr_t dst,
+	uint32_t len, uint64_t *ticket)
+{
+	struct gpu_cuda_scatter_desc *desc;
+	struct dt_copy_cuda_chan *ch;
+	CUdeviceptr ring_d;
+	uint64_t pos, last;
+	uint32_t base, slot;
+	size_t need;
+	int pushed, ret;
+
+	if (dch == NULL || dch->ce->ops != &dt_copy_cuda_ops || len == 0 ||
+			len > DT_COPY_CUDA_STAGE_MAX_LIMIT)
+		return -EINVAL;
+	ch = dt_copy_cuda_chan(dch);
+	if (!ch->use_stage)
+		return -ENOTSUP;
+	if (ch->sub_head - ch->sub_tail == DT_COPY_CUDA_RING)
+		return -EBUSY;
+	ret = dt_copy_cuda_enter(ch, &pushed);
+	if (ret != 0)
+		return ret;
+	need = RTE_ALIGN_CEIL(sizeof(*desc) + len, 16);
+	ret = dt_copy_cuda_stage_reserve(ch, need, &pos);
+	if (ret == 0) {
+		base = (uint32_t)(pos % DT_COPY_CUDA_STAGE_RING);
+		desc = (struct gpu_cuda_scatter_desc *)(ch->stage_h + base);
+		desc->dst = dst;
+		desc->off = base + (uint32_t)sizeof(*desc);
+		desc->len = len;
+		memset(desc + 1, 0xa5, len);
+		ring_d = ch->stage_zc ? ch->stage_hd : ch->stage_d;
+		if (!ch->stage_zc && ch->e->p->api.cuMemcpyHtoDAsync(ring_d + base,
+				desc, need, ch->stream) != CUDA_SUCCESS)
+			ret = -EIO;
+	}
+	if (ret == 0) {
+		ch->stage_head = pos + need;
+		if (dt_copy_cuda_scatter_launch(ch, ring_d + base, 1, ring_d) !=
+				CUDA_SUCCESS)
+			ret = -EIO;
+	}
+	if (ret == 0) {
+		/* One ticket stands for the refused copy. */
+		slot = ch->sub_head % DT_COPY_CUDA_RING;
+		last = ch->head.next_ticket;
+		ret = dt_copy_cuda_mark(ch, slot, last);
+		if (ret == 0) {
+			ch->sub_ticket[slot] = last;
+			ch->sub_stage[slot] = ch->stage_head;
+			ch->sub_head++;
+			ch->head.next_ticket++;
+			*ticket = last;
+		}
 	}
 	dt_copy_cuda_leave(ch, pushed);
 	return ret;

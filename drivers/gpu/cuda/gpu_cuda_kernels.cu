@@ -75,7 +75,9 @@ gpu_cuda_verify_segments(const struct rte_pmd_gpu_cuda_verify_seg *segs,
  */
 extern "C" __global__ void
 gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
-	const unsigned char *stage)
+	const unsigned char *stage, unsigned int stage_len,
+	unsigned long long win, unsigned long long win_len,
+	struct gpu_cuda_scatter_err *err)
 {
 	unsigned int s;
 
@@ -84,9 +86,27 @@ gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
 		const unsigned char *src = stage + descs[s].off;
 		uint32_t len = descs[s].len;
 		uint32_t head = (uint32_t)((16u - ((uintptr_t)dst & 15u)) & 15u);
+		unsigned long long woff = (unsigned long long)(uintptr_t)dst - win;
 		uint32_t nvec, i;
 		const uint4 *vs;
 		uint4 *vd;
+
+		/* Every thread of the block decides alike: no barrier needed. */
+		if (woff >= win_len || len > win_len - woff ||
+				descs[s].off > stage_len ||
+				len > stage_len - descs[s].off) {
+			if (threadIdx.x == 0) {
+				atomicAdd(&err->bad, 1u);
+				if (atomicCAS(&err->first, 0u, 1u) == 0u) {
+					err->dst = descs[s].dst;
+					err->off = descs[s].off;
+					err->len = len;
+				}
+				/* Seen by the host before the submit's word. */
+				__threadfence_system();
+			}
+			continue;
+		}
 
 		if (head > len)
 			head = len;

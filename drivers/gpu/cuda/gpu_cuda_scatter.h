@@ -22,6 +22,22 @@ struct gpu_cuda_scatter_desc {
 	uint32_t len;
 };
 
+/*
+ * What the scatter kernel refused: a descriptor whose destination leaves
+ * the engine's window, or whose bytes leave the staging ring, is not
+ * copied (a write there would fault and take the whole CUDA context, and
+ * NCCL's work in it, down); the kernel counts it and keeps the first one
+ * here, in pinned host memory the host polls. 32 bytes.
+ */
+struct gpu_cuda_scatter_err {
+	uint32_t bad;        /* descriptors refused (atomic on the device) */
+	uint32_t first;      /* set by the one that recorded below */
+	uint32_t off;
+	uint32_t len;
+	uint64_t dst;
+	uint64_t pad;
+};
+
 /* Threads per block of the scatter kernel (one block per descriptor). */
 #define GPU_CUDA_SCATTER_BLOCK 128u
 

@@ -378,6 +378,7 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t staged;      /**< merged copies that went through the staging ring */
 	uint64_t stage_launches; /**< scatter kernel launches (one per staged group) */
 	uint64_t stage_full;  /**< groups copied directly because the staging ring was full */
+	uint64_t stage_refused; /**< staged copies the scatter kernel refused (outside the window or ring): the channel stopped */
 	/* Driver calls by kind. */
 	uint64_t calls_memcpy;       /**< cuMemcpy{HtoD,DtoH,DtoD}Async, the staging ring's included */
 	uint64_t calls_launch;       /**< cuLaunchKernel (scatter) */
@@ -437,6 +438,19 @@ int dt_copy_cuda_engine_test_fail_memop(struct dt_copy_engine *ce);
  *         kernels; -EIO when the launch itself fails.
  */
 int dt_copy_cuda_chan_test_fault(struct dt_copy_chan *ch);
+
+/**
+ * For tests: queue, through the staging ring and the scatter kernel, one
+ * copy of @p len bytes to @p dst, bypassing the engine's window check (as
+ * a corrupted descriptor would). The kernel must refuse it without a
+ * fault; the copy's ticket goes to *ticket and must never complete, and
+ * the channel stops (stage_refused counts it) while the context lives on.
+ * @return 0; -EINVAL for a bad argument; -ENOTSUP when the channel does
+ *         not stage; -EBUSY when its ring of submits is full; -ENOSPC
+ *         when the staging ring is; -EIO when a CUDA call fails.
+ */
+int dt_copy_cuda_chan_test_stage_bad(struct dt_copy_chan *ch, uintptr_t dst,
+	uint32_t len, uint64_t *ticket);
 
 /**
  * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).
