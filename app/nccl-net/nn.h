@@ -308,6 +308,7 @@ struct nn_stack {
 	struct nn_batch b_region, b_cuda;  /* their copies of this poll */
 	struct nn_release rel[NN_RELEASE_Q];
 	uint32_t rel_h, rel_t;
+	bool copy_fail_logged;       /* copy_failed() said so once */
 	struct nn_part *parts[256];  /* parts living here */
 	uint16_t nb_parts;
 	struct nn_flow *loose[256];  /* accepted flows not yet attached */

@@ -358,6 +358,12 @@ nn_cu_completed(struct dt_copy_chan *c)
 	return ch->done;
 }
 
+static int
+nn_cu_failed(struct dt_copy_chan *c)
+{
+	return ((struct nn_cu_chan *)c)->failed ? -EIO : 0;
+}
+
 /* Merge contiguous copies into runs; returns the number of runs. */
 static uint32_t
 nn_cu_runs(struct nn_cu_chan *ch, const struct dt_copy_op *ops, uint16_t n)
@@ -525,6 +531,7 @@ static const struct dt_copy_engine_ops nn_cu_ops = {
 	.chan_close = nn_cu_chan_close,
 	.submit = nn_cu_submit,
 	.completed = nn_cu_completed,
+	.failed = nn_cu_failed,
 	.destroy = nn_cu_destroy,
 };
 

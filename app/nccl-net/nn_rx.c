@@ -180,6 +180,28 @@ nn_rx_flush(struct nn_stack *s)
 }
 
 /*
+ * A channel of the stack stopped for good (a copy failed on the device; the
+ * engine said why): what waits on it never completes, so the receive
+ * fails with EIO instead of hanging NCCL.
+ */
+static bool
+copy_failed(struct nn_stack *s)
+{
+	int rc = dt_copy_chan_failed(s->ch);
+
+	if (rc == 0 && s->cuda_ch != NULL)
+		rc = dt_copy_chan_failed(s->cuda_ch);
+	if (rc == 0)
+		return false;
+	if (!s->copy_fail_logged) {
+		s->copy_fail_logged = true;
+		NN_WARN("stack %u: a copy channel stopped (a copy failed on the GPU: "
+			"see above): its receives fail", s->idx);
+	}
+	return true;
+}
+
+/*
  * Move up to @p want bytes from the head of the flow's queue to @p dst.
  * Returns the bytes consumed (0 when nothing is queued) or a negative
  * errno; *ch and *ticket say what to wait for.
@@ -386,8 +408,14 @@ nn_rx_progress(struct nn_flow *f)
 	while (!f->dead && (p == NULL || !p->failed)) {
 		if (f->wire_wait) {
 			if (f->wire_ch != NULL &&
-					dt_copy_completed(f->wire_ch) < f->wire_ticket)
+					dt_copy_completed(f->wire_ch) < f->wire_ticket) {
+				if (copy_failed(f->s)) {
+					f->dead = true;
+					if (p != NULL)
+						nn_part_fail(p, EIO);
+				}
 				return;
+			}
 			f->wire_wait = false;
 			f->wire_got = 0;
 			f->wire_ch = NULL;
@@ -464,11 +492,15 @@ nn_rx_part_progress(struct nn_part *p)
 	while (p->tail < p->head) {
 		struct nn_req *r = p->fifo[p->tail % NN_REQS];
 
-		if (r->fl[p->pidx] != p->nflows ||
-				dt_copy_completed(s->ch) < r->wait_ch[p->pidx] ||
-				(s->cuda_ch != NULL &&
-				 dt_copy_completed(s->cuda_ch) < r->wait_cu[p->pidx]))
+		if (r->fl[p->pidx] != p->nflows)
 			break;
+		if (dt_copy_completed(s->ch) < r->wait_ch[p->pidx] ||
+				(s->cuda_ch != NULL &&
+				 dt_copy_completed(s->cuda_ch) < r->wait_cu[p->pidx])) {
+			if (copy_failed(s))
+				nn_part_fail(p, EIO);
+			break;
+		}
 		rx_time(s, p, r);
 		nn_req_part_done(p, r);
 		p->tail++;

@@ -69,6 +69,12 @@ struct dt_copy_engine_ops {
 		uint16_t n, uint64_t *ticket);
 	/** Highest ticket known complete; never blocks. */
 	uint64_t (*completed)(struct dt_copy_chan *ch);
+	/**
+	 * Optional (NULL: never): 0 while the channel works, or a negative
+	 * errno once it stopped for good (a copy failed on the device): its
+	 * outstanding tickets will then never complete. Never blocks.
+	 */
+	int (*failed)(struct dt_copy_chan *ch);
 	/** Free the engine (all channels closed). */
 	void (*destroy)(struct dt_copy_engine *ce);
 };
@@ -123,6 +129,17 @@ static inline uint64_t
 dt_copy_completed(struct dt_copy_chan *ch)
 {
 	return ch->ce->ops->completed(ch);
+}
+
+/**
+ * Whether @p ch stopped for good (see dt_copy_engine_ops.failed).
+ * @return 0 while it works, else a negative errno: tickets not complete
+ *         by now never will be.
+ */
+static inline int
+dt_copy_chan_failed(struct dt_copy_chan *ch)
+{
+	return ch->ce->ops->failed != NULL ? ch->ce->ops->failed(ch) : 0;
 }
 
 /**

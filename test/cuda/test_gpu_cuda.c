@@ -1652,6 +1652,7 @@ fault(enum dt_copy_cuda_completion completion)
 		polls, cmax, before, xs.calls_stream_query,
 		xs.calls_event_query);
 	DT_CHECK(stopped);
+	DT_CHECK_EQ(dt_copy_chan_failed(ch), -EIO);
 	DT_CHECK_EQ(cmax, before);
 	DT_CHECK_EQ(dt_copy_completed(ch), before);
 	DT_CHECK_EQ(xs.completion, expected_completion(&cfg));
@@ -1718,11 +1719,13 @@ stage_bad(enum dt_copy_cuda_stage_read rd)
 		stopped ? "stopped" : "NOT stopped", xs.stage_refused,
 		dt_copy_completed(ch), bad);
 	DT_CHECK(stopped);
+	DT_CHECK_EQ(dt_copy_chan_failed(ch), -EIO);
 	DT_CHECK_EQ(xs.stage_refused, 1);
 	DT_CHECK(dt_copy_completed(ch) < bad);
 	/* The context is alive: a fresh channel copies there and back. */
 	ch2 = dt_copy_chan_open(ce);
 	DT_REQUIRE(ch2 != NULL);
+	DT_CHECK_EQ(dt_copy_chan_failed(ch2), 0);
 	op = (struct dt_copy_op){ d + 8192, src, 4096 };
 	DT_CHECK_EQ(dt_copy_submit(ch2, &op, 1, &t), 1);
 	op = (struct dt_copy_op){ back, d + 8192, 4096 };

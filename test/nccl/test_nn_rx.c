@@ -32,6 +32,8 @@ static int failures;
 static uint64_t released[64];
 static unsigned int nb_released;
 static unsigned int nb_done;
+static unsigned int nb_failed;
+static int last_fail;
 
 void
 dt_dp_release(struct dt_dp_stack *st, uint64_t token)
@@ -67,6 +69,8 @@ void
 nn_part_fail(struct nn_part *p, int err)
 {
 	p->failed = true;
+	nb_failed++;
+	last_fail = err;
 	printf("part failed: %s\n", strerror(err));
 }
 
@@ -92,6 +96,7 @@ nn_req_part_done(struct nn_part *p, struct nn_req *r)
 struct gated_chan {
 	struct dt_copy_chan head;
 	uint64_t done;       /* what completed() reports: the test moves it */
+	int failed;          /* what failed() reports */
 };
 
 static int
@@ -115,10 +120,17 @@ gated_completed(struct dt_copy_chan *c)
 	return ((struct gated_chan *)c)->done;
 }
 
+static int
+gated_failed(struct dt_copy_chan *c)
+{
+	return ((struct gated_chan *)c)->failed;
+}
+
 static const struct dt_copy_engine_ops gated_ops = {
 	.name = "gated",
 	.submit = gated_submit,
 	.completed = gated_completed,
+	.failed = gated_failed,
 };
 
 static void
@@ -144,6 +156,14 @@ static uint8_t dst0[4096], dst1[4096];
 static void
 setup(void)
 {
+	memset(&region_ch, 0, sizeof(region_ch));
+	memset(&cuda_ch, 0, sizeof(cuda_ch));
+	memset(&stack, 0, sizeof(stack));
+	memset(&comm, 0, sizeof(comm));
+	memset(&part, 0, sizeof(part));
+	memset(&flow, 0, sizeof(flow));
+	nb_released = nb_done = nb_failed = 0;
+	last_fail = 0;
 	region_ch.head.ce = &eng;
 	region_ch.head.next_ticket = 1;
 	cuda_ch.head.ce = &eng;
@@ -267,10 +287,52 @@ test_chunk_read_by_both_channels(void)
 	CHECK(memcmp(dst1, dev[1], 4096) == 0, "message 1's bytes differ");
 }
 
+/*
+ * The CUDA channel stops for good (a copy failed on the GPU) while a
+ * receive waits for its gather: the part fails with EIO, once, instead of
+ * waiting forever (NCCL would hang); a failure of the region channel under
+ * a pending header copy does the same.
+ */
+static void
+test_channel_failure_fails_receive(void)
+{
+	static struct nn_req r0;
+	int i;
+
+	setup();
+	put_hdr(dev[0], 4096);
+	post_recv(&r0, dst0, 4096);
+	deliver(dev[0], NN_WIRE_LEN + 4096, 1);
+	poll_once();
+	gated_finish(&region_ch);
+	poll_once();                    /* payload queued on the CUDA channel */
+	for (i = 0; i < 3; i++)
+		poll_once();
+	CHECK(nb_failed == 0 && nb_done == 0, "receive ended before any failure");
+	cuda_ch.failed = -EIO;
+	poll_once();
+	CHECK(nb_failed == 1 && last_fail == EIO,
+		"a stopped CUDA channel: %u part failures (errno %d), want 1 (EIO)",
+		nb_failed, last_fail);
+	CHECK(nb_done == 0, "a receive completed over a stopped channel");
+
+	setup();
+	put_hdr(dev[0], 4096);
+	post_recv(&r0, dst0, 4096);
+	deliver(dev[0], NN_WIRE_LEN + 4096, 1);
+	poll_once();                    /* header copy on the region channel */
+	region_ch.failed = -EIO;
+	poll_once();
+	CHECK(nb_failed == 1 && last_fail == EIO,
+		"a stopped region channel under a header copy: %u part failures",
+		nb_failed);
+}
+
 int
 main(void)
 {
 	test_chunk_read_by_both_channels();
+	test_channel_failure_fails_receive();
 	if (failures != 0) {
 		printf("test_nn_rx: %d failed checks\n", failures);
 		return 1;

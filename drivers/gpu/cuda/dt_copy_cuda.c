@@ -761,6 +761,12 @@ dt_copy_cuda_completed(struct dt_copy_chan *dch)
 	return ch->done;
 }
 
+static int
+dt_copy_cuda_failed(struct dt_copy_chan *dch)
+{
+	return dt_copy_cuda_chan(dch)->failed ? -EIO : 0;
+}
+
 /*
  * The memop path failed or is missing: log it once per engine (one line
  * for all its channels), then complete by events.
@@ -1182,6 +1188,7 @@ static const struct dt_copy_engine_ops dt_copy_cuda_ops = {
 	.chan_close = dt_copy_cuda_chan_close,
 	.submit = dt_copy_cuda_submit,
 	.completed = dt_copy_cuda_completed,
+	.failed = dt_copy_cuda_failed,
 	.destroy = dt_copy_cuda_destroy,
 };
 
