@@ -370,6 +370,8 @@ void nn_rx_progress(struct nn_flow *f);
 void nn_rx_drop_all(struct nn_flow *f);
 void nn_rx_part_progress(struct nn_part *p);
 void nn_release_progress(struct nn_stack *s);
+/** Stopping: queued copies go out, chunks go back as their copies land (not past a stopped channel). */
+void nn_rx_drain(struct nn_stack *s);
 void nn_rx_flush(struct nn_stack *s);
 void nn_tx_hello(struct nn_flow *f);
 void nn_tx_part_progress(struct nn_part *p);

@@ -217,6 +217,7 @@ struct nn_cu_chan {
 	volatile uint64_t *word_h;      /* last ticket the GPU reached */
 	CUdeviceptr word_d;
 	uint32_t stall;
+	uint64_t pend_bytes;            /* bytes of the submit being queued */
 	uint32_t eh, et;                /* free-running event ring indexes */
 	uint64_t done;
 	CUevent ev[NN_CU_RING];
@@ -364,14 +365,19 @@ nn_cu_failed(struct dt_copy_chan *c)
 	return ((struct nn_cu_chan *)c)->failed ? -EIO : 0;
 }
 
-/* Merge contiguous copies into runs; returns the number of runs. */
+/*
+ * Merge contiguous copies into runs; returns the number of runs. The bytes
+ * go to the channel's count when the submit is queued.
+ */
 static uint32_t
 nn_cu_runs(struct nn_cu_chan *ch, const struct dt_copy_op *ops, uint16_t n)
 {
 	uint32_t r = 0;
 	uint16_t i;
 
+	ch->pend_bytes = 0;
 	for (i = 0; i < n; i++) {
+		ch->pend_bytes += ops[i].len;
 		CUdeviceptr d = (CUdeviceptr)(uintptr_t)ops[i].dst;
 		CUdeviceptr s = (CUdeviceptr)(uintptr_t)ops[i].src;
 
@@ -467,6 +473,7 @@ nn_cu_submit_memop(struct nn_cu_chan *ch, const struct dt_copy_op *ops,
 	c->next_ticket += n;
 	c->stats.calls++;
 	c->stats.copies += n;
+	c->stats.bytes += ch->pend_bytes;
 	if (ticket != NULL)
 		*ticket = last;
 	return n;
@@ -514,6 +521,7 @@ nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 	c->next_ticket += n;
 	c->stats.calls++;
 	c->stats.copies += n;
+	c->stats.bytes += ch->pend_bytes;
 	if (ticket != NULL)
 		*ticket = c->next_ticket - 1;
 	return n;

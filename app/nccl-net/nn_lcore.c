@@ -533,12 +533,18 @@ nn_lcore_main(void *arg)
 		poll_once(s, ev);
 	while (parts_closing(s) && rte_get_timer_cycles() < deadline);
 	/* Copies in flight land before their chunks go back. */
-	nn_rx_flush(s);
-	while (s->rel_h != s->rel_t)
-		nn_release_progress(s);
+	nn_rx_drain(s);
 	chan_account(&s->cnt.region_ch, s->ch);
 	chan_account(&s->cnt.cuda_ch, s->cuda_ch);
-	dt_copy_chan_close(s->cuda_ch);
+	if (s->cuda_ch != NULL) {
+		/* The gather engine is this lcore run's own: it goes too. */
+		struct dt_copy_engine *ce = s->cuda_ch->ce;
+
+		dt_copy_chan_close(s->cuda_ch);
+		ce->ops->destroy(ce);
+		s->cuda_ch = NULL;
+	}
 	dt_copy_chan_close(s->ch);
+	s->ch = NULL;
 	return 0;
 }

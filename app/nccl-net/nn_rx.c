@@ -453,6 +453,18 @@ nn_rx_progress(struct nn_flow *f)
 	}
 }
 
+void
+nn_rx_drain(struct nn_stack *s)
+{
+	nn_rx_flush(s);
+	while (s->rel_h != s->rel_t) {
+		nn_release_progress(s);
+		/* What waits on a stopped channel never lands: leave it. */
+		if (s->rel_h != s->rel_t && copy_failed(s))
+			break;
+	}
+}
+
 /* Where a receive's time went (the finalize report). */
 static void
 rx_time(struct nn_stack *s, const struct nn_part *p, const struct nn_req *r)

@@ -315,6 +315,9 @@ test_channel_failure_fails_receive(void)
 		"a stopped CUDA channel: %u part failures (errno %d), want 1 (EIO)",
 		nb_failed, last_fail);
 	CHECK(nb_done == 0, "a receive completed over a stopped channel");
+	/* Stopping the lcore: the drain must return, chunk 1 stays held. */
+	nn_rx_drain(&stack);
+	CHECK(nb_released == 0, "a chunk under a failed gather went back");
 
 	setup();
 	put_hdr(dev[0], 4096);
