@@ -156,6 +156,9 @@ struct nn_req {
 	uint16_t fl[NN_MAX_FLOWS];       /* flows that queued / received their slice */
 	uint64_t wait_ch[NN_MAX_FLOWS];  /* recv: tickets its copies end at */
 	uint64_t wait_cu[NN_MAX_FLOWS];
+	/* recv, unpack mode: its slot of the comm's meta area, entries used */
+	uint16_t uslot;
+	uint32_t unpack_n;               /* atomic: entries reserved */
 	uint64_t t_seen[NN_MAX_FLOWS];   /* recv: TSC the part's lcore took it */
 	uint64_t t_copied[NN_MAX_FLOWS]; /* recv: TSC its last copy was submitted */
 };
@@ -182,6 +185,8 @@ struct nn_flow {
 	uint32_t qh, qt;             /* free-running, qt - qh chunks */
 	uint32_t qoff;               /* consumed bytes of q[qh] */
 	uint64_t q_tregion, q_tcuda; /* last copy tickets reading q[qh] */
+	const struct nn_comm *q_uc;  /* unpack: q[qh] is read by NCCL's kernel */
+	uint64_t q_useq;             /* for that comm's message q_useq */
 	uint8_t *wire;               /* NN_WIRE_LEN bytes in the stack's wire area */
 	int16_t wire_slot;           /* its slot; -1: none (connect side) */
 	uint32_t wire_got;           /* bytes of the current wire record submitted */
@@ -237,6 +242,10 @@ struct nn_comm {
 	bool err_logged;
 	/* NCCL side: what completed, for the summary at close */
 	uint64_t n_done, bytes_done, lat_sum, lat_max;
+	/* Unpack mode (nn_unpack.c): NULL when NCCL's kernel does not unpack. */
+	struct nn_unpack *unpack;
+	uint64_t unpack_posted;      /* NCCL side: receives given a slot */
+	uint64_t unpack_consumed;    /* atomic: messages NCCL's kernel consumed */
 	uint64_t t_first_post, t_last_done;
 };
 
@@ -265,6 +274,8 @@ struct nn_release {
 	uint64_t token;
 	uint64_t t_region;           /* on nn_stack.ch */
 	uint64_t t_cuda;             /* on nn_stack.cuda_ch */
+	const struct nn_comm *uc;    /* unpack: until uc consumed message useq */
+	uint64_t useq;
 };
 
 /*
@@ -370,6 +381,8 @@ void nn_rx_progress(struct nn_flow *f);
 void nn_rx_drop_all(struct nn_flow *f);
 void nn_rx_part_progress(struct nn_part *p);
 void nn_release_progress(struct nn_stack *s);
+/** A part goes away: its chunks no longer wait for NCCL's kernel. */
+void nn_release_forget(struct nn_stack *s, const struct nn_comm *c);
 /** Stopping: queued copies go out, chunks go back as their copies land (not past a stopped channel). */
 void nn_rx_drain(struct nn_stack *s);
 void nn_rx_flush(struct nn_stack *s);

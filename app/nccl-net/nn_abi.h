@@ -61,8 +61,51 @@ typedef nn_result_t (*nn_prof_cb_t)(void **handle, int type, void *phandle,
 /** Devices per virtual NIC (NCCL_NET_MAX_DEVS_PER_NIC). */
 #define NN_MAX_DEVS_PER_NIC 4
 
-/** ncclNetDeviceType: 0 host (no device offload). */
+/** ncclNetDeviceType: 0 host (no device offload), 1 NCCL's unpack kernel. */
 #define NN_NET_DEVICE_HOST 0
+#define NN_NET_DEVICE_UNPACK 1
+/** The only netDeviceVersion NCCL 2.19-2.30 accept for the unpack type. */
+#define NN_NET_UNPACK_VERSION 0x7
+
+/**
+ * ncclNetDeviceHandle (v7; v8-v11 are the same): NCCL allocates it on the
+ * receive side only, fills the first two members and hands it to accept();
+ * the plugin fills the rest.
+ */
+struct nn_net_device_handle {
+	int netDeviceType;
+	int netDeviceVersion;
+	void *handle;            /* device-visible; NCCL's kernel writes head back */
+	size_t size;
+	int needsProxyProgress;  /* must be 1: else NCCL posts no receive */
+};
+
+/** What handle points to for the unpack type (24 bytes). */
+struct nn_unpack_handle {
+	void *meta;              /* struct nn_unpack_meta, as the GPU reaches it */
+	void *bounce_buf;        /* base of every src_off: one per GPU */
+	uint64_t head;           /* NCCL's slot counter; starts at -1 */
+};
+
+/** Slots per receive comm, entries per slot (NCCL's unpack_defs.h). */
+#define NN_UNPACK_DEPTH 16
+#define NN_UNPACK_ENTRIES 2048
+
+/** One copy for NCCL's kernel: bounce_buf + src_off -> irecv data + dst_off. */
+union nn_unpack_entry {
+	uint64_t r64[2];
+	struct {
+		uint32_t src_off;
+		uint32_t len;
+		uint64_t dst_off;
+	};
+} __attribute__((aligned(16)));
+
+/** The meta area of one receive comm: entries and a count per slot. */
+struct nn_unpack_meta {
+	union nn_unpack_entry mem[NN_UNPACK_DEPTH][NN_UNPACK_ENTRIES];
+	uint64_t cnt[NN_UNPACK_DEPTH];
+};
 
 /** ncclNetProperties_v8_t. */
 struct nn_props_v8 {

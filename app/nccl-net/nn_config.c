@@ -61,6 +61,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
 	K("nccl", "send_engine", NK_ENUM, send_engine, 0, 0, 0, send_engine_names),
 	K("nccl", "cuda_batch", NK_BOOL, cuda_batch, 0, 0, 0, NULL),
+	K("nccl", "unpack", NK_BOOL, unpack, 0, 0, 0, NULL),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),

@@ -19,7 +19,9 @@
  *    send_engine = shared | per_buffer (CUDA send buffers: one copy
  *    engine for all, or one each), cuda_batch = yes | no (default no:
  *    CUDA copies one call each, not cuMemcpyBatchAsync, which faulted in
- *    NCCL's processes on the H200 with several stacks),
+ *    NCCL's processes on the H200 with several stacks), unpack = yes | no
+ *    (default no: NCCL's kernel copies received chunks out of the payload
+ *    region, NCCL_NET_DEVICE_UNPACK; needs NCCL_PROTO=Simple),
  *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
@@ -70,6 +72,7 @@ struct nn_config {
 	enum nn_ptr_mode ptr;
 	enum nn_send_engine send_engine;
 	bool cuda_batch;             /* CUDA copies through cuMemcpyBatchAsync */
+	bool unpack;                 /* offer NCCL's device-side unpack */
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];

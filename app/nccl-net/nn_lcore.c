@@ -52,6 +52,7 @@ void
 nn_comm_unref(struct nn_comm *c)
 {
 	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		nn_unpack_free(c);
 		rte_ring_free(c->cq);
 		rte_free(c);
 	}
@@ -103,6 +104,8 @@ part_free(struct nn_stack *s, struct nn_part *p)
 		}
 	for (i = 0; i < p->nflows; i++)
 		flow_free(p->flows[i]);
+	if (p->comm->unpack != NULL)
+		nn_release_forget(s, p->comm);
 	nn_comm_unref(p->comm);
 	rte_free(p);
 }

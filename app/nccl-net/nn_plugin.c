@@ -80,8 +80,8 @@ nn_props(int dev, struct nn_props_v11 *p)
 	p->latency = 0;
 	p->maxComms = 65536;
 	p->maxRecvs = 1;
-	p->netDeviceType = NN_NET_DEVICE_HOST;
-	p->netDeviceVersion = 0;
+	p->netDeviceType = rt->unpack ? NN_NET_DEVICE_UNPACK : NN_NET_DEVICE_HOST;
+	p->netDeviceVersion = rt->unpack ? NN_NET_UNPACK_VERSION : 0;
 	p->vProps.ndevs = 1;
 	p->vProps.devs[0] = 0;
 	p->maxP2pBytes = (size_t)1 << 30;
@@ -214,6 +214,7 @@ comm_drop(struct nn_comm *c)
 			rte_free(c->parts[i]->flows[j]);
 		rte_free(c->parts[i]);
 	}
+	nn_unpack_free(c);
 	rte_ring_free(c->cq);
 	rte_free(c);
 }
@@ -397,7 +398,8 @@ nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 }
 
 static struct nn_comm *
-accept_build(struct nn_rt *rt, struct nn_listener *l, int slot)
+accept_build(struct nn_rt *rt, struct nn_listener *l, int slot,
+	struct nn_net_device_handle *dh)
 {
 	struct nn_flow **fl = l->pending_flows[slot];
 	uint16_t nflows = fl[0]->nflows, i, j, nparts = 0;
@@ -418,6 +420,21 @@ accept_build(struct nn_rt *rt, struct nn_listener *l, int slot)
 			comm_drop(c);
 			return NULL;
 		}
+	/*
+	 * NCCL hands a device handle to the receive side of each connection
+	 * it will unpack (none for its bootstrap): set up before the parts
+	 * see a byte.
+	 */
+	if (rt->unpack && dh != NULL && dh->netDeviceType == NN_NET_DEVICE_UNPACK) {
+		int rc = nn_unpack_open(rt, c, dh);
+
+		if (rc != 0) {
+			NN_WARN("accept: no device-side unpack for the new comm: %s",
+				strerror(-rc));
+			comm_drop(c);
+			return NULL;
+		}
+	}
 	for (i = 0; i < nflows; i++)
 		for (j = 0; j < nparts; j++)
 			if (st[j] == fl[i]->s) {
@@ -470,7 +487,8 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 		l->pending_got[slot]++;
 		if (l->pending_got[slot] == f->nflows) {
 			/* All flows are in, sorted by index. */
-			struct nn_comm *c = accept_build(rt, l, slot);
+			struct nn_comm *c = accept_build(rt, l, slot,
+				dev_comm != NULL ? *dev_comm : NULL);
 
 			l->pending_got[slot] = 0;
 			memset(l->pending_flows[slot], 0, sizeof(l->pending_flows[slot]));
@@ -619,6 +637,11 @@ nn_irecv_common(void *recv_comm, int n, void **data, size_t size, int *tags,
 	r->size = size;
 	r->tag = tags != NULL ? tags[0] : 0;
 	r->mr = mhandles != NULL ? mhandles[0] : NULL;
+	if (c->unpack != NULL) {
+		/* Every receive takes the next slot, a zero-byte one too. */
+		r->uslot = (uint16_t)(c->unpack_posted++ % NN_UNPACK_DEPTH);
+		r->unpack_n = 0;
+	}
 	req_post(c, r, NN_CMD_RECV);
 	req_count_post();
 	*request = r;
@@ -876,7 +899,11 @@ nn_test(void *request, int *done, int *sizes)
 			sizes[0] = (int)(r->send ? r->size : r->rsize);
 		req_account(c, r);
 		__atomic_fetch_add(&nn_rt_get()->reqs_done, 1, __ATOMIC_RELAXED);
-		r->used = false;
+		if (!r->send && c->unpack != NULL)
+			/* Kept until irecvConsumed: its chunks wait for the kernel. */
+			nn_unpack_publish(r);
+		else
+			r->used = false;
 		*done = 1;
 		return nn_ncclSuccess;
 	}
@@ -890,6 +917,25 @@ nn_test(void *request, int *done, int *sizes)
 		r->stall_logged = true;
 		nn_stall_report(c, r);
 	}
+	return nn_ncclSuccess;
+}
+
+/*
+ * NCCL's kernel is done with receive @p request (unpack mode): its chunks,
+ * and those of every earlier receive of the comm (NCCL consumes in order),
+ * may go back to the NIC; the lcores read the count as they release.
+ */
+static nn_result_t
+nn_irecv_consumed(void *recv_comm, int n, void *request)
+{
+	struct nn_comm *c = recv_comm;
+	struct nn_req *r = request;
+
+	if (c == NULL || r == NULL || c->unpack == NULL)
+		return nn_ncclSuccess;
+	if (r->seq + 1 > c->unpack_consumed)
+		__atomic_store_n(&c->unpack_consumed, r->seq + 1, __ATOMIC_RELEASE);
+	r->used = false;
 	return nn_ncclSuccess;
 }
 
@@ -1063,7 +1109,7 @@ NN_EXPORT const struct nn_net_v8 ncclNetPlugin_v8 = {
 	.closeRecv = nn_close_comm,
 	.closeListen = nn_close_listen,
 	.getDeviceMr = NULL,
-	.irecvConsumed = NULL,
+	.irecvConsumed = nn_irecv_consumed,
 };
 
 NN_EXPORT const struct nn_net_v10 ncclNetPlugin_v10 = {
@@ -1085,7 +1131,7 @@ NN_EXPORT const struct nn_net_v10 ncclNetPlugin_v10 = {
 	.closeRecv = nn_close_comm,
 	.closeListen = nn_close_listen,
 	.getDeviceMr = NULL,
-	.irecvConsumed = NULL,
+	.irecvConsumed = nn_irecv_consumed,
 	.makeVDevice = NULL,
 };
 
@@ -1108,11 +1154,25 @@ NN_EXPORT const struct nn_net_v11 ncclNetPlugin_v11 = {
 	.closeRecv = nn_close_comm,
 	.closeListen = nn_close_listen,
 	.getDeviceMr = NULL,
-	.irecvConsumed = NULL,
+	.irecvConsumed = nn_irecv_consumed,
 	.makeVDevice = NULL,
 	.finalize = nn_finalize_v11,
 	.setNetAttr = nn_set_attr_v11,
 };
+
+/**
+ * Test hook (not NCCL's): the payload region as the CPU sees it (gpu_sim's
+ * alias), for a harness that plays NCCL's unpack kernel; NULL without one.
+ */
+NN_EXPORT void *devtcp_nccl_region_cpu(void);
+void *
+devtcp_nccl_region_cpu(void)
+{
+	struct nn_rt *rt = nn_rt_get();
+
+	return rt != NULL && rt->region != NULL ?
+		dt_devmem_region_cpu_map(rt->region) : NULL;
+}
 
 /** Test hook (not NCCL's): stop the stacks and close the port. */
 NN_EXPORT void devtcp_nccl_shutdown(void);

@@ -26,6 +26,7 @@ struct nn_rt {
 	uint16_t port_id;
 	int16_t gpu_id;              /* RTE_GPU_ID_NONE: host region */
 	bool gpu_cuda;               /* the region is on a gpu_cuda device */
+	bool unpack;                 /* NCCL's device-side unpack offered */
 	int cuda_ordinal;            /* CUDA device of the region, or -1 */
 	struct rte_mempool *hdr_pool, *shell_pool;
 	struct rte_mempool *host_pool;   /* steered mode's queue 0 (stacks > 1) */
@@ -119,6 +120,22 @@ void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #define NN_WARN(...) nn_log(NN_LOG_WARN, __VA_ARGS__)
 #define NN_INFO(...) nn_log(NN_LOG_INFO, __VA_ARGS__)
 
+/* NCCL's device-side unpack (nn_unpack.c). */
+/** Whether the region allows it; *why says why not. */
+bool nn_unpack_available(const struct nn_rt *rt, const char **why);
+/** Meta area and device handle for receive comm @p c, filled into @p dh; 0 or -errno. */
+int nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
+	struct nn_net_device_handle *dh);
+/** Free what nn_unpack_open() made (the comm's last reference). */
+void nn_unpack_free(struct nn_comm *c);
+/** An entry of receive @p r: 0, -ENOBUFS (slot full) or -ERANGE. Any lcore. */
+int nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
+	uint64_t dst_off);
+/** Write @p r's entry count into its slot: NCCL's thread, before test() says done. */
+void nn_unpack_publish(const struct nn_req *r);
+/** The comm's meta area as the CPU sees it (tests), or NULL. */
+const struct nn_unpack_meta *nn_unpack_meta(const struct nn_comm *c);
+
 /* CUDA helpers (nn_cuda.c; stubs without the CUDA headers). */
 /** PCI bus id ("0000:19:00.0") of the current CUDA context's device. */
 int nn_cuda_current_pci(char *buf, size_t len, int *ordinal);
@@ -127,5 +144,11 @@ struct dt_copy_engine *nn_cuda_engine_create(void *base, size_t len,
 	int ordinal);
 /** Whether @p ptr is CUDA device memory. */
 bool nn_cuda_is_device(const void *ptr);
+/** Pinned host memory the GPU reaches: *h for the CPU, *d for the GPU; 0 or -errno. */
+int nn_cuda_host_alloc_mapped(size_t len, void **h, void **d);
+void nn_cuda_host_free(void *h);
+/** Device memory holding a copy of @p src (synchronous); 0 or -errno. */
+int nn_cuda_dev_copy_new(const void *src, size_t len, void **d);
+void nn_cuda_dev_free(void *d);
 
 #endif /* NN_RT_H */

@@ -473,6 +473,17 @@ describe_port(struct nn_rt *rt)
 	if (rt->cfg.ptr == NN_PTR_MODE_CUDA ||
 			(rt->cfg.ptr == NN_PTR_MODE_AUTO && rt->gpu_cuda))
 		rt->ptr_support |= NN_PTR_CUDA;
+	if (rt->cfg.unpack) {
+		const char *why = NULL;
+
+		rt->unpack = nn_unpack_available(rt, &why);
+		if (!rt->unpack)
+			NN_WARN("%s: unpack = yes, but %s: NCCL gets no device-side unpack",
+				rt->cfg.path, why);
+		else
+			NN_INFO("device-side unpack offered (NCCL_NET_DEVICE_UNPACK 0x%x): "
+				"set NCCL_PROTO=Simple", NN_NET_UNPACK_VERSION);
+	}
 }
 
 static int

@@ -13,6 +13,7 @@
  * (DT_DP_CHUNK_HOST, length split) is the only one memcpy() touches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -43,7 +44,7 @@ nn_rx_chunk(struct nn_flow *f, const struct dt_dp_chunk *c)
 
 static void
 push_release(struct nn_stack *s, uint64_t token, uint64_t t_region,
-	uint64_t t_cuda)
+	uint64_t t_cuda, const struct nn_comm *uc, uint64_t useq)
 {
 	struct nn_release *e;
 
@@ -59,6 +60,8 @@ push_release(struct nn_stack *s, uint64_t token, uint64_t t_region,
 	e->token = token;
 	e->t_region = t_region;
 	e->t_cuda = t_cuda;
+	e->uc = uc;
+	e->useq = useq;
 }
 
 /* The head chunk of @p f is consumed: free it once its copies read it. */
@@ -66,11 +69,12 @@ static void
 release_head(struct nn_flow *f)
 {
 	push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, f->q_tregion,
-		f->q_tcuda);
+		f->q_tcuda, f->q_uc, f->q_useq);
 	f->qh++;
 	f->qoff = 0;
 	f->q_tregion = 0;
 	f->q_tcuda = 0;
+	f->q_uc = NULL;
 }
 
 void
@@ -79,6 +83,17 @@ nn_rx_drop_all(struct nn_flow *f)
 	/* The head chunk may have pieces in flight: it waits for them. */
 	while (f->qh != f->qt)
 		release_head(f);
+}
+
+void
+nn_release_forget(struct nn_stack *s, const struct nn_comm *c)
+{
+	uint32_t i;
+
+	/* The comm is closing: NCCL's kernel will not read its chunks again. */
+	for (i = s->rel_h; i != s->rel_t; i++)
+		if (s->rel[i % NN_RELEASE_Q].uc == c)
+			s->rel[i % NN_RELEASE_Q].uc = NULL;
 }
 
 void
@@ -91,6 +106,10 @@ nn_release_progress(struct nn_stack *s)
 				dt_copy_completed(s->ch) < e->t_region) ||
 				(e->t_cuda != 0 &&
 				 dt_copy_completed(s->cuda_ch) < e->t_cuda))
+			return;
+		/* Unpack: NCCL's kernel reads the chunk until NCCL says so. */
+		if (e->uc != NULL && __atomic_load_n(&e->uc->unpack_consumed,
+				__ATOMIC_ACQUIRE) <= e->useq)
 			return;
 		dt_dp_release(s->st, e->token);
 		s->rel_h++;
@@ -304,6 +323,50 @@ dst_addr(const struct nn_req *r, uint64_t off)
 	return r->data + off;
 }
 
+/*
+ * Unpack mode: up to @p want bytes from the head of the flow's queue become
+ * entries of @p r's slot for NCCL's kernel, landing at @p off of the
+ * receive buffer. Bytes the NIC left in host memory (a length split) are
+ * copied in as without unpack. Returns the bytes consumed or -errno.
+ */
+static int64_t
+rx_take_unpack(struct nn_flow *f, struct nn_req *r, uint64_t off,
+	uint64_t want)
+{
+	uint64_t got = 0;
+	uint16_t n = 0;
+	int rc;
+
+	while (want > got && f->qh != f->qt && n < NN_RX_BATCH) {
+		const struct dt_dp_chunk *c = &f->q[f->qh % NN_FLOW_CHUNKS];
+		uint32_t len = (uint32_t)RTE_MIN((uint64_t)c->len - f->qoff,
+			want - got);
+
+		n++;
+		if (c->kind != DT_DP_CHUNK_DEVICE) {
+			struct dt_copy_chan *ch = NULL;
+			uint64_t t = 0;
+			int64_t k = rx_take(f, dst_kind(f->s, r),
+				dst_addr(r, off + got), len, &ch, &t);
+
+			if (k <= 0)
+				return got != 0 ? (int64_t)got : k;
+			got += (uint64_t)k;
+			continue;
+		}
+		rc = nn_unpack_add(r, c->offset + f->qoff, len, off + got);
+		if (rc != 0)
+			return got != 0 ? (int64_t)got : rc;
+		f->q_uc = r->comm;
+		f->q_useq = r->seq;
+		got += len;
+		f->qoff += len;
+		if (f->qoff == c->len)
+			release_head(f);
+	}
+	return (int64_t)got;
+}
+
 /* A header for message rx_seq arrived and its request is posted. */
 static int
 rx_begin(struct nn_flow *f, struct nn_req *r)
@@ -384,11 +447,20 @@ rx_data(struct nn_flow *f, struct nn_req *r)
 
 	room = r->size > f->rx_off ? r->size - f->rx_off : 0;
 	fit = RTE_MIN(room, f->rx_len);
-	if (f->rx_done < fit)
+	if (f->rx_done < fit && r->comm->unpack != NULL)
+		n = rx_take_unpack(f, r, f->rx_off + f->rx_done, fit - f->rx_done);
+	else if (f->rx_done < fit)
 		n = rx_take(f, dst_kind(f->s, r), dst_addr(r, f->rx_off + f->rx_done),
 			fit - f->rx_done, &ch, &t);
 	else
 		n = rx_take(f, NN_DST_DROP, 0, f->rx_len - f->rx_done, &ch, &t);
+	if (n == -ENOBUFS && r->comm->unpack != NULL) {
+		NN_WARN("flow %u: a receive of %" PRIu64 " bytes needs more than %u "
+			"unpack entries (one per received chunk): failed", f->idx,
+			r->size, NN_UNPACK_ENTRIES);
+		nn_part_fail(f->part, ENOBUFS);
+		return false;
+	}
 	if (n < 0) {
 		NN_WARN("flow %u: copy into the receive buffer failed: %s",
 			f->idx, strerror((int)-n));
@@ -456,7 +528,12 @@ nn_rx_progress(struct nn_flow *f)
 void
 nn_rx_drain(struct nn_stack *s)
 {
+	uint32_t i;
+
 	nn_rx_flush(s);
+	/* Stopping: NCCL's kernel reads no chunk any more. */
+	for (i = s->rel_h; i != s->rel_t; i++)
+		s->rel[i % NN_RELEASE_Q].uc = NULL;
 	while (s->rel_h != s->rel_t) {
 		nn_release_progress(s);
 		/* What waits on a stopped channel never lands: leave it. */

@@ -15,6 +15,10 @@
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
 #   of each net_hsplit AF_PACKET RX ring, 32768), STACKS (1), WIRE_BUFS,
 #   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
+#   UNPACK (no; yes: [nccl] unpack = yes, NCCL's kernel copies received
+#   chunks out of the payload region; both variants then run with
+#   NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
+#   NCCL_LOCAL_REGISTER=0, which unpack needs -- docs/nccl.md),
 #   CUDA_BATCH (no: [nccl] cuda_batch = no and the gpu_cuda vdev gets
 #   copy_mode=per_copy unless GPU_ARGS names a copy_mode; yes: both
 #   through cuMemcpyBatchAsync, which faulted here -- docs/nccl.md),
@@ -35,6 +39,8 @@ MIN=${MIN:-8M} MAX=${MAX:-1G} ITERS=${ITERS:-5} MTU=${MTU:-1500} GPU=${GPU:-0}
 GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32768}
 OFFLOADS=${OFFLOADS:-off}
 STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384} CUDA_BATCH=${CUDA_BATCH:-no}
+UNPACK=${UNPACK:-no}
+case "$UNPACK" in yes|no) ;; *) echo "h200-nccl: UNPACK=$UNPACK: give yes or no" >&2; exit 1 ;; esac
 case "$CUDA_BATCH" in
 yes) ;;
 no) case ",${GPU_ARGS:-}," in *,copy_mode=*) ;; *) GPU_ARGS=${GPU_ARGS:+$GPU_ARGS,}copy_mode=per_copy ;; esac ;;
@@ -128,6 +134,7 @@ flows = 4
 pci_path = none
 stall_report = 20000
 cuda_batch = $CUDA_BATCH
+unpack = $UNPACK
 INI
 }
 
@@ -137,6 +144,11 @@ rank() {  # variant side rank
 		NCCL_HOSTID="host$S" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0
 		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555
 		CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_CONNS:-32})
+	# What NCCL's unpack path needs, for both variants alike.
+	if [ "$UNPACK" = yes ]; then
+		env+=(NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
+			NCCL_LOCAL_REGISTER=0)
+	fi
 	if [ "$variant" = devtcp ]; then
 		# lcores: EAL's main lcore, then STACKS stack lcores, per rank.
 		local l0=$((2 + r * (STACKS + 1))) l1=$((2 + r * (STACKS + 1) + STACKS))

@@ -8,7 +8,8 @@
  * buffers directly, gpu_sim buffers through rte_gpu_mem_cpu_map).
  *
  * usage: nccl_harness PLUGIN CASE [VERSION]
- *   CASE: sizes | sizes-dev | many | bidir | trunc | close | kill | loss |
+ *   CASE: sizes | sizes-dev | sizes-unpack (NCCL_HARNESS_UNPACK=1: the harness
+ *         plays NCCL's unpack kernel) | many | bidir | trunc | close | kill | loss |
  *         refused | stall | pattern (NCCL's request pattern; figures, and with
  *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
  *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
@@ -42,6 +43,43 @@
 #define MIB (1024u * 1024u)
 #define MAX_INFLIGHT 32
 
+/*
+ * NCCL's device-side unpack, played here (NCCL_HARNESS_UNPACK=1): accept
+ * gets a device handle as NCCL gives one; when a receive completes, the
+ * harness does what NCCL's kernel would (copy each entry of the receive's
+ * slot from the payload region into the buffer, through gpu_sim's CPU
+ * mappings), then calls irecvConsumed.
+ */
+#define UNPACK_COMMS 8
+#define UNPACK_REQS 256
+#define UNPACK_BUFS 64
+
+struct unpack_comm {
+	void *comm;
+	struct nn_net_device_handle dh;
+	uint64_t recvs;          /* its receives so far: slot = recvs % 16 */
+};
+
+struct unpack_req {
+	void *req, *comm;
+	uint8_t *dst;            /* the receive buffer, as the plugin got it */
+	uint16_t slot;
+};
+
+struct unpack_buf {
+	uint8_t *p, *cpu;
+	size_t len;
+};
+
+struct unpack_state {
+	bool on;
+	uint8_t *region_cpu;     /* the payload region, CPU side */
+	struct unpack_comm comms[UNPACK_COMMS];
+	struct unpack_req reqs[UNPACK_REQS];
+	struct unpack_buf bufs[UNPACK_BUFS];
+	uint64_t entries, bytes; /* what the harness unpacked */
+};
+
 /* The plugin through one table, whatever version was taken. */
 struct net {
 	int version;
@@ -49,6 +87,7 @@ struct net {
 	const struct nn_net_v10 *v10;
 	const struct nn_net_v11 *v11;
 	void *ctx;
+	struct unpack_state *up; /* NULL: NCCL does not unpack */
 };
 
 struct side {
@@ -141,6 +180,8 @@ p_props(struct net *n, struct nn_props_v11 *p)
 		p->speed = p8.speed;
 		p->maxRecvs = p8.maxRecvs;
 		p->maxComms = p8.maxComms;
+		p->netDeviceType = p8.netDeviceType;
+		p->netDeviceVersion = p8.netDeviceVersion;
 		return 0;
 	case 10:
 		return n->v10->getProperties(0, (struct nn_props_v10 *)p);
@@ -168,14 +209,42 @@ p_connect(struct net *n, void *h, void **sc)
 		n->v10->connect(0, NULL, h, sc, &dc);
 }
 
+static struct unpack_comm *
+unpack_comm_of(struct unpack_state *u, void *comm)
+{
+	unsigned int i;
+
+	for (i = 0; i < UNPACK_COMMS; i++)
+		if (u->comms[i].comm == comm)
+			return &u->comms[i];
+	return NULL;
+}
+
 static nn_result_t
 p_accept(struct net *n, void *l, void **rc)
 {
+	struct nn_net_device_handle *dh = NULL;
+	struct unpack_comm *uc = NULL;
+	nn_result_t r;
 	void *dc = NULL;
 
-	return n->version == 8 ? n->v8->accept(l, rc, &dc) :
+	if (n->up != NULL) {
+		/* As NCCL: a handle of the unpack type, one per receive comm. */
+		uc = unpack_comm_of(n->up, NULL);
+		if (uc == NULL)
+			return nn_ncclInternalError;
+		memset(uc, 0, sizeof(*uc));
+		uc->dh.netDeviceType = NN_NET_DEVICE_UNPACK;
+		uc->dh.netDeviceVersion = NN_NET_UNPACK_VERSION;
+		dh = &uc->dh;
+		dc = dh;
+	}
+	r = n->version == 8 ? n->v8->accept(l, rc, &dc) :
 		n->version == 10 ? n->v10->accept(l, rc, &dc) :
 		n->v11->accept(l, rc, &dc);
+	if (uc != NULL && r == nn_ncclSuccess && *rc != NULL)
+		uc->comm = *rc;
+	return r;
 }
 
 static nn_result_t
@@ -208,20 +277,113 @@ static nn_result_t
 p_irecv(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
 	void **req)
 {
+	struct unpack_comm *uc;
+	unsigned int i;
+	nn_result_t rc;
 	int isz = (int)sz;
 
 	if (n->version == 8)
-		return n->v8->irecv(c, 1, &d, &isz, &tag, &mh, req);
-	return n->version == 10 ? n->v10->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req) :
-		n->v11->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req);
+		rc = n->v8->irecv(c, 1, &d, &isz, &tag, &mh, req);
+	else
+		rc = n->version == 10 ?
+			n->v10->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req) :
+			n->v11->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req);
+	if (n->up == NULL || rc != nn_ncclSuccess || *req == NULL ||
+			(uc = unpack_comm_of(n->up, c)) == NULL)
+		return rc;
+	/* Receive k of the comm: slot k % 16, as NCCL's kernel counts. */
+	for (i = 0; i < UNPACK_REQS && n->up->reqs[i].req != NULL; i++)
+		;
+	if (i == UNPACK_REQS)
+		return nn_ncclInternalError;
+	n->up->reqs[i] = (struct unpack_req){ .req = *req, .comm = c, .dst = d,
+		.slot = (uint16_t)(uc->recvs++ % NN_UNPACK_DEPTH) };
+	return rc;
+}
+
+static nn_result_t
+p_consumed(struct net *n, void *comm, void *req)
+{
+	nn_result_t (*fn)(void *, int, void *) = n->version == 8 ?
+		n->v8->irecvConsumed : n->version == 10 ?
+		n->v10->irecvConsumed : n->v11->irecvConsumed;
+
+	return fn != NULL ? fn(comm, 1, req) : nn_ncclInternalError;
+}
+
+static uint8_t *
+unpack_cpu(struct unpack_state *u, uint8_t *p, uint64_t off, uint32_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < UNPACK_BUFS; i++)
+		if (u->bufs[i].p != NULL && p >= u->bufs[i].p &&
+				p + off + len <= u->bufs[i].p + u->bufs[i].len)
+			return u->bufs[i].cpu + (p - u->bufs[i].p) + off;
+	return NULL;
+}
+
+/*
+ * NCCL's kernel for receive @p ur: every entry of its slot, from the
+ * region into the buffer; then the plugin may take its chunks back.
+ */
+static nn_result_t
+unpack_run(struct net *n, struct unpack_req *ur)
+{
+	struct unpack_state *u = n->up;
+	struct unpack_comm *uc = unpack_comm_of(u, ur->comm);
+	const struct nn_unpack_handle *h;
+	const struct nn_unpack_meta *m;
+	uint64_t i, cnt;
+	uint8_t *d;
+
+	if (uc == NULL || uc->dh.handle == NULL) {
+		fprintf(stderr, "unpack: a receive on a comm without a device handle\n");
+		return nn_ncclInternalError;
+	}
+	h = uc->dh.handle;
+	m = h->meta;
+	cnt = __atomic_load_n(&m->cnt[ur->slot], __ATOMIC_ACQUIRE);
+	if (cnt > NN_UNPACK_ENTRIES) {
+		fprintf(stderr, "unpack: slot %u has %" PRIu64 " entries\n", ur->slot, cnt);
+		return nn_ncclInternalError;
+	}
+	for (i = 0; i < cnt; i++) {
+		const union nn_unpack_entry *e = &m->mem[ur->slot][i];
+
+		d = unpack_cpu(u, ur->dst, e->dst_off, e->len);
+		if (d == NULL) {
+			fprintf(stderr, "unpack: entry %" PRIu64 " {%u, %u, %" PRIu64
+				"} leaves the receive buffer\n", i, e->src_off, e->len,
+				e->dst_off);
+			return nn_ncclInternalError;
+		}
+		memcpy(d, u->region_cpu + e->src_off, e->len);
+		u->bytes += e->len;
+	}
+	u->entries += cnt;
+	return nn_ncclSuccess;
 }
 
 static nn_result_t
 p_test(struct net *n, void *req, int *done, int *size)
 {
-	return n->version == 8 ? n->v8->test(req, done, size) :
+	nn_result_t rc = n->version == 8 ? n->v8->test(req, done, size) :
 		n->version == 10 ? n->v10->test(req, done, size) :
 		n->v11->test(req, done, size);
+	unsigned int i;
+
+	if (n->up == NULL || rc != nn_ncclSuccess || !*done)
+		return rc;
+	for (i = 0; i < UNPACK_REQS; i++)
+		if (n->up->reqs[i].req == req) {
+			rc = unpack_run(n, &n->up->reqs[i]);
+			if (rc == nn_ncclSuccess)
+				rc = p_consumed(n, n->up->reqs[i].comm, req);
+			n->up->reqs[i].req = NULL;
+			break;
+		}
+	return rc;
 }
 
 static nn_result_t
@@ -313,11 +475,25 @@ buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
 	if (p_regmr(&s->net, comm, b->p, alloc, dev ? NN_PTR_CUDA : NN_PTR_HOST,
 			&b->mh) != nn_ncclSuccess)
 		FAIL(s, "regMr(%zu bytes, %s) failed", alloc, dev ? "device" : "host");
+	if (s->net.up != NULL) {
+		unsigned int i;
+
+		for (i = 0; i < UNPACK_BUFS && s->net.up->bufs[i].p != NULL; i++)
+			;
+		if (i == UNPACK_BUFS)
+			FAIL(s, "unpack: more than %d buffers", UNPACK_BUFS);
+		s->net.up->bufs[i] = (struct unpack_buf){ b->p, b->cpu, alloc };
+	}
 }
 
 static void
 buf_free(struct side *s, struct buf *b, void *comm)
 {
+	unsigned int i;
+
+	for (i = 0; s->net.up != NULL && i < UNPACK_BUFS; i++)
+		if (s->net.up->bufs[i].p == b->p)
+			s->net.up->bufs[i].p = NULL;
 	p_deregmr(&s->net, comm, b->mh);
 	if (b->dev) {
 		/* Device registrations stay cached in the plugin: keep the memory. */
@@ -1201,6 +1377,37 @@ case_finalize(struct side *s)
 }
 
 
+/* NCCL_HARNESS_UNPACK=1: the plugin must offer unpack; the harness plays NCCL's kernel. */
+static void
+unpack_start(struct side *s, const struct nn_props_v11 *p)
+{
+	static struct unpack_state up;
+	void *(*region_cpu)(void);
+
+	if (p->netDeviceType != NN_NET_DEVICE_UNPACK ||
+			p->netDeviceVersion != NN_NET_UNPACK_VERSION)
+		FAIL(s, "unpack: the plugin offers netDeviceType %d version 0x%x "
+			"(want %d, 0x%x): is [nccl] unpack = yes set?", p->netDeviceType,
+			p->netDeviceVersion, NN_NET_DEVICE_UNPACK, NN_NET_UNPACK_VERSION);
+	region_cpu = (void *(*)(void))dlsym(s->lib, "devtcp_nccl_region_cpu");
+	if (region_cpu == NULL || (up.region_cpu = region_cpu()) == NULL)
+		FAIL(s, "unpack: no CPU view of the payload region");
+	up.on = true;
+	s->net.up = &up;
+}
+
+/* What the harness unpacked; a run that unpacked nothing did not test it. */
+static void
+unpack_report(struct side *s)
+{
+	if (s->net.up == NULL)
+		return;
+	printf("%s: unpacked %" PRIu64 " entries, %" PRIu64 " bytes (NCCL's kernel, played)\n",
+		s->name, s->net.up->entries, s->net.up->bytes);
+	if (s->net.up->entries == 0 || s->net.up->bytes == 0)
+		FAIL(s, "unpack: no receive went through the unpack entries");
+}
+
 static void
 child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 {
@@ -1227,6 +1434,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 	s.gpu = 0;
 	if (rte_gpu_count_avail() == 0)
 		FAIL(&s, "no gpudev device (the configuration should give gpu_sim)");
+	if (getenv("NCCL_HARNESS_UNPACK") != NULL)
+		unpack_start(&s, &p);
 	connect_both(&s);
 	if (strcmp(cas, "sizes") == 0)
 		case_sizes(&s, false, false, 64 * MIB);
@@ -1259,8 +1468,14 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_stall(&s);
 	else if (strcmp(cas, "finalize") == 0)
 		case_finalize(&s);
+	else if (strcmp(cas, "sizes-unpack") == 0) {
+		/* NCCL posts at most 4 MiB per receive in unpack mode. */
+		case_sizes(&s, true, true, 2 * MIB);
+		spread_check(&s);
+	}
 	else
 		FAIL(&s, "unknown case %s", cas);
+	unpack_report(&s);
 	if (strcmp(cas, "close") != 0) {
 		p_close(&s.net, s.scomm, 0);
 		p_close(&s.net, s.rcomm, 1);

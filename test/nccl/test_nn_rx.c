@@ -91,6 +91,23 @@ nn_req_part_done(struct nn_part *p, struct nn_req *r)
 	nb_done++;
 }
 
+/* What nn_unpack.c calls: a host-memory "region" (nn_cuda.c's no-CUDA stubs). */
+static uint8_t dev[2][8192];
+
+void *
+dt_devmem_region_base(const struct dt_devmem_region *region)
+{
+	RTE_SET_USED(region);
+	return dev;
+}
+
+size_t
+dt_devmem_region_len(const struct dt_devmem_region *region)
+{
+	RTE_SET_USED(region);
+	return sizeof(dev);
+}
+
 /* ------------------------------------------------ a gated copy engine */
 
 struct gated_chan {
@@ -149,8 +166,6 @@ static struct nn_part part;
 static struct nn_flow flow;
 static struct nn_mr mr_cuda = { .kind = NN_MR_CUDA };
 static uint8_t wire[NN_WIRE_LEN] __rte_aligned(16);
-/* "Device memory": two chunks of the region. */
-static uint8_t dev[2][8192];
 static uint8_t dst0[4096], dst1[4096];
 
 static void
@@ -210,7 +225,7 @@ deliver(uint8_t *addr, uint32_t len, uint64_t token)
 {
 	struct dt_dp_chunk c = {
 		.addr = addr, .len = len, .kind = DT_DP_CHUNK_DEVICE,
-		.token = token,
+		.token = token, .offset = (uint64_t)(addr - &dev[0][0]),
 	};
 
 	nn_rx_chunk(&flow, &c);
@@ -331,11 +346,76 @@ test_channel_failure_fails_receive(void)
 		nb_failed);
 }
 
+/*
+ * Unpack mode: a received message becomes entries for NCCL's kernel
+ * ({region offset, length, buffer offset}, no copy of ours), the receive
+ * completes without waiting for the GPU, its count is published at test
+ * time, and the chunk goes back only once NCCL says it was consumed.
+ */
+static void
+test_unpack_entries(void)
+{
+	static struct nn_req r0;
+	struct nn_net_device_handle dh = {
+		.netDeviceType = NN_NET_DEVICE_UNPACK,
+		.netDeviceVersion = NN_NET_UNPACK_VERSION,
+	};
+	const struct nn_unpack_handle *uh;
+	const struct nn_unpack_meta *m;
+	struct nn_rt rt;
+	uint64_t cuda_before;
+	int i;
+
+	setup();
+	memset(&rt, 0, sizeof(rt));
+	rt.region = (struct dt_devmem_region *)&rt;  /* stubs ignore it */
+	rt.gpu_id = 0;
+	CHECK(nn_unpack_open(&rt, &comm, &dh) == 0, "nn_unpack_open failed");
+	if (comm.unpack == NULL)
+		return;
+	uh = dh.handle;
+	CHECK(dh.needsProxyProgress == 1 && dh.size == sizeof(*uh),
+		"device handle: needsProxyProgress %d size %zu", dh.needsProxyProgress,
+		dh.size);
+	CHECK(uh->bounce_buf == (void *)dev && uh->head == UINT64_MAX,
+		"unpack handle: bounce %p head %" PRIu64, uh->bounce_buf, uh->head);
+	m = uh->meta;
+	put_hdr(&dev[1][100], 4096);
+	post_recv(&r0, dst0, 4096);
+	r0.uslot = 3;
+	r0.seq = 0;
+	deliver(&dev[1][100], NN_WIRE_LEN + 4096, 7);
+	cuda_before = cuda_ch.head.next_ticket;
+	poll_once();
+	gated_finish(&region_ch);
+	for (i = 0; i < 3; i++)
+		poll_once();
+	CHECK(nb_done == 1, "unpack receive: %u done, want 1 (no GPU copy to wait for)",
+		nb_done);
+	CHECK(cuda_ch.head.next_ticket == cuda_before,
+		"unpack receive queued %" PRIu64 " gather copies, want 0",
+		cuda_ch.head.next_ticket - cuda_before);
+	CHECK(r0.unpack_n == 1 && m->mem[3][0].src_off == 8192 + 100 + NN_WIRE_LEN &&
+		m->mem[3][0].len == 4096 && m->mem[3][0].dst_off == 0,
+		"entries: %u, first {%u, %u, %" PRIu64 "}", r0.unpack_n,
+		m->mem[3][0].src_off, m->mem[3][0].len, m->mem[3][0].dst_off);
+	nn_unpack_publish(&r0);
+	CHECK(m->cnt[3] == 1, "published count %" PRIu64 ", want 1", m->cnt[3]);
+	CHECK(nb_released == 0, "the chunk went back before NCCL consumed it");
+	__atomic_store_n(&comm.unpack_consumed, 1, __ATOMIC_RELEASE);
+	poll_once();
+	CHECK(nb_released == 1 && released[0] == 7,
+		"after consumption: %u chunks released", nb_released);
+	nn_unpack_free(&comm);
+	CHECK(comm.unpack == NULL, "nn_unpack_free left the comm's pointer");
+}
+
 int
 main(void)
 {
 	test_chunk_read_by_both_channels();
 	test_channel_failure_fails_receive();
+	test_unpack_entries();
 	if (failures != 0) {
 		printf("test_nn_rx: %d failed checks\n", failures);
 		return 1;

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * NCCL's device-side unpack ([nccl] unpack = yes; NCCL_NET_DEVICE_UNPACK,
+ * version 0x7). Instead of gathering a receive's chunks into NCCL's buffer
+ * on a CUDA stream of our own, the stacks write one entry per chunk piece
+ * {offset in the payload region, length, offset in the receive buffer}
+ * into the comm's meta area, and NCCL's receive kernel copies them itself
+ * (GPUDirect-TCPX's way: no copy stream, no GPU operation of ours on the
+ * receive path). A receive's chunks go back to the NIC once NCCL says its
+ * kernel consumed it (irecvConsumed).
+ *
+ * Layout and protocol (NCCL 2.28's unpack_defs.h, checked in
+ * ../shared/notes): the meta area has 16 slots of 2048 entries and a count
+ * each; receive number k of a comm uses slot k % 16, a zero-byte one too;
+ * every entry and the count are written before test() reports the receive
+ * done; src_off is 32-bit from one bounce base per GPU (the payload
+ * region's start); dst_off is from the irecv's data pointer. The meta area
+ * is pinned host memory the GPU reads; the handle is device memory (the
+ * kernel writes head back), head starting at -1.
+ *
+ * Without CUDA (gpu_sim, the CI harness) both live in host memory: the
+ * harness plays NCCL's kernel through the simulator's CPU mapping.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_atomic.h>
+
+#include "nn_rt.h"
+
+struct nn_unpack {
+	struct nn_unpack_meta *meta;    /* as the CPU writes it */
+	bool cuda;                      /* meta and handle are CUDA memory */
+	void *handle_dev;               /* struct nn_unpack_handle, NCCL's view */
+	struct nn_unpack_handle host;   /* the handle itself without CUDA */
+};
+
+bool
+nn_unpack_available(const struct nn_rt *rt, const char **why)
+{
+	if (rt->region == NULL || rt->gpu_id == RTE_GPU_ID_NONE) {
+		*why = "the payload region is in host memory";
+		return false;
+	}
+	/* Every src_off is 32-bit from the region's start. */
+	if (dt_devmem_region_len(rt->region) > UINT32_MAX) {
+		*why = "the payload region is larger than 4 GiB";
+		return false;
+	}
+	return true;
+}
+
+int
+nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
+	struct nn_net_device_handle *dh)
+{
+	struct nn_unpack_handle uh;
+	struct nn_unpack *u;
+	void *meta_dev = NULL;
+	int rc;
+
+	/* Plain host memory: only NCCL's threads and the lcores touch it. */
+	u = calloc(1, sizeof(*u));
+	if (u == NULL)
+		return -ENOMEM;
+	u->cuda = rt->gpu_cuda;
+	if (u->cuda) {
+		rc = nn_cuda_host_alloc_mapped(sizeof(*u->meta),
+			(void **)&u->meta, &meta_dev);
+		if (rc != 0)
+			goto fail;
+		memset(u->meta, 0, sizeof(*u->meta));
+	} else {
+		u->meta = aligned_alloc(64, sizeof(*u->meta));
+		if (u->meta == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memset(u->meta, 0, sizeof(*u->meta));
+		meta_dev = u->meta;
+	}
+	uh.meta = meta_dev;
+	uh.bounce_buf = dt_devmem_region_base(rt->region);
+	/* NCCL's kernel increments it before it reads slot head % 16. */
+	uh.head = UINT64_MAX;
+	if (u->cuda) {
+		rc = nn_cuda_dev_copy_new(&uh, sizeof(uh), &u->handle_dev);
+		if (rc != 0)
+			goto fail;
+	} else {
+		u->host = uh;
+		u->handle_dev = &u->host;
+	}
+	dh->handle = u->handle_dev;
+	dh->size = sizeof(uh);
+	dh->needsProxyProgress = 1;
+	c->unpack = u;
+	return 0;
+fail:
+	if (u->cuda)
+		nn_cuda_host_free(u->meta);
+	else
+		free(u->meta);
+	free(u);
+	return rc;
+}
+
+void
+nn_unpack_free(struct nn_comm *c)
+{
+	struct nn_unpack *u = c->unpack;
+
+	if (u == NULL)
+		return;
+	if (u->cuda) {
+		nn_cuda_dev_free(u->handle_dev);
+		nn_cuda_host_free(u->meta);
+	} else {
+		free(u->meta);
+	}
+	free(u);
+	c->unpack = NULL;
+}
+
+int
+nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
+	uint64_t dst_off)
+{
+	struct nn_unpack *u = r->comm->unpack;
+	union nn_unpack_entry *e;
+	uint32_t i;
+
+	if (src_off + len > UINT32_MAX)
+		return -ERANGE;
+	/* Parts on several lcores add to one slot: each takes its index. */
+	i = __atomic_fetch_add(&r->unpack_n, 1, __ATOMIC_RELAXED);
+	if (i >= NN_UNPACK_ENTRIES)
+		return -ENOBUFS;
+	e = &u->meta->mem[r->uslot][i];
+	e->src_off = (uint32_t)src_off;
+	e->len = len;
+	e->dst_off = dst_off;
+	return 0;
+}
+
+void
+nn_unpack_publish(const struct nn_req *r)
+{
+	struct nn_unpack *u = r->comm->unpack;
+	uint32_t n = __atomic_load_n(&r->unpack_n, __ATOMIC_ACQUIRE);
+
+	/*
+	 * The entries were written by the lcores before their completions
+	 * reached this thread (ring release/acquire); the count goes last,
+	 * and NCCL's proxy tells the kernel only after test() returns.
+	 */
+	__atomic_store_n(&u->meta->cnt[r->uslot], (uint64_t)n, __ATOMIC_RELEASE);
+	rte_wmb();
+}
+
+const struct nn_unpack_meta *
+nn_unpack_meta(const struct nn_comm *c)
+{
+	return c->unpack != NULL ? c->unpack->meta : NULL;
+}
