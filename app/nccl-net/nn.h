@@ -144,6 +144,7 @@ struct nn_req {
 	struct nn_mr *mr;
 	uint64_t t_post;     /* NCCL side: timer cycles at isend/irecv */
 	bool stall_logged;   /* NCCL side: the stall report was given */
+	bool await_consume;  /* NCCL side, unpack: done, kept until irecvConsumed */
 	/* Filled by the lcores. */
 	struct nn_wire_msg hdr __rte_aligned(16); /* send: sent by reference on each flow */
 	uint64_t hdr_iova;

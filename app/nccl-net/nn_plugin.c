@@ -556,6 +556,7 @@ req_new(struct nn_comm *c)
 			r->parts_left = c->nparts;
 			r->t_post = rte_get_timer_cycles();
 			r->stall_logged = false;
+			r->await_consume = false;
 			return r;
 		}
 	}
@@ -899,11 +900,13 @@ nn_test(void *request, int *done, int *sizes)
 			sizes[0] = (int)(r->send ? r->size : r->rsize);
 		req_account(c, r);
 		__atomic_fetch_add(&nn_rt_get()->reqs_done, 1, __ATOMIC_RELAXED);
-		if (!r->send && c->unpack != NULL)
+		if (!r->send && c->unpack != NULL) {
 			/* Kept until irecvConsumed: its chunks wait for the kernel. */
 			nn_unpack_publish(r);
-		else
+			r->await_consume = true;
+		} else {
 			r->used = false;
+		}
 		*done = 1;
 		return nn_ncclSuccess;
 	}
@@ -931,11 +934,21 @@ nn_irecv_consumed(void *recv_comm, int n, void *request)
 	struct nn_comm *c = recv_comm;
 	struct nn_req *r = request;
 
+	unsigned int i;
+
 	if (c == NULL || r == NULL || c->unpack == NULL)
 		return nn_ncclSuccess;
 	if (r->seq + 1 > c->unpack_consumed)
 		__atomic_store_n(&c->unpack_consumed, r->seq + 1, __ATOMIC_RELEASE);
-	r->used = false;
+	/* In order: earlier receives NCCL did not name are consumed too. */
+	for (i = 0; i < NN_REQS; i++) {
+		struct nn_req *q = &c->reqs[i];
+
+		if (q->used && q->await_consume && q->seq <= r->seq) {
+			q->await_consume = false;
+			q->used = false;
+		}
+	}
 	return nn_ncclSuccess;
 }
 
