@@ -86,7 +86,16 @@ nn_config_default(struct nn_config *cfg)
 	cfg->txq_cap = 512;
 	cfg->retries = 15;
 	cfg->rto_max_ms = 60000;
-	cfg->keepalive_probes = 0;
+	/*
+	 * A peer that dies silently (a rank killed, a host gone) must fail
+	 * the comms that only receive from it too, in seconds, not hang NCCL:
+	 * 10 s idle, then 5 probes 2 s apart (lib/tcp's own default is
+	 * Linux's two hours).
+	 */
+	cfg->keepalive = true;
+	cfg->keepalive_idle_ms = 10000;
+	cfg->keepalive_intvl_ms = 2000;
+	cfg->keepalive_probes = 5;
 	cfg->flows = 4;                 /* as GPUDirect-TCPX's NSOCKS */
 	cfg->port_base = 47000;
 	cfg->ptr = NN_PTR_MODE_AUTO;

@@ -93,6 +93,10 @@ test_errors(void)
 	DT_CHECK_EQ(c.flows, 4);      /* default */
 	DT_CHECK_EQ(c.send_engine, NN_SEND_ENGINE_SHARED);
 	DT_CHECK(!c.cuda_batch);      /* default */
+	/* A silently dead peer fails receive-only comms in ~20 s by default. */
+	DT_CHECK(c.keepalive);
+	DT_CHECK_EQ(c.keepalive_idle_ms, 10000);
+	DT_CHECK_EQ(c.keepalive_probes, 5);
 }
 
 int
