@@ -44,6 +44,7 @@
 #define NN_FLOW_CHUNKS 4096      /* received chunks a flow holds (power of 2) */
 #define NN_FLOW_TXQ 1024         /* sends a flow has queued (power of 2) */
 #define NN_RELEASE_Q 65536       /* chunks waiting for their copy (power of 2) */
+#define NN_UREL_Q 16384          /* per unpack part: 8 receives x 2048 entries */
 #define NN_PIECE (256u * 1024u)  /* largest single dt_dp_send */
 #define NN_SLICE_ALIGN 4096u     /* slices are multiples of this */
 #define NN_MAX_LISTENERS 64
@@ -220,6 +221,13 @@ struct nn_part {
 	uint64_t head, tail;         /* [tail, head) posted, not finished here */
 	bool closing, attached, ready_sent, failed;
 	uint16_t flows_closed;
+	/*
+	 * Unpack: chunks NCCL's kernel may still read, in the part's own
+	 * queue (a stack-wide one would hold every other comm's chunks
+	 * behind one whose data the GPU has not consumed yet).
+	 */
+	struct nn_release *urel;     /* NN_UREL_Q entries, or NULL */
+	uint32_t urel_h, urel_t;
 };
 
 /* A send or receive comm. */
@@ -384,6 +392,8 @@ void nn_rx_part_progress(struct nn_part *p);
 void nn_release_progress(struct nn_stack *s);
 /** A part goes away: its chunks no longer wait for NCCL's kernel. */
 void nn_release_forget(struct nn_stack *s, const struct nn_comm *c);
+/** A part goes away: its unpack queue moves to the stack's. */
+void nn_urel_flush(struct nn_stack *s, struct nn_part *p);
 /** Stopping: queued copies go out, chunks go back as their copies land (not past a stopped channel). */
 void nn_rx_drain(struct nn_stack *s);
 void nn_rx_flush(struct nn_stack *s);

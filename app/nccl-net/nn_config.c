@@ -26,6 +26,7 @@ struct nn_key {
 
 static const char *const ptr_names[] = {"auto", "host", "cuda", NULL};
 static const char *const send_engine_names[] = {"shared", "per_buffer", NULL};
+static const char *const unpack_names[] = {"no", "yes", "harness", NULL};
 
 #define K(s, n, t, f, w, lo, hi, nm) \
 	{ s, n, t, offsetof(struct nn_config, f), w, lo, hi, nm }
@@ -61,7 +62,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "ptr", NK_ENUM, ptr, 0, 0, 0, ptr_names),
 	K("nccl", "send_engine", NK_ENUM, send_engine, 0, 0, 0, send_engine_names),
 	K("nccl", "cuda_batch", NK_BOOL, cuda_batch, 0, 0, 0, NULL),
-	K("nccl", "unpack", NK_BOOL, unpack, 0, 0, 0, NULL),
+	K("nccl", "unpack", NK_ENUM, unpack, 0, 0, 0, unpack_names),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),

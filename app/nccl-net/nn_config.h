@@ -19,9 +19,11 @@
  *    send_engine = shared | per_buffer (CUDA send buffers: one copy
  *    engine for all, or one each), cuda_batch = yes | no (default no:
  *    CUDA copies one call each, not cuMemcpyBatchAsync, which faulted in
- *    NCCL's processes on the H200 with several stacks), unpack = yes | no
- *    (default no: NCCL's kernel copies received chunks out of the payload
- *    region, NCCL_NET_DEVICE_UNPACK; needs NCCL_PROTO=Simple),
+ *    NCCL's processes on the H200 with several stacks), unpack = no | yes |
+ *    harness (default no; yes: NCCL's kernel copies received chunks out of
+ *    the payload region, NCCL_NET_DEVICE_UNPACK, CUDA regions only, needs
+ *    NCCL_PROTO=Simple; harness: on gpu_sim too, for a test harness that
+ *    plays NCCL's kernel: a real NCCL would get host pointers),
  *    connect_timeout (ms), stall_report (ms; 0 off), pci_path = auto | none | /sys path (what NCCL's
  *    topology is told; auto: the PCI NIC, the Linux interface's device, or
  *    for a vdev the GPU the payload lands in).
@@ -52,6 +54,13 @@ enum nn_send_engine {
 	NN_SEND_ENGINE_PER_BUFFER,
 };
 
+/** NCCL's device-side unpack: off, on a CUDA region, or on any (a harness playing NCCL's kernel). */
+enum nn_unpack_mode {
+	NN_UNPACK_NO,
+	NN_UNPACK_YES,
+	NN_UNPACK_HARNESS,
+};
+
 struct nn_config {
 	char path[256];
 	char eal[NN_EAL_MAX];
@@ -72,7 +81,7 @@ struct nn_config {
 	enum nn_ptr_mode ptr;
 	enum nn_send_engine send_engine;
 	bool cuda_batch;             /* CUDA copies through cuMemcpyBatchAsync */
-	bool unpack;                 /* offer NCCL's device-side unpack */
+	enum nn_unpack_mode unpack;  /* offer NCCL's device-side unpack */
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	char pci_path[256];

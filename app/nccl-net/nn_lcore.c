@@ -104,8 +104,11 @@ part_free(struct nn_stack *s, struct nn_part *p)
 		}
 	for (i = 0; i < p->nflows; i++)
 		flow_free(p->flows[i]);
-	if (p->comm->unpack != NULL)
+	if (p->comm->unpack != NULL) {
+		nn_urel_flush(s, p);
 		nn_release_forget(s, p->comm);
+	}
+	rte_free(p->urel);
 	nn_comm_unref(p->comm);
 	rte_free(p);
 }

@@ -196,6 +196,13 @@ part_new(struct nn_comm *c, struct nn_stack *s, uint16_t pidx)
 	p->comm = c;
 	p->s = s;
 	p->pidx = pidx;
+	if (c->unpack != NULL) {
+		p->urel = rte_zmalloc("nn_urel", NN_UREL_Q * sizeof(*p->urel),
+			RTE_CACHE_LINE_SIZE);
+		if (p->urel == NULL)
+			NN_WARN("no unpack release queue for a part (%s): its chunks "
+				"wait in the stack's", rte_strerror(rte_errno));
+	}
 	c->parts[pidx] = p;
 	c->refs++;
 	return p;
@@ -212,6 +219,7 @@ comm_drop(struct nn_comm *c)
 			continue;
 		for (j = 0; j < c->parts[i]->nflows; j++)
 			rte_free(c->parts[i]->flows[j]);
+		rte_free(c->parts[i]->urel);
 		rte_free(c->parts[i]);
 	}
 	nn_unpack_free(c);
@@ -415,15 +423,10 @@ accept_build(struct nn_rt *rt, struct nn_listener *l, int slot,
 	c = comm_new(rt, false, nflows, nparts);
 	if (c == NULL)
 		return NULL;
-	for (j = 0; j < nparts; j++)
-		if (part_new(c, st[j], j) == NULL) {
-			comm_drop(c);
-			return NULL;
-		}
 	/*
 	 * NCCL hands a device handle to the receive side of each connection
 	 * it will unpack (none for its bootstrap): set up before the parts
-	 * see a byte.
+	 * see a byte. On failure the flows, still the stacks', are aborted.
 	 */
 	if (rt->unpack && dh != NULL && dh->netDeviceType == NN_NET_DEVICE_UNPACK) {
 		int rc = nn_unpack_open(rt, c, dh);
@@ -431,10 +434,17 @@ accept_build(struct nn_rt *rt, struct nn_listener *l, int slot,
 		if (rc != 0) {
 			NN_WARN("accept: no device-side unpack for the new comm: %s",
 				strerror(-rc));
+			for (i = 0; i < nflows; i++)
+				cmd(fl[i]->s, NN_CMD_ABORT_FLOW, 0, fl[i]);
 			comm_drop(c);
 			return NULL;
 		}
 	}
+	for (j = 0; j < nparts; j++)
+		if (part_new(c, st[j], j) == NULL) {
+			comm_drop(c);
+			return NULL;
+		}
 	for (i = 0; i < nflows; i++)
 		for (j = 0; j < nparts; j++)
 			if (st[j] == fl[i]->s) {
@@ -461,6 +471,7 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 	*recv_comm = NULL;
 	if (rt == NULL)
 		return nn_ncclInternalError;
+	nn_unpack_gc(rt);
 	while (rte_ring_sc_dequeue_elem(l->cq, &m, sizeof(m)) == 0) {
 		if (m.type != NN_EV_HELLO)
 			continue;
@@ -957,6 +968,7 @@ nn_close_comm(void *comm)
 {
 	if (comm != NULL)
 		comm_close(comm);
+	nn_unpack_gc(nn_rt_get());
 	return nn_ncclSuccess;
 }
 

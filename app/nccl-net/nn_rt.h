@@ -27,6 +27,7 @@ struct nn_rt {
 	int16_t gpu_id;              /* RTE_GPU_ID_NONE: host region */
 	bool gpu_cuda;               /* the region is on a gpu_cuda device */
 	bool unpack;                 /* NCCL's device-side unpack offered */
+	struct rte_ring *unpack_gc;  /* unpack areas to free on NCCL's threads */
 	int cuda_ordinal;            /* CUDA device of the region, or -1 */
 	struct rte_mempool *hdr_pool, *shell_pool;
 	struct rte_mempool *host_pool;   /* steered mode's queue 0 (stacks > 1) */
@@ -126,8 +127,10 @@ bool nn_unpack_available(const struct nn_rt *rt, const char **why);
 /** Meta area and device handle for receive comm @p c, filled into @p dh; 0 or -errno. */
 int nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
 	struct nn_net_device_handle *dh);
-/** Free what nn_unpack_open() made (the comm's last reference). */
+/** Free what nn_unpack_open() made (the comm's last reference; an lcore defers CUDA frees). */
 void nn_unpack_free(struct nn_comm *c);
+/** NCCL's threads: free what lcores deferred. */
+void nn_unpack_gc(struct nn_rt *rt);
 /** An entry of receive @p r: 0, -ENOBUFS (slot full) or -ERANGE. Any lcore. */
 int nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
 	uint64_t dst_off);

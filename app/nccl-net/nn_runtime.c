@@ -473,10 +473,14 @@ describe_port(struct nn_rt *rt)
 	if (rt->cfg.ptr == NN_PTR_MODE_CUDA ||
 			(rt->cfg.ptr == NN_PTR_MODE_AUTO && rt->gpu_cuda))
 		rt->ptr_support |= NN_PTR_CUDA;
-	if (rt->cfg.unpack) {
+	if (rt->cfg.unpack != NN_UNPACK_NO) {
 		const char *why = NULL;
 
 		rt->unpack = nn_unpack_available(rt, &why);
+		/* CUDA frees of a comm an lcore dropped: NCCL's threads do them. */
+		if (rt->unpack && rt->unpack_gc == NULL)
+			rt->unpack_gc = rte_ring_create("nn_unpack_gc", 1024,
+				SOCKET_ID_ANY, RING_F_SC_DEQ);
 		if (!rt->unpack)
 			NN_WARN("%s: unpack = yes, but %s: NCCL gets no device-side unpack",
 				rt->cfg.path, why);
@@ -652,6 +656,7 @@ nn_rt_shutdown(void)
 	for (i = 0; i < rt->nb_stacks; i++)
 		rt->stacks[i]->running = false;
 	rte_eal_mp_wait_lcore();
+	nn_unpack_gc(rt);
 	for (i = 0; i < rt->nb_stacks; i++)
 		dt_dp_stack_destroy(rt->stacks[i]->st);
 #ifdef NN_HAVE_CUDA

@@ -64,12 +64,34 @@ push_release(struct nn_stack *s, uint64_t token, uint64_t t_region,
 	e->useq = useq;
 }
 
+/* Unpack: the chunk waits in its part's own queue (full: the stack's). */
+static bool
+push_urel(struct nn_part *p, uint64_t token, uint64_t t_region,
+	uint64_t t_cuda, uint64_t useq)
+{
+	struct nn_release *e;
+
+	if (p->urel == NULL || p->urel_t - p->urel_h == NN_UREL_Q)
+		return false;
+	e = &p->urel[p->urel_t++ % NN_UREL_Q];
+	e->token = token;
+	e->t_region = t_region;
+	e->t_cuda = t_cuda;
+	e->uc = p->comm;
+	e->useq = useq;
+	return true;
+}
+
 /* The head chunk of @p f is consumed: free it once its copies read it. */
 static void
 release_head(struct nn_flow *f)
 {
-	push_release(f->s, f->q[f->qh % NN_FLOW_CHUNKS].token, f->q_tregion,
-		f->q_tcuda, f->q_uc, f->q_useq);
+	uint64_t token = f->q[f->qh % NN_FLOW_CHUNKS].token;
+
+	if (f->q_uc == NULL || f->part == NULL ||
+			!push_urel(f->part, token, f->q_tregion, f->q_tcuda, f->q_useq))
+		push_release(f->s, token, f->q_tregion, f->q_tcuda, f->q_uc,
+			f->q_useq);
 	f->qh++;
 	f->qoff = 0;
 	f->q_tregion = 0;
@@ -96,22 +118,50 @@ nn_release_forget(struct nn_stack *s, const struct nn_comm *c)
 			s->rel[i % NN_RELEASE_Q].uc = NULL;
 }
 
+/* Whether entry @p e may go back: its copies landed, NCCL consumed it. */
+static inline bool
+release_ready(struct nn_stack *s, const struct nn_release *e, bool closing)
+{
+	if ((e->t_region != 0 && dt_copy_completed(s->ch) < e->t_region) ||
+			(e->t_cuda != 0 && dt_copy_completed(s->cuda_ch) < e->t_cuda))
+		return false;
+	return e->uc == NULL || closing ||
+		__atomic_load_n(&e->uc->unpack_consumed, __ATOMIC_ACQUIRE) > e->useq;
+}
+
+/* A part's unpack queue, in order (NCCL consumes a comm's receives in order). */
+static void
+urel_progress(struct nn_stack *s, struct nn_part *p)
+{
+	while (p->urel_h != p->urel_t &&
+			release_ready(s, &p->urel[p->urel_h % NN_UREL_Q], p->closing)) {
+		dt_dp_release(s->st, p->urel[p->urel_h % NN_UREL_Q].token);
+		p->urel_h++;
+	}
+}
+
+void
+nn_urel_flush(struct nn_stack *s, struct nn_part *p)
+{
+	/* The part goes away: what is left waits for its copies only. */
+	for (; p->urel != NULL && p->urel_h != p->urel_t; p->urel_h++) {
+		struct nn_release *e = &p->urel[p->urel_h % NN_UREL_Q];
+
+		push_release(s, e->token, e->t_region, e->t_cuda, NULL, 0);
+	}
+}
+
 void
 nn_release_progress(struct nn_stack *s)
 {
-	while (s->rel_h != s->rel_t) {
-		struct nn_release *e = &s->rel[s->rel_h % NN_RELEASE_Q];
+	uint16_t i;
 
-		if ((e->t_region != 0 &&
-				dt_copy_completed(s->ch) < e->t_region) ||
-				(e->t_cuda != 0 &&
-				 dt_copy_completed(s->cuda_ch) < e->t_cuda))
-			return;
-		/* Unpack: NCCL's kernel reads the chunk until NCCL says so. */
-		if (e->uc != NULL && __atomic_load_n(&e->uc->unpack_consumed,
-				__ATOMIC_ACQUIRE) <= e->useq)
-			return;
-		dt_dp_release(s->st, e->token);
+	for (i = 0; i < s->nb_parts; i++)
+		if (s->parts[i]->urel != NULL)
+			urel_progress(s, s->parts[i]);
+	while (s->rel_h != s->rel_t &&
+			release_ready(s, &s->rel[s->rel_h % NN_RELEASE_Q], false)) {
+		dt_dp_release(s->st, s->rel[s->rel_h % NN_RELEASE_Q].token);
 		s->rel_h++;
 	}
 }
@@ -528,17 +578,35 @@ nn_rx_progress(struct nn_flow *f)
 void
 nn_rx_drain(struct nn_stack *s)
 {
-	uint32_t i;
+	uint64_t hz = rte_get_timer_hz(), last = rte_get_timer_cycles();
+	uint32_t i, h = s->rel_h;
 
 	nn_rx_flush(s);
 	/* Stopping: NCCL's kernel reads no chunk any more. */
+	for (i = 0; i < s->nb_parts; i++)
+		nn_urel_flush(s, s->parts[i]);
 	for (i = s->rel_h; i != s->rel_t; i++)
 		s->rel[i % NN_RELEASE_Q].uc = NULL;
 	while (s->rel_h != s->rel_t) {
 		nn_release_progress(s);
-		/* What waits on a stopped channel never lands: leave it. */
-		if (s->rel_h != s->rel_t && copy_failed(s))
+		if (s->rel_h != h) {
+			h = s->rel_h;
+			last = rte_get_timer_cycles();
+		}
+		/*
+		 * What waits on a stopped channel, or on copies an engine
+		 * refused, never lands: after a second without progress the
+		 * chunks are left (not handed back while a copy may read them)
+		 * and the queue emptied, so that a later run starts clean.
+		 */
+		if (s->rel_h != s->rel_t && (copy_failed(s) ||
+				rte_get_timer_cycles() - last > hz)) {
+			NN_WARN("stack %u: %u received chunks wait for copies that "
+				"will not complete: left out of the pool", s->idx,
+				s->rel_t - s->rel_h);
+			s->rel_h = s->rel_t;
 			break;
+		}
 	}
 }
 

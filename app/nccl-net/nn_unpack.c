@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include <rte_atomic.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
 
 #include "nn_rt.h"
 
@@ -41,6 +43,11 @@ nn_unpack_available(const struct nn_rt *rt, const char **why)
 {
 	if (rt->region == NULL || rt->gpu_id == RTE_GPU_ID_NONE) {
 		*why = "the payload region is in host memory";
+		return false;
+	}
+	/* NCCL's kernel dereferences what it gets: only CUDA memory will do. */
+	if (!rt->gpu_cuda && rt->cfg.unpack != NN_UNPACK_HARNESS) {
+		*why = "the payload region is not on a CUDA GPU (unpack = harness is for test harnesses)";
 		return false;
 	}
 	/* Every src_off is 32-bit from the region's start. */
@@ -106,13 +113,9 @@ fail:
 	return rc;
 }
 
-void
-nn_unpack_free(struct nn_comm *c)
+static void
+unpack_destroy(struct nn_unpack *u)
 {
-	struct nn_unpack *u = c->unpack;
-
-	if (u == NULL)
-		return;
 	if (u->cuda) {
 		nn_cuda_dev_free(u->handle_dev);
 		nn_cuda_host_free(u->meta);
@@ -120,7 +123,45 @@ nn_unpack_free(struct nn_comm *c)
 		free(u->meta);
 	}
 	free(u);
+}
+
+/* A stack's lcore (an EAL worker), as opposed to one of NCCL's threads. */
+static bool
+on_stack_lcore(void)
+{
+	unsigned int lc = rte_lcore_id();
+
+	return lc != LCORE_ID_ANY && lc != rte_get_main_lcore();
+}
+
+void
+nn_unpack_free(struct nn_comm *c)
+{
+	struct nn_unpack *u = c->unpack;
+	struct nn_rt *rt = nn_rt_get();
+
+	if (u == NULL)
+		return;
 	c->unpack = NULL;
+	/*
+	 * cuMemFree may wait for the whole GPU, where NCCL's kernel may wait
+	 * for this very lcore: the lcore hands CUDA memory to NCCL's threads.
+	 */
+	if (u->cuda && on_stack_lcore() && rt != NULL && rt->unpack_gc != NULL &&
+			rte_ring_mp_enqueue(rt->unpack_gc, u) == 0)
+		return;
+	unpack_destroy(u);
+}
+
+void
+nn_unpack_gc(struct nn_rt *rt)
+{
+	void *u;
+
+	if (rt == NULL || rt->unpack_gc == NULL)
+		return;
+	while (rte_ring_sc_dequeue(rt->unpack_gc, &u) == 0)
+		unpack_destroy(u);
 }
 
 int

@@ -9,7 +9,8 @@
  *
  * usage: nccl_harness PLUGIN CASE [VERSION]
  *   CASE: sizes | sizes-dev | sizes-unpack (NCCL_HARNESS_UNPACK=1: the harness
- *         plays NCCL's unpack kernel) | many | bidir | trunc | close | kill | loss |
+ *         plays NCCL's unpack kernel) | pipe (NCCL's 8-deep pipeline) | many |
+ *         bidir | trunc | close | kill | loss |
  *         refused | stall | pattern (NCCL's request pattern; figures, and with
  *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
  *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
@@ -78,6 +79,12 @@ struct unpack_state {
 	struct unpack_req reqs[UNPACK_REQS];
 	struct unpack_buf bufs[UNPACK_BUFS];
 	uint64_t entries, bytes; /* what the harness unpacked */
+	/*
+	 * NCCL_HARNESS_UNPACK_LAG=k: irecvConsumed comes k receives late, as
+	 * NCCL's kernel consumes a step while later ones are in flight.
+	 */
+	unsigned int lag, nlate;
+	void *late_comm[16], *late_req[16];
 };
 
 /* The plugin through one table, whatever version was taken. */
@@ -365,6 +372,25 @@ unpack_run(struct net *n, struct unpack_req *ur)
 	return nn_ncclSuccess;
 }
 
+/* irecvConsumed for the oldest receives until at most @p keep wait. */
+static nn_result_t
+unpack_consume_late(struct net *n, unsigned int keep)
+{
+	struct unpack_state *u = n->up;
+	nn_result_t rc = nn_ncclSuccess;
+	unsigned int i;
+
+	while (u->nlate > keep && rc == nn_ncclSuccess) {
+		rc = p_consumed(n, u->late_comm[0], u->late_req[0]);
+		for (i = 1; i < u->nlate; i++) {
+			u->late_comm[i - 1] = u->late_comm[i];
+			u->late_req[i - 1] = u->late_req[i];
+		}
+		u->nlate--;
+	}
+	return rc;
+}
+
 static nn_result_t
 p_test(struct net *n, void *req, int *done, int *size)
 {
@@ -377,10 +403,15 @@ p_test(struct net *n, void *req, int *done, int *size)
 		return rc;
 	for (i = 0; i < UNPACK_REQS; i++)
 		if (n->up->reqs[i].req == req) {
-			rc = unpack_run(n, &n->up->reqs[i]);
-			if (rc == nn_ncclSuccess)
-				rc = p_consumed(n, n->up->reqs[i].comm, req);
-			n->up->reqs[i].req = NULL;
+			struct unpack_state *u = n->up;
+
+			rc = unpack_run(n, &u->reqs[i]);
+			u->reqs[i].req = NULL;
+			if (rc != nn_ncclSuccess)
+				break;
+			u->late_comm[u->nlate] = u->reqs[i].comm;
+			u->late_req[u->nlate++] = req;
+			rc = unpack_consume_late(n, u->lag);
 			break;
 		}
 	return rc;
@@ -1377,6 +1408,59 @@ case_finalize(struct side *s)
 }
 
 
+/*
+ * NCCL's pipeline: 8 receives in flight per direction (NCCL_STEPS), each
+ * slot reposted once its message was checked, 40 messages of mixed sizes
+ * (zero bytes to 3 MiB + 5) both ways. In unpack mode the slots of the
+ * comm's meta area wrap (40 > 16) and consumption lags (UNPACK_LAG).
+ */
+static void
+case_pipe(struct side *s)
+{
+	static const size_t sz[] = { 0, 1, 4096, 65537, 1 * MIB, 3 * MIB + 5,
+		12345, 2 * MIB };
+	enum { SLOTS = 8, MSGS = 40 };
+	const unsigned int nsz = sizeof(sz) / sizeof(sz[0]);
+	struct buf sb[SLOTS], rb[SLOTS];
+	void *sr[SLOTS], *rr[SLOTS];
+	int m, k, got;
+
+	for (k = 0; k < SLOTS; k++) {
+		buf_new(s, &sb[k], 4 * MIB, true, s->scomm);
+		buf_new(s, &rb[k], 4 * MIB, true, s->rcomm);
+	}
+	for (m = 0; m < SLOTS; m++)
+		post_recv(s, s->rcomm, &rb[m], 4 * MIB, m, &rr[m]);
+	barrier(s);
+	for (m = 0; m < SLOTS; m++) {
+		fill(&sb[m], sz[m % nsz], (uint32_t)(m + s->role * 1000));
+		post_send(s, s->scomm, &sb[m], sz[m % nsz], m, &sr[m]);
+	}
+	for (m = 0; m < MSGS; m++) {
+		k = m % SLOTS;
+		if (wait_req(s, rr[k], &got) != nn_ncclSuccess ||
+				got != (int)sz[m % nsz])
+			FAIL(s, "pipe: message %d: receive failed or wrong size (%d, "
+				"want %zu)", m, got, sz[m % nsz]);
+		check(s, &rb[k], sz[m % nsz], (uint32_t)(m + (1 - s->role) * 1000),
+			"pipelined message");
+		if (wait_req(s, sr[k], NULL) != nn_ncclSuccess)
+			FAIL(s, "pipe: message %d: send failed", m);
+		if (m + SLOTS >= MSGS)
+			continue;
+		post_recv(s, s->rcomm, &rb[k], 4 * MIB, m + SLOTS, &rr[k]);
+		fill(&sb[k], sz[(m + SLOTS) % nsz], (uint32_t)(m + SLOTS + s->role * 1000));
+		post_send(s, s->scomm, &sb[k], sz[(m + SLOTS) % nsz], m + SLOTS, &sr[k]);
+	}
+	barrier(s);
+	for (k = 0; k < SLOTS; k++) {
+		buf_free(s, &sb[k], s->scomm);
+		buf_free(s, &rb[k], s->rcomm);
+	}
+	printf("%s: %d messages both ways, %d in flight, checked\n", s->name,
+		MSGS, SLOTS);
+}
+
 /* NCCL_HARNESS_UNPACK=1: the plugin must offer unpack; the harness plays NCCL's kernel. */
 static void
 unpack_start(struct side *s, const struct nn_props_v11 *p)
@@ -1393,6 +1477,9 @@ unpack_start(struct side *s, const struct nn_props_v11 *p)
 	if (region_cpu == NULL || (up.region_cpu = region_cpu()) == NULL)
 		FAIL(s, "unpack: no CPU view of the payload region");
 	up.on = true;
+	if (getenv("NCCL_HARNESS_UNPACK_LAG") != NULL)
+		up.lag = (unsigned int)RTE_MIN(strtoul(getenv("NCCL_HARNESS_UNPACK_LAG"),
+			NULL, 0), 15ul);
 	s->net.up = &up;
 }
 
@@ -1402,6 +1489,8 @@ unpack_report(struct side *s)
 {
 	if (s->net.up == NULL)
 		return;
+	if (unpack_consume_late(&s->net, 0) != nn_ncclSuccess)
+		FAIL(s, "unpack: irecvConsumed failed");
 	printf("%s: unpacked %" PRIu64 " entries, %" PRIu64 " bytes (NCCL's kernel, played)\n",
 		s->name, s->net.up->entries, s->net.up->bytes);
 	if (s->net.up->entries == 0 || s->net.up->bytes == 0)
@@ -1468,6 +1557,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_stall(&s);
 	else if (strcmp(cas, "finalize") == 0)
 		case_finalize(&s);
+	else if (strcmp(cas, "pipe") == 0)
+		case_pipe(&s);
 	else if (strcmp(cas, "sizes-unpack") == 0) {
 		/* NCCL posts at most 4 MiB per receive in unpack mode. */
 		case_sizes(&s, true, true, 2 * MIB);

@@ -88,7 +88,7 @@ flows = 4
 port_base = 47000
 connect_timeout = 20000
 stall_report = ${NCCL_HARNESS_STALL_MS:-10000}
-unpack = $([ -n "${NCCL_HARNESS_UNPACK:-}" ] && echo yes || echo no)
+unpack = $([ -n "${NCCL_HARNESS_UNPACK:-}" ] && echo harness || echo no)
 INI
 }
 lcores_conf=""

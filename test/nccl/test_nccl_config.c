@@ -80,6 +80,10 @@ test_errors(void)
 	DT_CHECK(strstr(err, "cuda_batch") != NULL);
 	DT_CHECK(load_text("[nccl]\ncuda_batch = yes\n", &c, err, sizeof(err)) == 0);
 	DT_CHECK(c.cuda_batch);
+	DT_CHECK(load_text("[nccl]\nunpack = maybe\n", &c, err, sizeof(err)) != 0);
+	DT_CHECK(strstr(err, "no, yes or harness") != NULL);
+	DT_CHECK(load_text("[nccl]\nunpack = harness\n", &c, err, sizeof(err)) == 0);
+	DT_CHECK_EQ(c.unpack, NN_UNPACK_HARNESS);
 	err[0] = '\0';
 	DT_CHECK(load_text("[nccl]\nsend_engine = per_buffer\n", &c, err,
 		sizeof(err)) == 0);

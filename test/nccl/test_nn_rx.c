@@ -92,6 +92,12 @@ nn_req_part_done(struct nn_part *p, struct nn_req *r)
 }
 
 /* What nn_unpack.c calls: a host-memory "region" (nn_cuda.c's no-CUDA stubs). */
+struct nn_rt *
+nn_rt_get(void)
+{
+	return NULL;
+}
+
 static uint8_t dev[2][8192];
 
 void *
@@ -370,6 +376,7 @@ test_unpack_entries(void)
 	memset(&rt, 0, sizeof(rt));
 	rt.region = (struct dt_devmem_region *)&rt;  /* stubs ignore it */
 	rt.gpu_id = 0;
+	rt.cfg.unpack = NN_UNPACK_HARNESS;
 	CHECK(nn_unpack_open(&rt, &comm, &dh) == 0, "nn_unpack_open failed");
 	if (comm.unpack == NULL)
 		return;
@@ -410,12 +417,103 @@ test_unpack_entries(void)
 	CHECK(comm.unpack == NULL, "nn_unpack_free left the comm's pointer");
 }
 
+/*
+ * Two unpack comms on one stack: comm A's chunk waits for NCCL to consume
+ * it, comm B's was consumed. B's must go back at once: a stack-wide queue
+ * held it behind A's (and a reduce over two peers needs B's window open
+ * to make A's receive consumable: a deadlock).
+ */
+static void
+test_unpack_comms_independent(void)
+{
+	static struct nn_comm comm2;
+	static struct nn_part part2;
+	static struct nn_flow flow2;
+	static struct nn_req ra, rb;
+	struct nn_net_device_handle dh = {
+		.netDeviceType = NN_NET_DEVICE_UNPACK,
+		.netDeviceVersion = NN_NET_UNPACK_VERSION,
+	};
+	struct nn_net_device_handle dh2 = dh;
+	static struct nn_release urel_a[NN_UREL_Q], urel_b[NN_UREL_Q];
+	struct nn_rt rt;
+	int i;
+
+	setup();
+	memset(&comm2, 0, sizeof(comm2));
+	memset(&part2, 0, sizeof(part2));
+	memset(&flow2, 0, sizeof(flow2));
+	memset(&rt, 0, sizeof(rt));
+	rt.region = (struct dt_devmem_region *)&rt;
+	rt.gpu_id = 0;
+	rt.cfg.unpack = NN_UNPACK_HARNESS;
+	CHECK(nn_unpack_open(&rt, &comm, &dh) == 0 &&
+		nn_unpack_open(&rt, &comm2, &dh2) == 0, "nn_unpack_open failed");
+	if (comm.unpack == NULL || comm2.unpack == NULL)
+		return;
+	comm2.nflows = 1;
+	part2 = part;
+	part2.comm = &comm2;
+	part2.flows[0] = &flow2;
+	part2.head = part2.tail = 0;
+	flow2 = flow;
+	flow2.part = &part2;
+	part.urel = urel_a;
+	part2.urel = urel_b;
+	stack.parts[0] = &part;
+	stack.parts[1] = &part2;
+	stack.nb_parts = 2;
+
+	put_hdr(&dev[0][0], 1024);
+	put_hdr(&dev[1][0], 1024);
+	post_recv(&ra, dst0, 1024);
+	ra.seq = 0;
+	rb.comm = &comm2;
+	rb.data = (uintptr_t)dst1;
+	rb.size = 1024;
+	rb.mr = &mr_cuda;
+	rb.seq = 0;
+	part2.fifo[0] = &rb;
+	part2.head = 1;
+	deliver(&dev[0][0], NN_WIRE_LEN + 1024, 21);
+	{
+		struct dt_dp_chunk c = {
+			.addr = &dev[1][0], .len = NN_WIRE_LEN + 1024,
+			.kind = DT_DP_CHUNK_DEVICE, .token = 22, .offset = 8192,
+		};
+
+		nn_rx_chunk(&flow2, &c);
+	}
+	/* A's chunk is queued first. */
+	for (i = 0; i < 4; i++) {
+		nn_rx_part_progress(&part);
+		nn_rx_part_progress(&part2);
+		nn_rx_flush(&stack);
+		nn_release_progress(&stack);
+		gated_finish(&region_ch);
+	}
+	CHECK(nb_done == 2, "%u of 2 receives done", nb_done);
+	/* B consumed, A not. */
+	__atomic_store_n(&comm2.unpack_consumed, 1, __ATOMIC_RELEASE);
+	poll_once();
+	CHECK(nb_released == 1 && released[0] == 22,
+		"B's chunk: %u released (first %" PRIu64 "), want 1 (22) while A's waits",
+		nb_released, nb_released ? released[0] : 0);
+	__atomic_store_n(&comm.unpack_consumed, 1, __ATOMIC_RELEASE);
+	poll_once();
+	CHECK(nb_released == 2, "after A's consumption: %u released", nb_released);
+	stack.nb_parts = 0;
+	nn_unpack_free(&comm);
+	nn_unpack_free(&comm2);
+}
+
 int
 main(void)
 {
 	test_chunk_read_by_both_channels();
 	test_channel_failure_fails_receive();
 	test_unpack_entries();
+	test_unpack_comms_independent();
 	if (failures != 0) {
 		printf("test_nn_rx: %d failed checks\n", failures);
 		return 1;
