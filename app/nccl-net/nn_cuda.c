@@ -89,6 +89,7 @@ struct nn_cu_api {
 	PFN_cuCtxGetDevice_v2000 ctx_get_device;
 	PFN_cuDeviceGetPCIBusId_v4010 device_pci;
 	PFN_cuDevicePrimaryCtxRetain_v7000 primary_retain;
+	PFN_cuDevicePrimaryCtxRelease_v11000 primary_release;  /* optional */
 	PFN_cuStreamCreate_v2000 stream_create;
 	PFN_cuStreamDestroy_v4000 stream_destroy;
 	PFN_cuStreamSynchronize_v2000 stream_sync;
@@ -129,6 +130,7 @@ static const struct nn_cu_sym nn_cu_syms[] = {
 	CU_SYM(ctx_get_device, "cuCtxGetDevice", 2000, false),
 	CU_SYM(device_pci, "cuDeviceGetPCIBusId", 4010, false),
 	CU_SYM(primary_retain, "cuDevicePrimaryCtxRetain", 7000, false),
+	CU_SYM(primary_release, "cuDevicePrimaryCtxRelease", 11000, true),
 	CU_SYM(stream_create, "cuStreamCreate", 2000, false),
 	CU_SYM(stream_destroy, "cuStreamDestroy", 4000, false),
 	CU_SYM(stream_sync, "cuStreamSynchronize", 2000, false),
@@ -609,6 +611,11 @@ nn_cu_submit(struct dt_copy_chan *c, const struct dt_copy_op *ops, uint16_t n,
 static void
 nn_cu_destroy(struct dt_copy_engine *ce)
 {
+	struct nn_cu_engine *e = (struct nn_cu_engine *)ce;
+
+	/* The retain of nn_cuda_engine_create(): NCCL's own keeps it alive. */
+	if (nn_cu.primary_release != NULL)
+		nn_cu.primary_release(e->dev);
 	rte_free(ce);
 }
 

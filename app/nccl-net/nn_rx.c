@@ -575,6 +575,21 @@ nn_rx_progress(struct nn_flow *f)
 	}
 }
 
+/*
+ * A flow waiting for its header copy when the lcore stops: the copy
+ * landed (the drain waited for the channel), or it never will and the
+ * flow's stream position is lost.
+ */
+static void
+wire_forget(struct nn_flow *f)
+{
+	if (f->wire_ch == NULL)
+		return;
+	if (dt_copy_completed(f->wire_ch) < f->wire_ticket)
+		f->dead = true;
+	f->wire_ch = NULL;
+}
+
 void
 nn_rx_drain(struct nn_stack *s)
 {
@@ -608,6 +623,15 @@ nn_rx_drain(struct nn_stack *s)
 			break;
 		}
 	}
+	/* The channels close after this: no flow may keep waiting on one. */
+	for (i = 0; i < s->nb_parts; i++) {
+		uint16_t j;
+
+		for (j = 0; j < s->parts[i]->nflows; j++)
+			wire_forget(s->parts[i]->flows[j]);
+	}
+	for (i = 0; i < s->nb_loose; i++)
+		wire_forget(s->loose[i]);
 }
 
 /* Where a receive's time went (the finalize report). */
