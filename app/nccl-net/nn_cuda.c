@@ -48,16 +48,6 @@ nn_cuda_host_free(void *h)
 {
 }
 
-int
-nn_cuda_dev_copy_new(const void *src, size_t len, void **d)
-{
-	return -ENOTSUP;
-}
-
-void
-nn_cuda_dev_free(void *d)
-{
-}
 
 struct dt_copy_engine *
 nn_cuda_engine_create(void *base, size_t len, int ordinal)
@@ -107,9 +97,6 @@ struct nn_cu_api {
 	PFN_cuMemHostGetDevicePointer_v3020 host_dptr;
 	PFN_cuMemFreeHost_v2000 host_free;
 	PFN_cuStreamWriteValue64_v11070 write_value64;
-	PFN_cuMemAlloc_v3020 mem_alloc;               /* optional: unpack */
-	PFN_cuMemFree_v3020 mem_free;
-	PFN_cuMemcpyHtoD_v3020 memcpy_htod;
 };
 
 static struct nn_cu_api nn_cu;   /* resolved once per process */
@@ -148,9 +135,6 @@ static const struct nn_cu_sym nn_cu_syms[] = {
 	CU_SYM(host_dptr, "cuMemHostGetDevicePointer", 3020, true),
 	CU_SYM(host_free, "cuMemFreeHost", 2000, true),
 	CU_SYM(write_value64, "cuStreamWriteValue64", 11070, true),
-	CU_SYM(mem_alloc, "cuMemAlloc", 3020, true),
-	CU_SYM(mem_free, "cuMemFree", 3020, true),
-	CU_SYM(memcpy_htod, "cuMemcpyHtoD", 3020, true),
 };
 
 static void
@@ -242,31 +226,6 @@ nn_cuda_host_free(void *h)
 {
 	if (h != NULL && nn_cu_ready() == 0 && nn_cu.host_free != NULL)
 		nn_cu.host_free(h);
-}
-
-int
-nn_cuda_dev_copy_new(const void *src, size_t len, void **d)
-{
-	CUdeviceptr dp;
-
-	if (nn_cu_ready() != 0 || nn_cu.mem_alloc == NULL ||
-			nn_cu.mem_free == NULL || nn_cu.memcpy_htod == NULL)
-		return -ENOTSUP;
-	if (nn_cu.mem_alloc(&dp, len) != CUDA_SUCCESS)
-		return -ENOMEM;
-	if (nn_cu.memcpy_htod(dp, src, len) != CUDA_SUCCESS) {
-		nn_cu.mem_free(dp);
-		return -EIO;
-	}
-	*d = (void *)(uintptr_t)dp;
-	return 0;
-}
-
-void
-nn_cuda_dev_free(void *d)
-{
-	if (d != NULL && nn_cu_ready() == 0 && nn_cu.mem_free != NULL)
-		nn_cu.mem_free((CUdeviceptr)(uintptr_t)d);
 }
 
 static const char *

@@ -150,8 +150,6 @@ bool nn_cuda_is_device(const void *ptr);
 /** Pinned host memory the GPU reaches: *h for the CPU, *d for the GPU; 0 or -errno. */
 int nn_cuda_host_alloc_mapped(size_t len, void **h, void **d);
 void nn_cuda_host_free(void *h);
-/** Device memory holding a copy of @p src (synchronous); 0 or -errno. */
-int nn_cuda_dev_copy_new(const void *src, size_t len, void **d);
-void nn_cuda_dev_free(void *d);
+
 
 #endif /* NN_RT_H */

@@ -15,8 +15,10 @@
  * every entry and the count are written before test() reports the receive
  * done; src_off is 32-bit from one bounce base per GPU (the payload
  * region's start); dst_off is from the irecv's data pointer. The meta area
- * is pinned host memory the GPU reads; the handle is device memory (the
- * kernel writes head back), head starting at -1.
+ * is pinned host memory the GPU reads; so is the handle, which the kernel
+ * also writes (head, starting at -1): GPUDirect-TCPX puts the handle in
+ * device memory, but filling that needs a synchronous copy on NCCL's proxy
+ * thread, which could wait behind NCCL's own kernels.
  *
  * Without CUDA (gpu_sim, the CI harness) both live in host memory: the
  * harness plays NCCL's kernel through the simulator's CPU mapping.
@@ -33,8 +35,9 @@
 
 struct nn_unpack {
 	struct nn_unpack_meta *meta;    /* as the CPU writes it */
-	bool cuda;                      /* meta and handle are CUDA memory */
-	void *handle_dev;               /* struct nn_unpack_handle, NCCL's view */
+	bool cuda;                      /* meta and handle are CUDA pinned memory */
+	struct nn_unpack_handle *handle; /* as the CPU writes it */
+	void *handle_dev;               /* the same, NCCL's (the GPU's) view */
 	struct nn_unpack_handle host;   /* the handle itself without CUDA */
 };
 
@@ -92,13 +95,16 @@ nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
 	/* NCCL's kernel increments it before it reads slot head % 16. */
 	uh.head = UINT64_MAX;
 	if (u->cuda) {
-		rc = nn_cuda_dev_copy_new(&uh, sizeof(uh), &u->handle_dev);
+		rc = nn_cuda_host_alloc_mapped(sizeof(uh), (void **)&u->handle,
+			&u->handle_dev);
 		if (rc != 0)
 			goto fail;
 	} else {
-		u->host = uh;
+		u->handle = &u->host;
 		u->handle_dev = &u->host;
 	}
+	*u->handle = uh;
+	rte_wmb();
 	dh->handle = u->handle_dev;
 	dh->size = sizeof(uh);
 	dh->needsProxyProgress = 1;
@@ -117,7 +123,7 @@ static void
 unpack_destroy(struct nn_unpack *u)
 {
 	if (u->cuda) {
-		nn_cuda_dev_free(u->handle_dev);
+		nn_cuda_host_free(u->handle);
 		nn_cuda_host_free(u->meta);
 	} else {
 		free(u->meta);
