@@ -305,6 +305,7 @@ struct nn_stack_counters {
 	 * the copies' completion (the GPU's latency on the critical path).
 	 */
 	uint64_t rx_arrive_sum, rx_gpu_sum, rx_gpu_max, rx_timed;
+	uint64_t unpack_overflow;        /* chunk pieces gathered: slot full */
 	struct dt_copy_stats region_ch, cuda_ch;
 };
 

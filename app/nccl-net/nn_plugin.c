@@ -1353,6 +1353,10 @@ nn_stats_log(struct nn_rt *rt)
 			" errors", i, k->region_ch.calls, k->region_ch.copies,
 			k->region_ch.bytes, k->region_ch.errors, k->cuda_ch.calls,
 			k->cuda_ch.copies, k->cuda_ch.bytes, k->cuda_ch.errors);
+		if (k->unpack_overflow != 0)
+			NN_INFO("stack %u: %" PRIu64 " received chunk pieces were gathered "
+				"because their receive's unpack slot was full (%u entries)",
+				i, k->unpack_overflow, NN_UNPACK_ENTRIES);
 	}
 	port_xstats_line(rt);
 	{

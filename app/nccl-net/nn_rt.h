@@ -131,7 +131,7 @@ int nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
 void nn_unpack_free(struct nn_comm *c);
 /** NCCL's threads: free what lcores deferred. */
 void nn_unpack_gc(struct nn_rt *rt);
-/** An entry of receive @p r: 0, -ENOBUFS (slot full) or -ERANGE. Any lcore. */
+/** An entry of receive @p r: 0, -ENOBUFS (slot full: gather the piece) or -ERANGE. Any lcore. */
 int nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
 	uint64_t dst_off);
 /** Write @p r's entry count into its slot: NCCL's thread, before test() says done. */

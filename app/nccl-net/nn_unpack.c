@@ -180,7 +180,11 @@ nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
 
 	if (src_off + len > UINT32_MAX)
 		return -ERANGE;
-	/* Parts on several lcores add to one slot: each takes its index. */
+	/*
+	 * Parts on several lcores add to one slot: each takes its index. A
+	 * full slot says so (the caller gathers the piece); the count goes on
+	 * past the room, the published one stops at it.
+	 */
 	i = __atomic_fetch_add(&r->unpack_n, 1, __ATOMIC_RELAXED);
 	if (i >= NN_UNPACK_ENTRIES)
 		return -ENOBUFS;
@@ -197,6 +201,9 @@ nn_unpack_publish(const struct nn_req *r)
 	struct nn_unpack *u = r->comm->unpack;
 	uint32_t n = __atomic_load_n(&r->unpack_n, __ATOMIC_ACQUIRE);
 
+	/* Pieces past the slot's room were gathered instead (nn_rx.c). */
+	if (n > NN_UNPACK_ENTRIES)
+		n = NN_UNPACK_ENTRIES;
 	/*
 	 * The entries were written by the lcores before their completions
 	 * reached this thread (ring release/acquire); the count goes last,

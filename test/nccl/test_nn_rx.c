@@ -507,6 +507,73 @@ test_unpack_comms_independent(void)
 	nn_unpack_free(&comm2);
 }
 
+/*
+ * Unpack: a receive of more chunk pieces than a slot holds (2048): the
+ * first 2048 become entries, the rest is gathered into the buffer as
+ * without unpack, the published count stops at 2048, and the receive is
+ * done only when those copies completed. 2100 one-byte chunks.
+ */
+static void
+test_unpack_overflow(void)
+{
+	enum { N = 2100 };
+	static struct nn_req r0;
+	static uint8_t dst[N];
+	struct nn_net_device_handle dh = {
+		.netDeviceType = NN_NET_DEVICE_UNPACK,
+		.netDeviceVersion = NN_NET_UNPACK_VERSION,
+	};
+	const struct nn_unpack_meta *m;
+	struct nn_rt rt;
+	int i;
+
+	setup();
+	memset(&rt, 0, sizeof(rt));
+	rt.region = (struct dt_devmem_region *)&rt;
+	rt.gpu_id = 0;
+	CHECK(nn_unpack_open(&rt, &comm, &dh) == 0, "nn_unpack_open failed");
+	if (comm.unpack == NULL)
+		return;
+	m = nn_unpack_meta(&comm);
+	put_hdr(&dev[0][0], N);
+	for (i = 0; i < N; i++)
+		dev[0][64 + i * 2] = (uint8_t)(i * 13 + 1);
+	post_recv(&r0, dst, N);
+	r0.uslot = 5;
+	deliver(&dev[0][0], NN_WIRE_LEN, 1);
+	for (i = 0; i < N; i++)
+		deliver(&dev[0][64 + i * 2], 1, 100 + (uint64_t)i);
+	for (i = 0; i < 200 && nb_done == 0; i++) {
+		poll_once();
+		gated_finish(&region_ch);
+		if (i == 60)
+			CHECK(nb_done == 0, "done before the gathered tail's copies completed");
+		if (i >= 60)
+			gated_finish(&cuda_ch);
+	}
+	CHECK(nb_done == 1, "the receive did not complete");
+	nn_unpack_publish(&r0);
+	CHECK(m->cnt[5] == NN_UNPACK_ENTRIES, "published count %" PRIu64 ", want %u",
+		m->cnt[5], NN_UNPACK_ENTRIES);
+	CHECK(m->mem[5][2047].dst_off == 2047 && m->mem[5][2047].len == 1,
+		"entry 2047: dst_off %" PRIu64 " len %u", m->mem[5][2047].dst_off,
+		m->mem[5][2047].len);
+	for (i = NN_UNPACK_ENTRIES; i < N; i++)
+		if (dst[i] != (uint8_t)(i * 13 + 1)) {
+			CHECK(0, "gathered byte %d is 0x%x, want 0x%x", i, dst[i],
+				(uint8_t)(i * 13 + 1));
+			break;
+		}
+	CHECK(stack.cnt.unpack_overflow == N - NN_UNPACK_ENTRIES,
+		"overflow count %" PRIu64 ", want %d", stack.cnt.unpack_overflow,
+		N - NN_UNPACK_ENTRIES);
+	__atomic_store_n(&comm.unpack_consumed, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 3; i++)
+		poll_once();
+	CHECK(nb_released == N + 1, "%u of %d chunks released", nb_released, N + 1);
+	nn_unpack_free(&comm);
+}
+
 int
 main(void)
 {
@@ -514,6 +581,7 @@ main(void)
 	test_channel_failure_fails_receive();
 	test_unpack_entries();
 	test_unpack_comms_independent();
+	test_unpack_overflow();
 	if (failures != 0) {
 		printf("test_nn_rx: %d failed checks\n", failures);
 		return 1;
