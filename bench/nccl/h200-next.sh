@@ -10,10 +10,15 @@
 #   e8: 8 channels (more steps in flight in a latency-bound pipeline)
 #   mps: both transports under CUDA MPS (no time-slicing between the two
 #       ranks' contexts), Socket first
-# Results: $OUT/r.tgz; each variant's compare.txt is printed.
+# Keep test_gpu_cuda in the bundle (scripts/device-bundle.sh; delete the
+# other test_* programs to stay small). Results: $OUT/r.tgz; each
+# variant's compare.txt is printed.
 cd "$(dirname "$0")/../.."
 export GDR=1 ITERS=2
 R=$OUT/r; mkdir -p "$R"; S=$SECONDS
+# gpu_cuda's own cases first (6 s): the refused staged copy, failed().
+timeout -k 5 120 .bundle/run.sh test_gpu_cuda --in-memory --no-pci -l 0 > "$R/test_gpu_cuda.log" 2>&1
+echo "test_gpu_cuda rc $?"; tail -1 "$R/test_gpu_cuda.log"
 run() { local n=$1; shift; [ $((SECONDS - S)) -lt 420 ] || { echo "=== $n skipped (time)"; return; }
 	echo "=== $n: T=$T $*"
 	env RUN_TIMEOUT=$T "$@" timeout -k 5 $((T * 2 + 30)) .bundle/run.sh h200-nccl.sh "$R/$n" "$W" > "$R/$n.txt" 2>&1
