@@ -85,6 +85,14 @@ struct unpack_state {
 	 */
 	unsigned int lag, nlate;
 	void *late_comm[16], *late_req[16];
+	/*
+	 * NCCL_HARNESS_UNPACK_SKIP=1 (with LAG >= 1): every second receive
+	 * gets no irecvConsumed of its own (the next one's covers it: NCCL
+	 * consumes a comm's receives in order). The lag holds receives' chunks
+	 * (their TCP window): it must stay below what the window takes.
+	 */
+	bool skip;
+	uint64_t nconsumed;
 };
 
 /* The plugin through one table, whatever version was taken. */
@@ -381,7 +389,12 @@ unpack_consume_late(struct net *n, unsigned int keep)
 	unsigned int i;
 
 	while (u->nlate > keep && rc == nn_ncclSuccess) {
-		rc = p_consumed(n, u->late_comm[0], u->late_req[0]);
+		/*
+		 * Skip mode drops every second one unnamed while a later one
+		 * waits behind it, which will name it (the last is named).
+		 */
+		if (!u->skip || (u->nconsumed++ & 1) || u->nlate == 1)
+			rc = p_consumed(n, u->late_comm[0], u->late_req[0]);
 		for (i = 1; i < u->nlate; i++) {
 			u->late_comm[i - 1] = u->late_comm[i];
 			u->late_req[i - 1] = u->late_req[i];
@@ -1419,8 +1432,10 @@ case_pipe(struct side *s)
 {
 	static const size_t sz[] = { 0, 1, 4096, 65537, 1 * MIB, 3 * MIB + 5,
 		12345, 2 * MIB };
-	enum { SLOTS = 8, MSGS = 40 };
+	enum { SLOTS = 8 };
 	const unsigned int nsz = sizeof(sz) / sizeof(sz[0]);
+	const char *env = getenv("NCCL_HARNESS_PIPE_MSGS");
+	int MSGS = env != NULL ? atoi(env) : 40;
 	struct buf sb[SLOTS], rb[SLOTS];
 	void *sr[SLOTS], *rr[SLOTS];
 	int m, k, got;
@@ -1477,6 +1492,7 @@ unpack_start(struct side *s, const struct nn_props_v11 *p)
 	if (region_cpu == NULL || (up.region_cpu = region_cpu()) == NULL)
 		FAIL(s, "unpack: no CPU view of the payload region");
 	up.on = true;
+	up.skip = getenv("NCCL_HARNESS_UNPACK_SKIP") != NULL;
 	if (getenv("NCCL_HARNESS_UNPACK_LAG") != NULL)
 		up.lag = (unsigned int)RTE_MIN(strtoul(getenv("NCCL_HARNESS_UNPACK_LAG"),
 			NULL, 0), 15ul);
