@@ -944,7 +944,6 @@ nn_irecv_consumed(void *recv_comm, int n, void *request)
 {
 	struct nn_comm *c = recv_comm;
 	struct nn_req *r = request;
-
 	unsigned int i;
 
 	if (c == NULL || r == NULL || c->unpack == NULL)

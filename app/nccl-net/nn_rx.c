@@ -376,8 +376,7 @@ dst_addr(const struct nn_req *r, uint64_t off)
 /*
  * Unpack mode: up to @p want bytes from the head of the flow's queue become
  * entries of @p r's slot for NCCL's kernel, landing at @p off of the
- * receive buffer. Bytes the NIC left in host memory (a length split) are
- * copied in as without unpack. Returns the bytes consumed or -errno.
+ * receive buffer. Returns the bytes consumed or -errno.
  */
 static int64_t
 rx_take_unpack(struct nn_flow *f, struct nn_req *r, uint64_t off,
@@ -393,24 +392,15 @@ rx_take_unpack(struct nn_flow *f, struct nn_req *r, uint64_t off,
 			want - got);
 
 		n++;
-		if (c->kind != DT_DP_CHUNK_DEVICE) {
-			struct dt_copy_chan *ch = NULL;
-			uint64_t t = 0;
-			int64_t k = rx_take(f, dst_kind(f->s, r),
-				dst_addr(r, off + got), len, &ch, &t);
-
-			if (k <= 0)
-				return got != 0 ? (int64_t)got : k;
-			got += (uint64_t)k;
-			continue;
-		}
-		rc = nn_unpack_add(r, c->offset + f->qoff, len, off + got);
+		/*
+		 * Bytes the NIC left in host memory, and pieces past a full
+		 * slot (2048 entries), are gathered into NCCL's buffer as
+		 * without unpack; test() waits for those copies.
+		 */
+		rc = c->kind == DT_DP_CHUNK_DEVICE ?
+			nn_unpack_add(r, c->offset + f->qoff, len, off + got) :
+			-ENOBUFS;
 		if (rc == -ENOBUFS) {
-			/*
-			 * The slot is full (2048 entries): the rest of the
-			 * receive is gathered into NCCL's buffer as without
-			 * unpack; test() waits for those copies.
-			 */
 			struct dt_copy_chan *ch = NULL;
 			uint64_t t = 0;
 			int64_t k = rx_take(f, dst_kind(f->s, r),
@@ -418,7 +408,8 @@ rx_take_unpack(struct nn_flow *f, struct nn_req *r, uint64_t off,
 
 			if (k <= 0)
 				return got != 0 ? (int64_t)got : k;
-			f->s->cnt.unpack_overflow++;
+			if (c->kind == DT_DP_CHUNK_DEVICE)
+				f->s->cnt.unpack_overflow++;
 			got += (uint64_t)k;
 			continue;
 		}

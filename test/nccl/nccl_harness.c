@@ -73,7 +73,6 @@ struct unpack_buf {
 };
 
 struct unpack_state {
-	bool on;
 	uint8_t *region_cpu;     /* the payload region, CPU side */
 	struct unpack_comm comms[UNPACK_COMMS];
 	struct unpack_req reqs[UNPACK_REQS];
@@ -1491,7 +1490,6 @@ unpack_start(struct side *s, const struct nn_props_v11 *p)
 	region_cpu = (void *(*)(void))dlsym(s->lib, "devtcp_nccl_region_cpu");
 	if (region_cpu == NULL || (up.region_cpu = region_cpu()) == NULL)
 		FAIL(s, "unpack: no CPU view of the payload region");
-	up.on = true;
 	up.skip = getenv("NCCL_HARNESS_UNPACK_SKIP") != NULL;
 	if (getenv("NCCL_HARNESS_UNPACK_LAG") != NULL)
 		up.lag = (unsigned int)RTE_MIN(strtoul(getenv("NCCL_HARNESS_UNPACK_LAG"),
