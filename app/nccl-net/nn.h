@@ -298,7 +298,6 @@ struct nn_stack_counters {
 	uint64_t rtos, tlps, dsacks, rack_losses;
 	uint32_t srtt_max_us;
 	uint64_t reqs_send, reqs_recv;   /* requests finished on this stack */
-	uint64_t busy_polls;             /* polls that found work */
 	/*
 	 * Receive requests, TSC cycles: from the part seeing the request to
 	 * its last copy submitted (the data's arrival), and from there to
@@ -316,6 +315,9 @@ struct nn_batch {
 	uint16_t n;
 	struct dt_copy_op ops[NN_BATCH_OPS];
 };
+
+/* Steps of a stack lcore's loop, as [nccl] profile times them. */
+enum { NN_PROF_CMDS, NN_PROF_DP, NN_PROF_EVENTS, NN_PROF_PROGRESS };
 
 /* One stack and its lcore. */
 struct nn_stack {
@@ -345,7 +347,10 @@ struct nn_stack {
 	uint8_t *wire_area;
 	uint64_t wire_free[NN_WIRE_SLOTS / 64]; /* bit set: slot free */
 	volatile bool running;
+	bool prof;                   /* [nccl] profile: prof_cyc counts */
 	uint64_t polls;
+	/* TSC cycles of each step of the loop (NN_PROF_*), profile only. */
+	uint64_t prof_cyc[4];
 	struct nn_stack_counters cnt;
 };
 

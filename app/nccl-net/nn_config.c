@@ -65,6 +65,7 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "unpack", NK_ENUM, unpack, 0, 0, 0, unpack_names),
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
+	K("nccl", "profile", NK_BOOL, profile, 0, 0, 0, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),
 };
 

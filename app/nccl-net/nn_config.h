@@ -84,6 +84,7 @@ struct nn_config {
 	enum nn_unpack_mode unpack;  /* offer NCCL's device-side unpack */
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
+	bool profile;                /* time each step of the stack lcores' loop */
 	char pci_path[256];
 };
 

@@ -475,17 +475,35 @@ chan_account(struct dt_copy_stats *sum, const struct dt_copy_chan *ch)
 	sum->errors += ch->stats.errors;
 }
 
+/* [nccl] profile: the cycles since @p t go to @p step; returns now. */
+static inline uint64_t
+prof_mark(struct nn_stack *s, unsigned int step, uint64_t t)
+{
+	uint64_t now;
+
+	if (likely(!s->prof))
+		return 0;
+	now = rte_rdtsc();
+	s->prof_cyc[step] += now - t;
+	return now;
+}
+
 static void
 poll_once(struct nn_stack *s, struct dt_dp_event *ev)
 {
+	uint64_t t = s->prof ? rte_rdtsc() : 0;
 	uint16_t n, i;
 
 	commands(s);
+	t = prof_mark(s, NN_PROF_CMDS, t);
 	dt_dp_poll(s->st);
+	t = prof_mark(s, NN_PROF_DP, t);
 	while ((n = dt_dp_events(s->st, ev, NN_EV_BURST)) != 0)
 		for (i = 0; i < n; i++)
 			event(s, &ev[i]);
+	t = prof_mark(s, NN_PROF_EVENTS, t);
 	progress(s);
+	prof_mark(s, NN_PROF_PROGRESS, t);
 	s->polls++;
 }
 
@@ -523,6 +541,7 @@ nn_lcore_main(void *arg)
 			NN_WARN("stack %u: no CUDA gather channel: receives into "
 				"CUDA buffers will fail", s->idx);
 	}
+	s->prof = rt->cfg.profile;
 	s->b_region.ch = s->ch;
 	s->b_region.n = 0;
 	s->b_cuda.ch = s->cuda_ch;

@@ -682,6 +682,26 @@ rt_stall_ms(void)
 }
 
 /*
+ * [nccl] profile = yes: where the stack's lcore spent its loop, per step,
+ * with lib/dp's own processing of received bursts (inside the dp step).
+ */
+static void
+prof_log(const struct nn_stack *s, const struct dt_dp_stats *st, double tsc_us)
+{
+	const uint64_t *c = s->prof_cyc;
+	uint64_t tot = c[NN_PROF_CMDS] + c[NN_PROF_DP] + c[NN_PROF_EVENTS] +
+		c[NN_PROF_PROGRESS];
+	double pct = tot != 0 ? 100.0 / (double)tot : 0.0;
+
+	NN_INFO("stack %u loop (profile): %.3f s in %" PRIu64 " polls (%.0f ns each): "
+		"commands %.1f%%, dp_poll %.1f%% (lib/dp RX processing %.1f%%), "
+		"events %.1f%%, progress %.1f%%", s->idx, (double)tot / tsc_us / 1e6,
+		s->polls, s->polls != 0 ? (double)tot / tsc_us * 1e3 / (double)s->polls : 0.0,
+		c[NN_PROF_CMDS] * pct, c[NN_PROF_DP] * pct, st->rx_cycles * pct,
+		c[NN_PROF_EVENTS] * pct, c[NN_PROF_PROGRESS] * pct);
+}
+
+/*
  * The port's xstats, names and values (freed by the caller); 0 when there
  * are none or they cannot be read.
  */
@@ -1346,6 +1366,8 @@ nn_stats_log(struct nn_rt *rt)
 				i, k->rx_timed, (double)k->rx_arrive_sum / k->rx_timed / tsc_us,
 				(double)k->rx_gpu_sum / k->rx_timed / tsc_us,
 				(double)k->rx_gpu_max / tsc_us);
+		if (rt->cfg.profile)
+			prof_log(rt->stacks[i], &st, tsc_us);
 		NN_INFO("stack %u copies: region engine %" PRIu64 " calls %" PRIu64
 			" copies %" PRIu64 " bytes %" PRIu64 " errors; CUDA gather %"
 			PRIu64 " calls %" PRIu64 " copies %" PRIu64 " bytes %" PRIu64

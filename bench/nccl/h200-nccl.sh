@@ -15,6 +15,10 @@
 #   stall reports printed), WINDOW (per-flow TCP window, 4M), RING (frames
 #   of each net_hsplit AF_PACKET RX ring, 32768), STACKS (1), WIRE_BUFS,
 #   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
+#   FLOWS (4: TCP flows per comm, [nccl] flows),
+#   PROFILE (no; yes: [nccl] profile = yes, where the stack lcores' time goes),
+#   HSPLIT_ARGS (devargs added to the net_hsplit vdev, e.g.
+#   iface_rx_sockets=1 for the single RX socket of before),
 #   UNPACK (no; yes: [nccl] unpack = yes, NCCL's kernel copies received
 #   chunks out of the payload region; both variants then run with
 #   NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
@@ -130,11 +134,12 @@ window = $WINDOW
 [lcores]
 stacks = $3
 [nccl]
-flows = 4
+flows = ${FLOWS:-4}
 pci_path = none
 stall_report = 20000
 cuda_batch = $CUDA_BATCH
 unpack = $UNPACK
+profile = ${PROFILE:-no}
 INI
 }
 
@@ -159,7 +164,7 @@ rank() {  # variant side rank
 		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS --vdev=gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}")
+			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS${HSPLIT_ARGS:+,$HSPLIT_ARGS} --vdev=gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi

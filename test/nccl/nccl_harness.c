@@ -119,6 +119,8 @@ struct side {
 static unsigned int stall_reports;
 /* Comm summaries ("... closed: N requests, ...") and finalize reports. */
 static unsigned int comm_summaries, stack_reports;
+/* [nccl] profile reports of stack 0's loop with a poll count above 0. */
+static unsigned int profile_reports;
 /* The plugin's watchdog ("watchdog: N requests outstanding, none completed"). */
 static unsigned int watchdog_reports;
 
@@ -141,6 +143,15 @@ logger(int level, unsigned long flags, const char *file, int line,
 		__atomic_fetch_add(&comm_summaries, 1, __ATOMIC_RELAXED);
 	if (strncmp(text, "NET/devtcp : stack 0 (lcore ", 28) == 0)
 		__atomic_fetch_add(&stack_reports, 1, __ATOMIC_RELAXED);
+	{
+		const char *pr = strstr(text, "NET/devtcp : stack 0 loop (profile): ");
+		unsigned long long polls = 0;
+		double secs = 0;
+
+		if (pr != NULL && sscanf(pr + 37, "%lf s in %llu polls", &secs, &polls) == 2 &&
+				secs > 0 && polls > 0)
+			__atomic_fetch_add(&profile_reports, 1, __ATOMIC_RELAXED);
+	}
 	if (level > NN_LOG_WARN && getenv("NCCL_HARNESS_VERBOSE") == NULL)
 		return;
 	fprintf(stderr, "[nccl-log %d] %s\n", level, text);
@@ -1409,6 +1420,12 @@ case_finalize(struct side *s)
 			comm_summaries);
 	if (__atomic_load_n(&stack_reports, __ATOMIC_RELAXED) != 1)
 		FAIL(s, "finalize: %u stack reports logged, want 1", stack_reports);
+	/* run_harness.sh: NCCL_HARNESS_PROFILE=yes is [nccl] profile = yes. */
+	if (getenv("NCCL_HARNESS_PROFILE") != NULL &&
+			strcmp(getenv("NCCL_HARNESS_PROFILE"), "yes") == 0 &&
+			__atomic_load_n(&profile_reports, __ATOMIC_RELAXED) != 1)
+		FAIL(s, "finalize: %u loop profile reports of stack 0 with polls, want 1",
+			profile_reports);
 	barrier(s);
 	if (p_init(&s->net) != nn_ncclSuccess)
 		FAIL(s, "init after finalize failed");

@@ -89,6 +89,7 @@ port_base = 47000
 connect_timeout = 20000
 stall_report = ${NCCL_HARNESS_STALL_MS:-10000}
 unpack = $([ -n "${NCCL_HARNESS_UNPACK:-}" ] && echo harness || echo no)
+profile = ${NCCL_HARNESS_PROFILE:-no}
 INI
 }
 lcores_conf=""

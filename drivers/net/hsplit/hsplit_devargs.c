@@ -15,7 +15,7 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_WIRE, HSPLIT_ARG_MAC, HSPLIT_ARG_RATE, HSPLIT_ARG_LOSS,
 	HSPLIT_ARG_DUP, HSPLIT_ARG_REORDER, HSPLIT_ARG_SEED,
 	HSPLIT_ARG_NOMATCH, HSPLIT_ARG_WIRE_BUFS, HSPLIT_ARG_IFACE,
-	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
+	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_IFACE_RX_SOCKETS, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
 	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
 	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR,
 	HSPLIT_ARG_CAPS, NULL
@@ -154,6 +154,11 @@ one_arg(const char *key, const char *val, void *opaque)
 			return bad(c, key, val, "need a frame count in [64, 65536]");
 		da->iface_ring = (uint32_t)u;
 		da->iface_ring_set = 1;
+	} else if (strcmp(key, HSPLIT_ARG_IFACE_RX_SOCKETS) == 0) {
+		if (parse_u64(val, 0, HSPLIT_IFACE_RX_SOCKETS_MAX, &u) < 0)
+			return bad(c, key, val, "need a socket count in [0, 16] (0: one per RX queue)");
+		da->iface_rx_sockets = (uint16_t)u;
+		da->iface_rx_sockets_set = 1;
 	} else if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0 ||
 			strcmp(key, HSPLIT_ARG_JITTER_US) == 0) {
 		if (parse_u64(val, 0, HSPLIT_DELAY_US_MAX, &u) < 0)
@@ -203,7 +208,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	if (kv == NULL) {
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
-			"wire_bufs, iface, iface_ring, rx_loss, rx_dup, rx_reorder, "
+			"wire_bufs, iface, iface_ring, iface_rx_sockets, rx_loss, rx_dup, rx_reorder, "
 			"rx_corrupt, delay_us, jitter_us, delay_dir, caps)",
 			args);
 		return -EINVAL;
@@ -234,6 +239,11 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	}
 	if (da->iface_ring_set && da->iface[0] == '\0') {
 		snprintf(err, errlen, "iface_ring=%u needs iface=NAME", da->iface_ring);
+		return -EINVAL;
+	}
+	if (da->iface_rx_sockets_set && da->iface[0] == '\0') {
+		snprintf(err, errlen, "iface_rx_sockets=%u needs iface=NAME",
+			da->iface_rx_sockets);
 		return -EINVAL;
 	}
 	return 0;

@@ -20,7 +20,12 @@
  *   iface=NAME         instead of a loopback wire, a Linux network interface
  *                      (AF_PACKET; see hsplit_iface.h); excludes wire=
  *   iface_ring=N       frames of the interface's RX ring (default 4096;
- *                      needs iface=)
+ *                      needs iface=); with several RX sockets each ring
+ *                      has 2 x N / sockets frames (at least 1024)
+ *   iface_rx_sockets=N RX sockets of the interface, in a PACKET_FANOUT_HASH
+ *                      group (a flow stays on one): 0 (default) one per RX
+ *                      queue, so that the queues drain the interface in
+ *                      parallel; 1 the single socket of before (needs iface=)
  *   delay_us=N         delay line: every frame the port sends, and every
  *                      frame it receives from an interface, reaches the
  *                      other side N microseconds later (default 0)
@@ -44,6 +49,8 @@
 /** Linux interface names: IFNAMSIZ (16) with the NUL. */
 #define HSPLIT_IFACE_NAME_MAX 16
 #define HSPLIT_IFACE_RING_DEFAULT 4096
+/** RX sockets of an interface at most (the port's RX queues at most). */
+#define HSPLIT_IFACE_RX_SOCKETS_MAX 16
 
 #define HSPLIT_ARG_WIRE "wire"
 #define HSPLIT_ARG_MAC "mac"
@@ -61,6 +68,7 @@
 #define HSPLIT_ARG_WIRE_BUFS "wire_bufs"
 #define HSPLIT_ARG_IFACE "iface"
 #define HSPLIT_ARG_IFACE_RING "iface_ring"
+#define HSPLIT_ARG_IFACE_RX_SOCKETS "iface_rx_sockets"
 #define HSPLIT_ARG_DELAY_US "delay_us"
 #define HSPLIT_ARG_JITTER_US "jitter_us"
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
@@ -87,6 +95,8 @@ struct hsplit_devargs {
 	char iface[HSPLIT_IFACE_NAME_MAX]; /**< "" = no interface backend */
 	uint32_t iface_ring;  /**< RX ring frames of the interface backend */
 	uint8_t iface_ring_set;
+	uint16_t iface_rx_sockets; /**< 0: one per RX queue */
+	uint8_t iface_rx_sockets_set;
 	uint32_t delay_us;    /**< delay line, each direction (0: none) */
 	uint32_t jitter_us;   /**< uniform extra delay in [0, jitter_us] */
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */

@@ -58,6 +58,11 @@
 #define IFACE_FRAME_EXTRA (RTE_ETHER_HDR_LEN + 8)
 /* RX ring slots when they take coalesced frames (64 KiB each). */
 #define IFACE_LRO_RING 1024u
+_Static_assert(HSPLIT_IFACE_RX_SOCKETS_MAX <= HSPLIT_MAX_QUEUES,
+	"an RX socket per queue at most");
+
+/* Frames of each RX ring at least when several sockets share iface_ring. */
+#define IFACE_RING_MIN 1024u
 /* Wire buffers for coalesced frames. */
 #define IFACE_LRO_WBUFS 256u
 
@@ -73,6 +78,9 @@ struct iface_ring {
 
 struct iface_rx_stats {
 	uint64_t frames;
+	uint64_t drains;        /* drains that found a frame */
+	uint64_t drain_full;    /* ... and stopped at the budget with more there */
+	uint64_t drain_cycles;  /* TSC cycles in those drains */
 	uint64_t bytes;
 	uint64_t truncated;     /* longer than a ring slot (GSO/GRO, MTU) */
 	uint64_t coalesced;     /* TCP frames above the MTU taken whole (LRO) */
@@ -89,6 +97,10 @@ struct iface_tx_stats {
 	uint64_t ring_full;     /* no free slot for a frame already gathered */
 	uint64_t too_big;       /* above the interface MTU */
 	uint64_t kick_err;      /* send() failed; retried on the next burst */
+	uint64_t kicks;
+	uint64_t kick_cycles;   /* TSC cycles in send() */
+	/* Queue qid's bursts that moved frames: TSC cycles in them. */
+	uint64_t rx_burst_cycles, tx_burst_cycles;
 };
 
 /* One TX queue's socket and ring: written by that queue's thread only. */
@@ -100,25 +112,34 @@ struct iface_tx {
 	struct iface_tx_stats st;
 } __rte_cache_aligned;
 
+/*
+ * One RX socket and ring. Whoever holds the lock drains it; the kernel's
+ * fanout keeps each flow on one socket, so frames of a flow reach their
+ * queue in wire order however many sockets there are.
+ */
+struct iface_rx {
+	rte_spinlock_t lock;
+	int fd;
+	uint8_t promisc;        /* the socket holds a promiscuous membership */
+	struct iface_ring r;
+	struct iface_rx_stats st;
+	uint64_t kdrops;        /* ring-full drops folded from PACKET_STATISTICS */
+	struct hsplit_delay dl; /* delay line of received frames */
+	/* Faults: PRNG, and a frame held back for reordering. */
+	uint64_t prng;
+	struct hsplit_wbuf *held;
+	uint64_t held_tsc;
+} __rte_cache_aligned;
+
 struct hsplit_iface {
 	char name[HSPLIT_IFACE_NAME_MAX];
 	unsigned int ifindex;
 	uint32_t mtu;           /* the interface's, read at probe and start */
-	uint8_t promisc;        /* the RX socket holds a promiscuous membership */
-	/* RX: one socket per port; whoever holds the lock drains. */
-	rte_spinlock_t rx_lock;
-	int rx_fd;
-	struct iface_ring rx;
-	struct iface_rx_stats rst;
-	uint64_t kdrops;        /* ring-full drops folded from PACKET_STATISTICS */
+	uint16_t nb_rx;         /* RX sockets open (a fanout group when > 1) */
 	uint8_t trunc_logged;   /* the hint about truncated frames was given */
-	uint8_t lro;            /* the RX ring takes coalesced frames */
+	uint8_t lro;            /* the RX rings take coalesced frames */
 	struct rte_mempool *lro_pool; /* their wire buffers (made at first use) */
-	struct hsplit_delay rx_dl; /* delay line of received frames (rx_lock) */
-	/* RX faults, under rx_lock: PRNG, and a frame held back for reordering. */
-	uint64_t prng;
-	struct hsplit_wbuf *held;
-	uint64_t held_tsc;
+	struct iface_rx rx[HSPLIT_MAX_QUEUES];
 	struct iface_tx tx[HSPLIT_MAX_QUEUES];
 };
 
@@ -253,58 +274,88 @@ sock_bind(int fd, unsigned int ifindex, uint16_t proto)
 
 /* Fold the kernel's counters in (reading them resets them). */
 static void
-rx_kstats(struct hsplit_iface *ifc)
+rx_kstats(struct iface_rx *x)
 {
 	struct tpacket_stats ks;
 	socklen_t len = sizeof(ks);
 
 	/* Descriptors are the primary process's. */
-	if (ifc->rx_fd >= 0 && rte_eal_process_type() == RTE_PROC_PRIMARY &&
-			getsockopt(ifc->rx_fd, SOL_PACKET, PACKET_STATISTICS, &ks, &len) == 0)
-		__atomic_fetch_add(&ifc->kdrops, ks.tp_drops, __ATOMIC_RELAXED);
+	if (x->fd >= 0 && rte_eal_process_type() == RTE_PROC_PRIMARY &&
+			getsockopt(x->fd, SOL_PACKET, PACKET_STATISTICS, &ks, &len) == 0)
+		__atomic_fetch_add(&x->kdrops, ks.tp_drops, __ATOMIC_RELAXED);
 }
 
 static int
-set_promisc(struct hsplit_iface *ifc, int on)
+set_promisc(const struct hsplit_iface *ifc, struct iface_rx *x, int on)
 {
 	struct packet_mreq mr = { .mr_ifindex = (int)ifc->ifindex,
 		.mr_type = PACKET_MR_PROMISC };
 
-	if (setsockopt(ifc->rx_fd, SOL_PACKET, on ? PACKET_ADD_MEMBERSHIP :
+	if (setsockopt(x->fd, SOL_PACKET, on ? PACKET_ADD_MEMBERSHIP :
 			PACKET_DROP_MEMBERSHIP, &mr, sizeof(mr)) < 0)
 		return -errno;
+	x->promisc = !!on;
 	return 0;
+}
+
+static void
+rx_close_one(struct iface_rx *x)
+{
+	rte_spinlock_lock(&x->lock);
+	if (x->fd >= 0) {
+		rx_kstats(x);
+		ring_unmap(&x->r);
+		close(x->fd);
+		x->fd = -1;
+		x->promisc = 0;  /* memberships go with the socket */
+	}
+	if (x->held != NULL) {
+		/* A frame held for reordering when the port stopped: lost. */
+		rte_mempool_put(rte_mempool_from_obj(x->held), x->held);
+		x->held = NULL;
+	}
+	rte_spinlock_unlock(&x->lock);
 }
 
 static void
 rx_close(struct hsplit_iface *ifc)
 {
-	rte_spinlock_lock(&ifc->rx_lock);
-	if (ifc->rx_fd >= 0) {
-		rx_kstats(ifc);
-		ring_unmap(&ifc->rx);
-		close(ifc->rx_fd);
-		ifc->rx_fd = -1;
-		ifc->promisc = 0;  /* memberships go with the socket */
+	uint16_t s;
+
+	for (s = 0; s < HSPLIT_MAX_QUEUES; s++)
+		rx_close_one(&ifc->rx[s]);
+	ifc->nb_rx = 0;
+}
+
+/*
+ * Join socket @p s to the port's fanout group (hash of the flow: a flow
+ * stays on one socket). The first socket asks the kernel for a group id
+ * no one else in the namespace uses; the others join it.
+ */
+static int
+rx_fanout(struct hsplit_iface *ifc, uint16_t s, uint32_t *id)
+{
+	int fd = ifc->rx[s].fd, arg;
+	socklen_t len = sizeof(arg);
+
+	arg = s == 0 ? (int)((PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_UNIQUEID) << 16) :
+		(int)(*id | (PACKET_FANOUT_HASH << 16));
+	if (setsockopt(fd, SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)) < 0)
+		return -errno;
+	if (s == 0) {
+		if (getsockopt(fd, SOL_PACKET, PACKET_FANOUT, &arg, &len) < 0)
+			return -errno;
+		*id = (uint32_t)arg & 0xffffu;
 	}
-	if (ifc->held != NULL) {
-		/* A frame held for reordering when the port stopped: lost. */
-		rte_mempool_put(rte_mempool_from_obj(ifc->held), ifc->held);
-		ifc->held = NULL;
-	}
-	rte_spinlock_unlock(&ifc->rx_lock);
+	return 0;
 }
 
 static int
-rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
+rx_open_one(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
+	uint32_t max_frame, uint32_t nb)
 {
-	uint32_t nb = p->da.iface_ring;
 	int fd, one = 1, ret;
 
-	if (ifc->lro) {
-		max_frame = RTE_MAX(max_frame, (uint32_t)HSPLIT_LRO_MAX_FRAME);
-		nb = RTE_MIN(nb, IFACE_LRO_RING);
-	}
 	fd = sock_v2("RX", ifc->name);
 	if (fd < 0)
 		return fd;
@@ -313,7 +364,7 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_IGNORE_OUTGOING: %s",
 			ifc->name, strerror(errno));
 	ret = ring_map(fd, PACKET_RX_RING, IFACE_RX_MACOFF + max_frame,
-		nb, &ifc->rx);
+		nb, &x->r);
 	if (ret < 0) {
 		HSPLIT_LOG(ERR, "iface %s: RX ring of %u frames of %u bytes: %s",
 			ifc->name, nb, IFACE_RX_MACOFF + max_frame,
@@ -321,22 +372,64 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		close(fd);
 		return ret;
 	}
-	ifc->rx_fd = fd;
-	/* ethdev's promiscuous flag survives stop/start; the membership does not. */
-	if (p->data->promiscuous) {
-		ret = set_promisc(ifc, 1);
+	x->fd = fd;
+	/*
+	 * ethdev's promiscuous flag survives stop/start; the membership does
+	 * not. The first socket holds it for the port: the device is then
+	 * promiscuous for every socket of the group.
+	 */
+	if (p->data->promiscuous && x == &ifc->rx[0]) {
+		ret = set_promisc(ifc, x, 1);
 		if (ret < 0)
 			HSPLIT_LOG(WARNING, "iface %s: promiscuous membership: %s",
 				ifc->name, strerror(-ret));
-		ifc->promisc = ret == 0;
 	}
 	ret = sock_bind(fd, ifc->ifindex, ETH_P_ALL);
 	if (ret < 0) {
 		HSPLIT_LOG(ERR, "iface %s: bind: %s", ifc->name, strerror(-ret));
-		ring_unmap(&ifc->rx);
+		ring_unmap(&x->r);
 		close(fd);
-		ifc->rx_fd = -1;
+		x->fd = -1;
 		return ret;
+	}
+	return 0;
+}
+
+/*
+ * The RX sockets: iface_rx_sockets= of them (0: one per RX queue), in a
+ * fanout group when more than one, so that several queues drain the
+ * interface at once. Each ring gets 2 x iface_ring / sockets frames (at
+ * least IFACE_RING_MIN): a hash spreads flows unevenly.
+ */
+static int
+rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
+{
+	uint32_t nb = p->da.iface_ring, id = 0;
+	uint16_t ns, s;
+	int ret;
+
+	ns = p->da.iface_rx_sockets ? p->da.iface_rx_sockets :
+		p->data->nb_rx_queues;
+	ns = RTE_MAX((uint16_t)1, RTE_MIN(ns, (uint16_t)HSPLIT_MAX_QUEUES));
+	if (ns > 1)
+		nb = RTE_MAX(2 * nb / ns, RTE_MIN(nb, IFACE_RING_MIN));
+	if (ifc->lro) {
+		max_frame = RTE_MAX(max_frame, (uint32_t)HSPLIT_LRO_MAX_FRAME);
+		nb = RTE_MIN(nb, IFACE_LRO_RING);
+	}
+	for (s = 0; s < ns; s++) {
+		ret = rx_open_one(p, ifc, &ifc->rx[s], max_frame, nb);
+		if (ret == 0 && ns > 1) {
+			ret = rx_fanout(ifc, s, &id);
+			if (ret < 0)
+				HSPLIT_LOG(ERR, "iface %s: RX socket %u of %u: fanout group: %s",
+					ifc->name, s, ns, strerror(-ret));
+		}
+		if (ret < 0) {
+			rx_close(ifc);
+			return ret;
+		}
+		ifc->nb_rx = s + 1;
 	}
 	return 0;
 }
@@ -425,12 +518,14 @@ hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6])
 		rte_free(ifc);
 		return ret;
 	}
-	rte_spinlock_init(&ifc->rx_lock);
-	/* RX faults draw from their own sequence (not a TX queue's). */
-	hsplit_prng_seed(&ifc->prng, p->da.seed, HSPLIT_MAX_QUEUES);
-	ifc->rx_fd = -1;
-	for (q = 0; q < HSPLIT_MAX_QUEUES; q++)
+	for (q = 0; q < HSPLIT_MAX_QUEUES; q++) {
+		rte_spinlock_init(&ifc->rx[q].lock);
+		ifc->rx[q].fd = -1;
+		/* RX faults draw from sequences of their own (not a TX queue's). */
+		hsplit_prng_seed(&ifc->rx[q].prng, p->da.seed,
+			HSPLIT_MAX_QUEUES + q);
 		ifc->tx[q].fd = -1;
+	}
 	p->iface = ifc;
 	HSPLIT_LOG(INFO, "port %u: interface %s (index %u, MTU %u, %02x:%02x:%02x:%02x:%02x:%02x)",
 		p->port_id, ifc->name, idx, ifc->mtu, mac[0], mac[1], mac[2],
@@ -501,11 +596,16 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 			return -ENOMEM;
 		}
 	}
-	if (p->da.delay_dir & HSPLIT_DELAY_RX)
-		hsplit_delay_init(&ifc->rx_dl, p->da.delay_us, p->da.jitter_us,
-			rte_get_tsc_hz(), p->da.seed, HSPLIT_MAX_QUEUES + 1);
-	else
-		memset(&ifc->rx_dl, 0, sizeof(ifc->rx_dl));
+	for (q = 0; q < HSPLIT_MAX_QUEUES; q++) {
+		struct hsplit_delay *dl = &ifc->rx[q].dl;
+
+		if (p->da.delay_dir & HSPLIT_DELAY_RX)
+			hsplit_delay_init(dl, p->da.delay_us, p->da.jitter_us,
+				rte_get_tsc_hz(), p->da.seed,
+				HSPLIT_MAX_QUEUES + 1 + q);
+		else
+			memset(dl, 0, sizeof(*dl));
+	}
 	ret = rx_open(p, ifc, max_frame);
 	if (ret < 0)
 		return ret;
@@ -522,9 +622,9 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 	if (!hsplit_iface_link_up(p))
 		HSPLIT_LOG(WARNING, "port %u: interface %s is not up and running (link down)",
 			p->port_id, ifc->name);
-	HSPLIT_LOG(DEBUG, "port %u: %s RX ring %u x %u bytes, %u TX rings",
-		p->port_id, ifc->name, ifc->rx.nb, ifc->rx.frame_size,
-		dev->data->nb_tx_queues);
+	HSPLIT_LOG(DEBUG, "port %u: %s %u RX ring(s) of %u x %u bytes, %u TX rings",
+		p->port_id, ifc->name, ifc->nb_rx, ifc->rx[0].r.nb,
+		ifc->rx[0].r.frame_size, dev->data->nb_tx_queues);
 	return 0;
 }
 
@@ -532,18 +632,17 @@ int
 hsplit_iface_promisc(struct hsplit_port *p, int on)
 {
 	struct hsplit_iface *ifc = p->iface;
+	struct iface_rx *x;
 	int ret = 0;
 
 	if (ifc == NULL)
 		return 0;
 	/* Stopped: rx_open() applies ethdev's flag at start. */
-	rte_spinlock_lock(&ifc->rx_lock);
-	if (ifc->rx_fd >= 0 && !!on != ifc->promisc) {
-		ret = set_promisc(ifc, on);
-		if (ret == 0)
-			ifc->promisc = !!on;
-	}
-	rte_spinlock_unlock(&ifc->rx_lock);
+	x = &ifc->rx[0];
+	rte_spinlock_lock(&x->lock);
+	if (x->fd >= 0 && !!on != x->promisc)
+		ret = set_promisc(ifc, x, on);
+	rte_spinlock_unlock(&x->lock);
 	return ret;
 }
 
@@ -576,7 +675,7 @@ csum_complete(struct hsplit_wbuf *w)
 
 /* One frame from a ring slot into a wire buffer, parsed and classified. */
 static void
-rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
+rx_frame(struct hsplit_port *p, struct iface_rx *x, struct hsplit_wbuf *w,
 	const uint8_t *slot, const struct tpacket2_hdr *h, uint32_t status)
 {
 	const uint8_t *f = slot + h->tp_mac;
@@ -602,19 +701,19 @@ rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
 	hsplit_parse(w->data, len, &w->pi);
 	if (status & TP_STATUS_CSUMNOTREADY) {
 		known = csum_complete(w);
-		ifc->rst.csum_completed += !!known;
+		x->st.csum_completed += !!known;
 	} else if (status & TP_STATUS_CSUM_VALID) {
 		known = HSPLIT_CK_L4;
 	}
-	if (p->rx_corrupt_thr && hsplit_prng_next(&ifc->prng) < p->rx_corrupt_thr &&
-			hsplit_wire_corrupt(w, hsplit_prng_next(&ifc->prng)) == 0) {
+	if (p->rx_corrupt_thr && hsplit_prng_next(&x->prng) < p->rx_corrupt_thr &&
+			hsplit_wire_corrupt(w, hsplit_prng_next(&x->prng)) == 0) {
 		/* Damaged on the wire, after the sender's checksums: verify. */
 		known = 0;
-		ifc->rst.f_corrupt++;
+		x->st.f_corrupt++;
 	}
 	hsplit_wire_classify(p, w, known);
-	ifc->rst.frames++;
-	ifc->rst.bytes += len;
+	x->st.frames++;
+	x->st.bytes += len;
 }
 
 /*
@@ -623,8 +722,8 @@ rx_frame(struct hsplit_port *p, struct hsplit_iface *ifc, struct hsplit_wbuf *w,
  * not. Returns whether it is taken.
  */
 static int
-rx_coalesced(struct hsplit_port *p, struct hsplit_iface *ifc,
-	struct hsplit_wbuf *w)
+rx_coalesced(struct hsplit_port *p, const struct hsplit_iface *ifc,
+	struct iface_rx *x, struct hsplit_wbuf *w)
 {
 	const struct hsplit_pkt_info *pi = &w->pi;
 
@@ -633,7 +732,7 @@ rx_coalesced(struct hsplit_port *p, struct hsplit_iface *ifc,
 			w->len > p->max_lro)
 		return 0;
 	w->rx_flags |= RTE_MBUF_F_RX_LRO;
-	ifc->rst.coalesced++;
+	x->st.coalesced++;
 	return 1;
 }
 
@@ -645,31 +744,31 @@ rx_coalesced(struct hsplit_port *p, struct hsplit_iface *ifc,
  * wb has room for it. Returns the frames now in wb.
  */
 static uint32_t
-rx_faults(struct hsplit_port *p, struct hsplit_iface *ifc,
+rx_faults(struct hsplit_port *p, struct iface_rx *x,
 	struct hsplit_wbuf **wb, uint32_t n)
 {
 	struct hsplit_wbuf *w = wb[n], *c;
 
 	if (likely(!(p->rx_loss_thr | p->rx_dup_thr | p->rx_reorder_thr)))
 		return n + 1;
-	if (p->rx_loss_thr && hsplit_prng_next(&ifc->prng) < p->rx_loss_thr) {
-		ifc->rst.f_loss++;
+	if (p->rx_loss_thr && hsplit_prng_next(&x->prng) < p->rx_loss_thr) {
+		x->st.f_loss++;
 		rte_mempool_put(rte_mempool_from_obj(w), w);
 		return n;
 	}
 	n++;
-	if (ifc->held != NULL) {
+	if (x->held != NULL) {
 		/* The held frame goes right after this one. */
-		wb[n++] = ifc->held;
-		ifc->held = NULL;
+		wb[n++] = x->held;
+		x->held = NULL;
 	} else if (p->rx_reorder_thr &&
-			hsplit_prng_next(&ifc->prng) < p->rx_reorder_thr) {
-		ifc->held = w;
-		ifc->held_tsc = rte_rdtsc();
-		ifc->rst.f_reorder++;
+			hsplit_prng_next(&x->prng) < p->rx_reorder_thr) {
+		x->held = w;
+		x->held_tsc = rte_rdtsc();
+		x->st.f_reorder++;
 		n--;
 	}
-	if (p->rx_dup_thr && hsplit_prng_next(&ifc->prng) < p->rx_dup_thr &&
+	if (p->rx_dup_thr && hsplit_prng_next(&x->prng) < p->rx_dup_thr &&
 			rte_mempool_get(rte_mempool_from_obj(w), (void **)&c) == 0) {
 		c->len = w->len;
 		c->rss_hash = w->rss_hash;
@@ -678,21 +777,23 @@ rx_faults(struct hsplit_port *p, struct hsplit_iface *ifc,
 		c->pi = w->pi;
 		rte_memcpy(c->data, w->data, w->len);
 		wb[n++] = c;
-		ifc->rst.f_dup++;
+		x->st.f_dup++;
 	}
 	return n;
 }
 
 /* Move up to @p budget frames from the RX ring to the queues (lock held). */
 static void
-rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
+rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
+	uint32_t budget)
 {
 	/* A frame's faults add two frames at most (a held one, a duplicate). */
 	struct hsplit_wbuf *wb[IFACE_RX_BUDGET + 3];
-	struct iface_ring *r = &ifc->rx;
+	struct iface_ring *r = &x->r;
 	struct tpacket2_hdr *h;
 	const struct sockaddr_ll *sll;
 	uint32_t status, n = 0;
+	uint64_t t0 = 0;
 	uint8_t *slot;
 
 	/* Room for what faults add: a held frame and a duplicate. */
@@ -704,57 +805,80 @@ rx_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t budget)
 		status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 		if (!(status & TP_STATUS_USER))
 			break;
+		/* Only drains that find a frame are timed: most polls find none. */
+		if (t0 == 0)
+			t0 = rte_rdtsc();
 		sll = (const struct sockaddr_ll *)(slot +
 			TPACKET_ALIGN(sizeof(struct tpacket2_hdr)));
 		if (sll->sll_pkttype == PACKET_OUTGOING) {
-			ifc->rst.outgoing++;
+			x->st.outgoing++;
 		} else if (h->tp_snaplen < h->tp_len ||
 				h->tp_snaplen < RTE_ETHER_HDR_LEN ||
 				h->tp_snaplen + 4 > (ifc->lro ? HSPLIT_WIRE_DATA_LRO :
 					HSPLIT_WIRE_DATA)) {
-			ifc->rst.truncated++;
+			x->st.truncated++;
 		} else {
 			struct rte_mempool *mp = h->tp_snaplen + 4 > HSPLIT_WIRE_DATA ?
 				ifc->lro_pool : p->wire_pool;
 
 			/* No buffer: leave the frame in the ring for the next poll. */
 			if (rte_mempool_get(mp, (void **)&wb[n]) != 0) {
-				ifc->rst.no_wbuf++;
+				x->st.no_wbuf++;
 				break;
 			}
-			rx_frame(p, ifc, wb[n], slot, h, status);
-			if (wb[n]->len > p->max_frame && !rx_coalesced(p, ifc, wb[n])) {
-				ifc->rst.truncated++;
+			rx_frame(p, x, wb[n], slot, h, status);
+			if (wb[n]->len > p->max_frame && !rx_coalesced(p, ifc, x, wb[n])) {
+				x->st.truncated++;
 				rte_mempool_put(mp, wb[n]);
 			} else {
-				n = rx_faults(p, ifc, wb, n);
+				n = rx_faults(p, x, wb, n);
 			}
 		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		r->head = r->head + 1 == r->nb ? 0 : r->head + 1;
 	}
 	/* A frame held for reordering waits at most HSPLIT_HOLD_US. */
-	if (ifc->held != NULL && n < budget && rte_rdtsc() - ifc->held_tsc >
+	if (x->held != NULL && n < budget && rte_rdtsc() - x->held_tsc >
 			rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
-		wb[n++] = ifc->held;
-		ifc->held = NULL;
+		wb[n++] = x->held;
+		x->held = NULL;
 	}
-	if (unlikely(hsplit_delay_on(&ifc->rx_dl) && n)) {
+	if (unlikely(hsplit_delay_on(&x->dl) && n)) {
 		uint64_t now = rte_rdtsc();
 		uint32_t i;
 
 		for (i = 0; i < n; i++)
-			wb[i]->due = hsplit_delay_due(&ifc->rx_dl, now);
+			wb[i]->due = hsplit_delay_due(&x->dl, now);
 	}
 	/* Under the lock: frames of one flow reach their queue in wire order. */
 	if (n)
 		hsplit_wire_ingress(p, wb, (uint16_t)n);
-	if (unlikely(ifc->rst.truncated != 0 && !ifc->trunc_logged)) {
+	if (t0 != 0) {
+		x->st.drains++;
+		x->st.drain_full += n >= budget && (__atomic_load_n(
+			&((struct tpacket2_hdr *)r->slot[r->head])->tp_status,
+			__ATOMIC_ACQUIRE) & TP_STATUS_USER);
+		x->st.drain_cycles += rte_rdtsc() - t0;
+	}
+	if (unlikely(x->st.truncated != 0 && !ifc->trunc_logged)) {
 		HSPLIT_LOG(WARNING, "port %u: %s handed over a frame longer than its MTU %s: "
 			"enable RX LRO on the port (RTE_ETH_RX_OFFLOAD_TCP_LRO), or turn GRO off here and TSO/GSO off on the sender "
 			"(ethtool -K IF tx off tso off gso off gro off); such frames are dropped (xstat iface_rx_truncated)",
 			p->port_id, ifc->name, ifc->lro ? "(not TCP, or above 64 KiB)" : "(LRO off)");
 		ifc->trunc_logged = 1;
+	}
+}
+
+static inline void
+rx_try_drain(struct hsplit_port *p, struct hsplit_iface *ifc, uint16_t s,
+	uint32_t budget)
+{
+	struct iface_rx *x = &ifc->rx[s];
+
+	if (rte_spinlock_trylock(&x->lock)) {
+		if (x->fd >= 0)
+			rx_drain(p, ifc, x, budget);
+		rte_spinlock_unlock(&x->lock);
 	}
 }
 
@@ -764,18 +888,27 @@ hsplit_iface_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
 	struct hsplit_rxq *q = rxq;
 	struct hsplit_port *p = q->port;
 	struct hsplit_iface *ifc = p->iface;
+	uint64_t t0 = rte_rdtsc();
 	uint32_t budget;
+	uint16_t ns = ifc->nb_rx, k;
 
-	if (p->started) {
+	if (p->started && ns > 0) {
 		/* Never more than this queue's ring takes: it cannot overflow. */
 		budget = RTE_MIN(rte_ring_free_count(q->ring), (unsigned int)IFACE_RX_BUDGET);
-		if (budget > 0 && rte_spinlock_trylock(&ifc->rx_lock)) {
-			if (ifc->rx_fd >= 0)
-				rx_drain(p, ifc, budget);
-			rte_spinlock_unlock(&ifc->rx_lock);
+		if (budget > 0) {
+			/* Its own socket, then another in turn: no socket waits for a queue no one polls. */
+			rx_try_drain(p, ifc, q->qid % ns, budget);
+			if (ns > 1) {
+				q->iface_rot = (uint16_t)((q->iface_rot + 1) % ns);
+				if (q->iface_rot != q->qid % ns)
+					rx_try_drain(p, ifc, q->iface_rot, budget);
+			}
 		}
 	}
-	return hsplit_rx_burst(rxq, pkts, n);
+	k = hsplit_rx_burst(rxq, pkts, n);
+	if (k != 0 && q->qid < HSPLIT_MAX_QUEUES)
+		ifc->tx[q->qid].st.rx_burst_cycles += rte_rdtsc() - t0;
+	return k;
 }
 
 static inline int
@@ -790,9 +923,14 @@ slot_free(const uint8_t *slot)
 static void
 tx_kick(struct iface_tx *t, const char *ifname)
 {
+	uint64_t t0 = rte_rdtsc();
+	ssize_t r;
 	int err;
 
-	if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0) {
+	r = sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	t->st.kick_cycles += rte_rdtsc() - t0;
+	t->st.kicks++;
+	if (r >= 0) {
 		t->kick = 0;
 		return;
 	}
@@ -817,6 +955,8 @@ hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	struct hsplit_txq *q = txq;
 	struct iface_tx *t = &q->port->iface->tx[q->qid];
 	uint32_t i, pos;
+	uint64_t t0;
+	uint16_t sent;
 
 	if (q->dq != NULL && q->dq_head != q->dq_tail)
 		delay_release(q);
@@ -833,7 +973,12 @@ hsplit_iface_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 			pos = pos + 1 == t->r.nb ? 0 : pos + 1;
 		n = (uint16_t)(i > q->fl_frames ? i - q->fl_frames : 0);
 	}
-	return hsplit_tx_burst(txq, pkts, n);
+	if (n == 0)
+		return hsplit_tx_burst(txq, pkts, n);
+	t0 = rte_rdtsc();
+	sent = hsplit_tx_burst(txq, pkts, n);
+	t->st.tx_burst_cycles += rte_rdtsc() - t0;
+	return sent;
 }
 
 static void
@@ -923,7 +1068,9 @@ enum {
 	X_RX_FRAMES, X_RX_BYTES, X_RX_KDROPS, X_RX_TRUNC, X_RX_OUTGOING,
 	X_RX_CSUM, X_RX_NOWBUF, X_RX_FLOSS, X_RX_FDUP, X_RX_FREORDER,
 	X_RX_FCORRUPT, X_RX_COALESCED, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
-	X_TX_BIG, X_TX_KICK, X_IF_RX_DROPPED, X_IF_TX_DROPPED, X_NB
+	X_TX_BIG, X_TX_KICK, X_IF_RX_DROPPED, X_IF_TX_DROPPED,
+	X_RX_SOCKETS, X_RX_SOCKETS_USED, X_RX_DRAINS, X_RX_DRAIN_FULL, X_RX_DRAIN_CYC,
+	X_TX_KICKS, X_TX_KICK_CYC, X_RX_BURST_CYC, X_TX_BURST_CYC, X_NB
 };
 
 static const char *const iface_xnames[X_NB] = {
@@ -935,6 +1082,9 @@ static const char *const iface_xnames[X_NB] = {
 	"iface_tx_frames", "iface_tx_bytes", "iface_tx_ring_full",
 	"iface_tx_too_big", "iface_tx_kick_errors",
 	"iface_if_rx_dropped", "iface_if_tx_dropped",
+	"iface_rx_sockets", "iface_rx_sockets_used", "iface_rx_drains", "iface_rx_drain_full",
+	"iface_rx_drain_cycles", "iface_tx_kicks", "iface_tx_kick_cycles",
+	"iface_rx_burst_cycles", "iface_tx_burst_cycles",
 };
 
 /*
@@ -991,14 +1141,21 @@ uint64_t
 hsplit_iface_rx_missed(struct hsplit_port *p)
 {
 	struct hsplit_iface *ifc = p->iface;
+	uint64_t v = 0;
+	uint16_t s;
 
 	if (ifc == NULL)
 		return 0;
-	/* The socket may close under us: take the lock the drainer takes. */
-	rte_spinlock_lock(&ifc->rx_lock);
-	rx_kstats(ifc);
-	rte_spinlock_unlock(&ifc->rx_lock);
-	return rd(&ifc->kdrops);
+	for (s = 0; s < HSPLIT_MAX_QUEUES; s++) {
+		struct iface_rx *x = &ifc->rx[s];
+
+		/* The socket may close under us: take the lock the drainer takes. */
+		rte_spinlock_lock(&x->lock);
+		rx_kstats(x);
+		rte_spinlock_unlock(&x->lock);
+		v += rd(&x->kdrops);
+	}
+	return v;
 }
 
 unsigned int
@@ -1012,25 +1169,35 @@ hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
 	if (ifc == NULL)
 		return 0;
 	v[X_RX_KDROPS] = hsplit_iface_rx_missed(p);
-	v[X_RX_FRAMES] = rd(&ifc->rst.frames);
-	v[X_RX_BYTES] = rd(&ifc->rst.bytes);
-	v[X_RX_TRUNC] = rd(&ifc->rst.truncated);
-	v[X_RX_OUTGOING] = rd(&ifc->rst.outgoing);
-	v[X_RX_CSUM] = rd(&ifc->rst.csum_completed);
-	v[X_RX_NOWBUF] = rd(&ifc->rst.no_wbuf);
-	v[X_RX_FLOSS] = rd(&ifc->rst.f_loss);
-	v[X_RX_FDUP] = rd(&ifc->rst.f_dup);
-	v[X_RX_FREORDER] = rd(&ifc->rst.f_reorder);
-	v[X_RX_FCORRUPT] = rd(&ifc->rst.f_corrupt);
-	v[X_RX_COALESCED] = rd(&ifc->rst.coalesced);
+	v[X_RX_SOCKETS] = ifc->nb_rx;
 	for (i = 0; i < HSPLIT_MAX_QUEUES; i++) {
+		const struct iface_rx_stats *r = &ifc->rx[i].st;
 		const struct iface_tx_stats *s = &ifc->tx[i].st;
 
+		v[X_RX_FRAMES] += rd(&r->frames);
+		v[X_RX_SOCKETS_USED] += rd(&r->frames) != 0;
+		v[X_RX_BYTES] += rd(&r->bytes);
+		v[X_RX_TRUNC] += rd(&r->truncated);
+		v[X_RX_OUTGOING] += rd(&r->outgoing);
+		v[X_RX_CSUM] += rd(&r->csum_completed);
+		v[X_RX_NOWBUF] += rd(&r->no_wbuf);
+		v[X_RX_FLOSS] += rd(&r->f_loss);
+		v[X_RX_FDUP] += rd(&r->f_dup);
+		v[X_RX_FREORDER] += rd(&r->f_reorder);
+		v[X_RX_FCORRUPT] += rd(&r->f_corrupt);
+		v[X_RX_COALESCED] += rd(&r->coalesced);
+		v[X_RX_DRAINS] += rd(&r->drains);
+		v[X_RX_DRAIN_FULL] += rd(&r->drain_full);
+		v[X_RX_DRAIN_CYC] += rd(&r->drain_cycles);
 		v[X_TX_FRAMES] += rd(&s->frames);
 		v[X_TX_BYTES] += rd(&s->bytes);
 		v[X_TX_FULL] += rd(&s->ring_full);
 		v[X_TX_BIG] += rd(&s->too_big);
 		v[X_TX_KICK] += rd(&s->kick_err);
+		v[X_TX_KICKS] += rd(&s->kicks);
+		v[X_TX_KICK_CYC] += rd(&s->kick_cycles);
+		v[X_RX_BURST_CYC] += rd(&s->rx_burst_cycles);
+		v[X_TX_BURST_CYC] += rd(&s->tx_burst_cycles);
 	}
 	v[X_IF_RX_DROPPED] = if_counter(ifc, "rx_dropped");
 	v[X_IF_TX_DROPPED] = if_counter(ifc, "tx_dropped");
@@ -1049,11 +1216,14 @@ hsplit_iface_stats_reset(struct hsplit_port *p)
 
 	if (ifc == NULL)
 		return;
-	rte_spinlock_lock(&ifc->rx_lock);
-	rx_kstats(ifc);
-	__atomic_store_n(&ifc->kdrops, 0, __ATOMIC_RELAXED);
-	memset(&ifc->rst, 0, sizeof(ifc->rst));
-	rte_spinlock_unlock(&ifc->rx_lock);
-	for (i = 0; i < HSPLIT_MAX_QUEUES; i++)
+	for (i = 0; i < HSPLIT_MAX_QUEUES; i++) {
+		struct iface_rx *x = &ifc->rx[i];
+
+		rte_spinlock_lock(&x->lock);
+		rx_kstats(x);
+		__atomic_store_n(&x->kdrops, 0, __ATOMIC_RELAXED);
+		memset(&x->st, 0, sizeof(x->st));
+		rte_spinlock_unlock(&x->lock);
 		memset(&ifc->tx[i].st, 0, sizeof(ifc->tx[i].st));
+	}
 }

@@ -6,9 +6,12 @@
  * of a veth pair whose other end is in a network namespace), reached through
  * AF_PACKET sockets with memory-mapped TPACKET_V2 rings.
  *
- * - RX: one socket per port, bound to the interface for every protocol, with
- *   an RX ring of iface_ring frames. Any RX queue's rx_burst drains it (a
- *   trylock makes one queue at a time the drainer; no thread of its own):
+ * - RX: one socket per RX queue (iface_rx_sockets=), bound to the interface
+ *   for every protocol, each with an RX ring; several sockets form a
+ *   PACKET_FANOUT_HASH group, so the kernel keeps each flow on one socket
+ *   and its frames in order. A queue's rx_burst drains its own socket and
+ *   one other in turn (a trylock per socket makes one queue at a time its
+ *   drainer; no thread of its own, no socket waits for an unpolled queue):
  *   each frame is copied into a host-memory wire buffer and goes through the
  *   same ingress as a frame from the loopback wire (checksum verification,
  *   RSS, rte_flow, queue ring), then the queue splits it and its payload
