@@ -17,6 +17,9 @@
 #   GPU_ARGS (devargs added to the gpu_cuda vdev, e.g. completion=event),
 #   FLOWS (4: TCP flows per comm, [nccl] flows),
 #   PROFILE (no; yes: [nccl] profile = yes, where the stack lcores' time goes),
+#   GPU_VDEV (the payload region's vdev instead of gpu_cuda0,device=0, e.g.
+#   gpu_sim0,size=2G with GDR=0: payload in host memory, no GPU copies of
+#   devtcp's own, as a control),
 #   HSPLIT_ARGS (devargs added to the net_hsplit vdev, e.g.
 #   iface_rx_sockets=1 for the single RX socket of before),
 #   UNPACK (no; yes: [nccl] unpack = yes, NCCL's kernel copies received
@@ -164,7 +167,7 @@ rank() {  # variant side rank
 		fi
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
-			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS${HSPLIT_ARGS:+,$HSPLIT_ARGS} --vdev=gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}")
+			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS${HSPLIT_ARGS:+,$HSPLIT_ARGS} --vdev=${GPU_VDEV:-gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}}")
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi
