@@ -695,10 +695,10 @@ prof_log(const struct nn_stack *s, const struct dt_dp_stats *st, double tsc_us)
 
 	NN_INFO("stack %u loop (profile): %.3f s in %" PRIu64 " polls (%.0f ns each): "
 		"commands %.1f%%, dp_poll %.1f%% (lib/dp RX processing %.1f%%), "
-		"events %.1f%%, progress %.1f%%", s->idx, (double)tot / tsc_us / 1e6,
+		"events %.1f%%, progress %.1f%% (TSC %.0f MHz)", s->idx, (double)tot / tsc_us / 1e6,
 		s->polls, s->polls != 0 ? (double)tot / tsc_us * 1e3 / (double)s->polls : 0.0,
 		c[NN_PROF_CMDS] * pct, c[NN_PROF_DP] * pct, st->rx_cycles * pct,
-		c[NN_PROF_EVENTS] * pct, c[NN_PROF_PROGRESS] * pct);
+		c[NN_PROF_EVENTS] * pct, c[NN_PROF_PROGRESS] * pct, tsc_us);
 }
 
 /*

@@ -27,7 +27,9 @@
 #   NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
 #   NCCL_LOCAL_REGISTER=0, which unpack needs -- docs/nccl.md),
 #   CUDA_BATCH (no: [nccl] cuda_batch = no and the gpu_cuda vdev gets
-#   copy_mode=per_copy unless GPU_ARGS names a copy_mode; yes: both
+#   copy_mode=staged_per_copy,stage_max=16384 unless GPU_ARGS names a
+#   copy_mode (the NIC's uploads through one scatter kernel per submit,
+#   never cuMemcpyBatchAsync; per_copy: one call each); yes: both
 #   through cuMemcpyBatchAsync, which faulted here -- docs/nccl.md),
 #   CUDA_CONNS (32: CUDA_DEVICE_MAX_CONNECTIONS of both ranks, both variants;
 #   the plugin's copy streams beyond it share hardware queues with NCCL's
@@ -50,7 +52,7 @@ UNPACK=${UNPACK:-no}
 case "$UNPACK" in yes|no) ;; *) echo "h200-nccl: UNPACK=$UNPACK: give yes or no" >&2; exit 1 ;; esac
 case "$CUDA_BATCH" in
 yes) ;;
-no) case ",${GPU_ARGS:-}," in *,copy_mode=*) ;; *) GPU_ARGS=${GPU_ARGS:+$GPU_ARGS,}copy_mode=per_copy ;; esac ;;
+no) case ",${GPU_ARGS:-}," in *,copy_mode=*) ;; *) GPU_ARGS=${GPU_ARGS:+$GPU_ARGS,}copy_mode=staged_per_copy,stage_max=16384 ;; esac ;;
 *) echo "h200-nccl: CUDA_BATCH=$CUDA_BATCH: give yes or no" >&2; exit 1 ;;
 esac
 PY=${PY:-python3}

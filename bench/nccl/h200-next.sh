@@ -1,22 +1,29 @@
 #!/bin/bash
-# H200 call for issue 11 (fifth session, fifth call): a control without
-# devtcp's GPU copies. From the repository root on the GPU machine, with
-# the bundle carried as .bundle: bash .bundle/bin/h200-next.sh
-#   h4: 4 stacks, MTU 9000, 4 channels, payload region on gpu_sim (host
-#       memory), GDR=0 (NCCL hands host buffers; NCCL's own kernel moves
-#       data between host and GPU, as with Socket): both transports
-#   c4: the same on gpu_cuda with GDR=1 and unpack, devtcp only (A/B in
-#       the same call)
-# Results: $OUT/r.tgz; each variant's table printed.
+# H200 call for issue 11 (fifth session, ninth call): the tables with the
+# new default (gpu_cuda copy_mode=staged_per_copy,stage_max=16384 from
+# h200-nccl.sh / the plugin). From the repository root on the GPU machine,
+# with the bundle carried as .bundle: bash .bundle/bin/h200-next.sh
+# 4 stacks, MTU 9000, NCCL_MIN_NCHANNELS=4, both transports in each:
+#   t:  unpack (both transports NCCL_PROTO=Simple)
+#   tg: no unpack (the plugin's gather), NCCL's default protocols
+#   tm: t under CUDA MPS
+# Results: $OUT/r.tgz.
 cd "$(dirname "$0")/../.."
-export ITERS=2
+export ITERS=2 GDR=1
 R=$OUT/r; mkdir -p "$R"; S=$SECONDS
-run() { local n=$1; shift; [ $((SECONDS - S)) -lt 200 ] || { echo "=== $n skipped (time)"; return; }
+run() { local n=$1; shift; [ $((SECONDS - S)) -lt 150 ] || { echo "=== $n skipped (time)"; return; }
 	echo "=== $n: T=$T $*"
 	env RUN_TIMEOUT=$T "$@" timeout -k 5 $((T * 2 + 30)) .bundle/run.sh h200-nccl.sh "$R/$n" "$W" > "$R/$n.txt" 2>&1
 	echo "rc $? at $((SECONDS - S)) s"
-	cat "$R/$n/compare.txt" 2>/dev/null || sed -n '/^# /,/^vm/p' "$R/$n/devtcp-rank0.log" | grep "^all_\|^op" | awk '{print $1, $2, $4, $5, $6}' | tr '\n' ';'; echo
-	grep -h "polls [0-9]*, rx\|Using network\|ptrSupport" "$R/$n"/devtcp-rank0.log | sed 's/.*NET.devtcp : //' | cut -c1-140 | head -6; tail -3 "$R/$n.txt"; }
-T=90 W=both run h4 GDR=0 STACKS=4 MTU=9000 MIN=8M MAX=1G GPU_VDEV=gpu_sim0,size=2G NCCL_EXTRA=NCCL_MIN_NCHANNELS=4
-T=60 W=devtcp run c4 GDR=1 UNPACK=yes STACKS=4 MTU=9000 MIN=8M MAX=1G NCCL_EXTRA=NCCL_MIN_NCHANNELS=4
+	cat "$R/$n/compare.txt" 2>/dev/null || tail -5 "$R/$n.txt"
+	grep -h "copy engines\|LAUNCH\|incorrect\|refused" "$R/$n"/devtcp-rank0.log | cut -c100-230 | head -2; }
+T=80 W=both run t UNPACK=yes STACKS=4 MTU=9000 MIN=8M MAX=1G NCCL_EXTRA=NCCL_MIN_NCHANNELS=4
+T=80 W=both run tg STACKS=4 MTU=9000 MIN=8M MAX=1G NCCL_EXTRA=NCCL_MIN_NCHANNELS=4
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps_pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps_log
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+if nvidia-cuda-mps-control -d; then
+	sleep 1
+	T=80 W=both run tm UNPACK=yes STACKS=4 MTU=9000 MIN=8M MAX=1G NCCL_EXTRA=NCCL_MIN_NCHANNELS=4
+	echo quit | nvidia-cuda-mps-control
+fi
 cd "$OUT" && tar czf r.tgz r && rm -rf r

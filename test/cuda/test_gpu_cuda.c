@@ -119,6 +119,8 @@ mode_name(enum dt_copy_cuda_mode mode)
 		return "batch";
 	case DT_COPY_CUDA_MODE_STAGED:
 		return "staged";
+	case DT_COPY_CUDA_MODE_STAGED_PER_COPY:
+		return "staged-per-copy";
 	}
 	return "?";
 }
@@ -468,6 +470,8 @@ test_engine_contract(void)
 		DT_COPY_CUDA_MODE_PER_COPY), 0);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_BATCH), 0);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_STAGED), 0);
+	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce,
+		DT_COPY_CUDA_MODE_STAGED_PER_COPY), 0);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_mode(ce, DT_COPY_CUDA_MODE_AUTO), 0);
 	DT_CHECK_EQ(dt_copy_cuda_engine_set_stage_max(ce,
 		DT_COPY_CUDA_STAGE_MAX_LIMIT + 1), -EINVAL);
@@ -604,6 +608,10 @@ roundtrip_cfg(const struct eng_cfg *cfg, uint32_t up, uint32_t down)
 		xs.polls_pending);
 	DT_CHECK_EQ(xs.unpinned, 0);
 	check_calls(&xs, ch->stats.calls, cfg);
+	/* Never the batch call where the mode says one call per copy. */
+	if (mode == DT_COPY_CUDA_MODE_PER_COPY ||
+			mode == DT_COPY_CUDA_MODE_STAGED_PER_COPY)
+		DT_CHECK_EQ(xs.batches, 0);
 	/* The host-read staged path needs no copy call for its groups. */
 	if (xs.stage_read == DT_COPY_CUDA_STAGE_READ_HOST)
 		DT_CHECK(xs.calls_memcpy <= xs.merged - xs.staged);
@@ -658,6 +666,14 @@ static void
 test_roundtrip_batch(void)
 {
 	roundtrip(DT_COPY_CUDA_MODE_BATCH, 1500, 9000);
+}
+
+/* Staged small uploads, one call per other copy (no cuMemcpyBatchAsync). */
+static void
+test_roundtrip_staged_per_copy(void)
+{
+	roundtrip(DT_COPY_CUDA_MODE_STAGED_PER_COPY, 1500, 9000);
+	roundtrip(DT_COPY_CUDA_MODE_STAGED_PER_COPY, 9000, 1500);
 }
 
 static void
@@ -1950,6 +1966,7 @@ main(int argc, char **argv)
 	DT_RUN(test_roundtrip_9000_1500);
 	DT_RUN(test_roundtrip_per_copy);
 	DT_RUN(test_roundtrip_batch);
+	DT_RUN(test_roundtrip_staged_per_copy);
 	DT_RUN(test_roundtrip_staged_odd);
 	DT_RUN(test_roundtrip_stage_read_device);
 	DT_RUN(test_roundtrip_events);

@@ -502,6 +502,9 @@ test_engine_window(void)
 	free_all(pk, 1);
 	DT_CHECK_EQ(xstat_rxq_sum("copy_bytes"), 1500);
 	DT_CHECK(xstat_rxq_sum("copy_calls") >= 1);
+	/* One frame with a copy: its intake-to-return time is counted. */
+	DT_CHECK_EQ(xstat_rxq_sum("copy_latency_frames"), 1);
+	DT_CHECK(xstat_rxq_sum("copy_latency_cycles") > 0);
 	/* Back to host pools, then tear the window down. */
 	DT_CHECK_EQ(rx_proto_split(M_TCP), 0);
 	rte_mempool_free(gp);
@@ -650,6 +653,8 @@ test_tx_async_device(void)
 	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), (uint64_t)n);
 	/* Both windows are one engine: the queue opened one channel on it. */
 	DT_CHECK_EQ(gate_opens, 1);
+	/* The copies take 5 ms at least: the latency counter must say so. */
+	rte_delay_ms(5);
 	gate_open = true;
 	DT_CHECK_EQ(rte_eth_tx_burst(tx_port, 0, tx, 0), 0);
 	DT_CHECK_EQ(xstat(tx_port, "tx_q0_in_flight"), 0);
@@ -664,6 +669,9 @@ test_tx_async_device(void)
 	}
 	free_all(pk, got);
 	DT_CHECK_EQ(xstat(tx_port, "tx_q0_copy_bytes"), (uint64_t)n * pay);
+	DT_CHECK(xstat(tx_port, "tx_q0_copy_latency_chunks") >= 1);
+	DT_CHECK(xstat(tx_port, "tx_q0_copy_latency_cycles") >=
+		xstat(tx_port, "tx_q0_copy_latency_chunks") * (rte_get_tsc_hz() / 200));
 	dt_copy_registry_del(ce);
 	/* The port's channel on the engine goes with the next stop. */
 	rte_eth_dev_stop(tx_port);

@@ -1074,7 +1074,8 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 
 	ch->xs.stage_read = ch->e->stage_read;
 	if ((ch->e->mode != DT_COPY_CUDA_MODE_AUTO &&
-			ch->e->mode != DT_COPY_CUDA_MODE_STAGED) ||
+			ch->e->mode != DT_COPY_CUDA_MODE_STAGED &&
+			ch->e->mode != DT_COPY_CUDA_MODE_STAGED_PER_COPY) ||
 			ch->e->stage_max == 0)
 		return;
 	if (gpu_cuda_kernels_load(p) != 0 || p->fn_scatter == NULL) {
@@ -1149,6 +1150,7 @@ dt_copy_cuda_chan_open(struct dt_copy_engine *ce)
 	ch->head.next_ticket = 1; /* completed() == 0: nothing landed yet */
 	ch->e = e;
 	ch->use_batch = e->mode != DT_COPY_CUDA_MODE_PER_COPY &&
+		e->mode != DT_COPY_CUDA_MODE_STAGED_PER_COPY &&
 		e->p->api.cuMemcpyBatchAsync != NULL;
 	ret = gpu_cuda_ctx_enter(e->p, &pushed);
 	if (ret == 0) {
@@ -1243,7 +1245,8 @@ dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
 			(mode != DT_COPY_CUDA_MODE_AUTO &&
 			 mode != DT_COPY_CUDA_MODE_PER_COPY &&
 			 mode != DT_COPY_CUDA_MODE_BATCH &&
-			 mode != DT_COPY_CUDA_MODE_STAGED))
+			 mode != DT_COPY_CUDA_MODE_STAGED &&
+			 mode != DT_COPY_CUDA_MODE_STAGED_PER_COPY))
 		return -EINVAL;
 	((struct dt_copy_cuda_engine *)ce)->mode = mode;
 	return 0;

@@ -13,7 +13,7 @@
  * Copy engines created on the device start from two more arguments, so that
  * a benchmark compares the ways of issuing copies without code changes:
  *
- *   copy_mode=auto|staged|batch|per_copy  (dt_copy_cuda_engine_set_mode())
+ *   copy_mode=auto|staged|batch|per_copy|staged_per_copy  (dt_copy_cuda_engine_set_mode())
  *   stage_max=BYTES                       (dt_copy_cuda_engine_set_stage_max())
  *   completion=auto|event|memop           (dt_copy_cuda_engine_set_completion())
  *   stage_read=host|device                (dt_copy_cuda_engine_set_stage_read())
@@ -75,6 +75,7 @@ static const char * const gpu_cuda_copy_modes[] = {
 	[DT_COPY_CUDA_MODE_PER_COPY] = "per_copy",
 	[DT_COPY_CUDA_MODE_BATCH] = "batch",
 	[DT_COPY_CUDA_MODE_STAGED] = "staged",
+	[DT_COPY_CUDA_MODE_STAGED_PER_COPY] = "staged_per_copy",
 };
 
 /* completion= values, indexed by enum dt_copy_cuda_completion. */
@@ -511,7 +512,7 @@ gpu_cuda_parse_args(const char *name, const char *params,
 		return 0;
 	kv = rte_kvargs_parse(params, gpu_cuda_valid_args);
 	if (kv == NULL) {
-		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F, copy_mode=auto|staged|batch|per_copy, stage_max=BYTES, completion=auto|event|memop, stage_read=host|device)",
+		GPU_CUDA_LOG(ERR, "%s: bad arguments \"%s\" (valid: device=N or pci=DDDD:BB:DD.F, copy_mode=auto|staged|batch|per_copy|staged_per_copy, stage_max=BYTES, completion=auto|event|memop, stage_read=host|device)",
 			name, params);
 		return -EINVAL;
 	}

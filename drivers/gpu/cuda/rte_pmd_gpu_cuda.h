@@ -277,6 +277,12 @@ enum dt_copy_cuda_mode {
 	DT_COPY_CUDA_MODE_BATCH,
 	/** Same as AUTO, named for benchmarks that ask for staging explicitly. */
 	DT_COPY_CUDA_MODE_STAGED,
+	/**
+	 * Staged as AUTO, and one cuMemcpy*Async per other merged copy: never
+	 * cuMemcpyBatchAsync (which faulted on the H200 under NCCL), with
+	 * far fewer calls than PER_COPY for small host->device copies.
+	 */
+	DT_COPY_CUDA_MODE_STAGED_PER_COPY,
 };
 
 /**

@@ -120,6 +120,8 @@ struct hsplit_rxq_stats {
 	uint64_t drop_too_big;   /**< over MTU, needs SCATTER, chain too long */
 	uint64_t drop_copy_err;
 	uint64_t copy_busy;      /**< submits the engine deferred (full): retried */
+	/** Frames with copies, and TSC cycles from their intake to their return. */
+	uint64_t copy_lat_frames, copy_lat_cycles;
 	uint64_t missed;         /**< ring full; added atomically by the peer's TX */
 };
 
@@ -133,6 +135,7 @@ struct hsplit_pend {
 	/** Engines whose ticket[] is still an index into ops[]: not submitted yet. */
 	uint8_t unsub_mask;
 	uint8_t drop;            /**< a copy failed: free when complete */
+	uint64_t tsc;            /**< taken from the wire (rx_ingest's call) */
 };
 
 struct hsplit_port;
@@ -158,6 +161,7 @@ struct hsplit_rxq {
 	struct hsplit_pend *pend;
 	/** Frames taken from the wire and not yet laid out (no room for their copies). */
 	uint16_t in_pos, in_n;
+	uint64_t in_tsc;         /**< when this rx_ingest call began */
 	uint16_t iface_rot;      /**< interface backend: the other RX socket drained last */
 	struct hsplit_wbuf *in[HSPLIT_BURST];
 	struct hsplit_stash stash[HSPLIT_MAX_NSEG];
@@ -179,6 +183,8 @@ struct hsplit_txq_stats {
 	uint64_t paced;          /**< packets tx_burst declined for pacing */
 	uint64_t delayed;        /**< frames that went through the delay line */
 	uint64_t copy_wait_cycles; /**< TSC cycles waiting for TX copies (in-flight ring full) */
+	/** Chunks with copies, and TSC cycles from their start to their frames leaving. */
+	uint64_t copy_lat_chunks, copy_lat_cycles;
 };
 
 /*

@@ -215,6 +215,7 @@ rx_one(struct hsplit_rxq *q, struct hsplit_wbuf *wb)
 	p->unsub_mask = 0;
 	p->copy_bytes = 0;
 	p->drop = 0;
+	p->tsc = q->in_tsc;
 	p->wb = wb;
 	for (i = 0; i < lay.nb; i++) {
 		struct hsplit_stash *s = &q->stash[lay.s[i].pool];
@@ -277,6 +278,7 @@ rx_ingest(struct hsplit_rxq *q, uint32_t want)
 
 	if (want > space)
 		want = space;
+	q->in_tsc = rte_rdtsc();
 	while (want > 0) {
 		if (q->in_pos == q->in_n) {
 			q->in_pos = 0;
@@ -306,7 +308,7 @@ out:
 static uint16_t
 rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint64_t done[HSPLIT_MAX_ENGINES];
+	uint64_t done[HSPLIT_MAX_ENGINES], now = 0;
 	uint8_t polled = 0;
 	uint16_t got = 0;
 	uint32_t e;
@@ -326,6 +328,12 @@ rx_deliver(struct hsplit_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 				return got;
 		}
 		wbuf_free(p->wb);
+		if (p->eng_mask != 0) {
+			if (now == 0)
+				now = rte_rdtsc();
+			q->st.copy_lat_frames++;
+			q->st.copy_lat_cycles += now - p->tsc;
+		}
 		if (p->drop) {
 			q->st.drop_copy_err++;
 			rte_pktmbuf_free(p->m);

@@ -44,6 +44,7 @@ struct hsplit_tx_chunk {
 	struct hsplit_wbuf *wb[HSPLIT_BURST];
 	struct tx_frame f[HSPLIT_BURST];
 	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
+	uint64_t tsc;                        /* started (tx_chunk_start) */
 	/* Its copies in the queue's merge buffer: [op_lo, op_hi) per engine. */
 	uint16_t op_lo[HSPLIT_MAX_ENGINES], op_hi[HSPLIT_MAX_ENGINES];
 };
@@ -319,6 +320,7 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	n = hsplit_pace(q, pkts, n);
 	if (n == 0)
 		return 0;
+	c->tsc = rte_rdtsc();
 	if (rte_mempool_get_bulk(p->wire_pool, (void **)c->wb, n) != 0) {
 		/* Out of wire buffers: send what we can, one at a time. */
 		for (i = 0; i < n; i++)
@@ -409,6 +411,20 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 	wire_out(q, good, ng);
 }
 
+/* A chunk whose copies completed (or are about to be waited for): how long since it started. */
+static inline void
+tx_copy_lat(struct hsplit_txq *q, const struct hsplit_tx_chunk *c)
+{
+	uint32_t e;
+
+	for (e = 0; e < q->nb_eng; e++)
+		if (c->last[e] != 0) {
+			q->st.copy_lat_chunks++;
+			q->st.copy_lat_cycles += rte_rdtsc() - c->tsc;
+			return;
+		}
+}
+
 /* Put the oldest in-flight chunks whose copies completed on the wire. */
 static void
 tx_reap(struct hsplit_txq *q)
@@ -418,6 +434,7 @@ tx_reap(struct hsplit_txq *q)
 
 		if (!tx_chunk_done(q, c))
 			return;
+		tx_copy_lat(q, c);
 		tx_chunk_finish(q, c);
 		q->fl_frames -= c->n;
 		q->fl_head++;
@@ -460,6 +477,7 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 			if (q->fl_sub == q->fl_head)
 				tx_submit(q);
 			c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
+			tx_copy_lat(q, c);
 			tx_chunk_finish(q, c);
 			q->fl_frames -= c->n;
 			q->fl_head++;

@@ -30,6 +30,8 @@ static const struct xname_off rx_xstats[] = {
 	{ "drop_copy_error", offsetof(struct hsplit_rxq_stats, drop_copy_err) },
 	{ "drop_ring_full", offsetof(struct hsplit_rxq_stats, missed) },
 	{ "copy_busy", offsetof(struct hsplit_rxq_stats, copy_busy) },
+	{ "copy_latency_frames", offsetof(struct hsplit_rxq_stats, copy_lat_frames) },
+	{ "copy_latency_cycles", offsetof(struct hsplit_rxq_stats, copy_lat_cycles) },
 };
 
 static const struct xname_off tx_xstats[] = {
@@ -38,6 +40,8 @@ static const struct xname_off tx_xstats[] = {
 	{ "drop_copy_error", offsetof(struct hsplit_txq_stats, drop_copy_err) },
 	{ "drop_too_big", offsetof(struct hsplit_txq_stats, drop_too_big) },
 	{ "copy_wait_cycles", offsetof(struct hsplit_txq_stats, copy_wait_cycles) },
+	{ "copy_latency_chunks", offsetof(struct hsplit_txq_stats, copy_lat_chunks) },
+	{ "copy_latency_cycles", offsetof(struct hsplit_txq_stats, copy_lat_cycles) },
 };
 
 /* Port counters: sums over the TX queues, and the port's own. */
