@@ -417,13 +417,24 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		max_frame = RTE_MAX(max_frame, (uint32_t)HSPLIT_LRO_MAX_FRAME);
 		nb = RTE_MIN(nb, IFACE_LRO_RING);
 	}
+	/*
+	 * A socket is bound before it can join the group: until it joins it
+	 * sees every frame, so a frame arriving in that window of port start
+	 * may be received twice (a duplicate, as a wire may make).
+	 */
 	for (s = 0; s < ns; s++) {
 		ret = rx_open_one(p, ifc, &ifc->rx[s], max_frame, nb);
-		if (ret == 0 && ns > 1) {
-			ret = rx_fanout(ifc, s, &id);
-			if (ret < 0)
-				HSPLIT_LOG(ERR, "iface %s: RX socket %u of %u: fanout group: %s",
-					ifc->name, s, ns, strerror(-ret));
+		if (ret == 0 && ns > 1 && (ret = rx_fanout(ifc, s, &id)) < 0) {
+			/* A kernel without fanout (or its unique ids): one socket. */
+			HSPLIT_LOG(WARNING, "iface %s: RX socket %u of %u: fanout group: %s; one RX socket instead",
+				ifc->name, s, ns, strerror(-ret));
+			rx_close(ifc);
+			ret = rx_open_one(p, ifc, &ifc->rx[0], max_frame,
+				ifc->lro ? RTE_MIN(p->da.iface_ring, IFACE_LRO_RING) :
+				p->da.iface_ring);
+			if (ret == 0)
+				ifc->nb_rx = 1;
+			return ret;
 		}
 		if (ret < 0) {
 			rx_close(ifc);
