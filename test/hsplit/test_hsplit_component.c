@@ -672,6 +672,9 @@ test_tx_async_device(void)
 	DT_CHECK(xstat(tx_port, "tx_q0_copy_latency_chunks") >= 1);
 	DT_CHECK(xstat(tx_port, "tx_q0_copy_latency_cycles") >=
 		xstat(tx_port, "tx_q0_copy_latency_chunks") * (rte_get_tsc_hz() / 200));
+	/* ... and not a start time of 0 (minutes of TSC). */
+	DT_CHECK(xstat(tx_port, "tx_q0_copy_latency_cycles") <
+		xstat(tx_port, "tx_q0_copy_latency_chunks") * rte_get_tsc_hz() * 10);
 	dt_copy_registry_del(ce);
 	/* The port's channel on the engine goes with the next stop. */
 	rte_eth_dev_stop(tx_port);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_kvargs.h>
 
 #include "hsplit_devargs.h"
@@ -156,7 +157,8 @@ one_arg(const char *key, const char *val, void *opaque)
 		da->iface_ring_set = 1;
 	} else if (strcmp(key, HSPLIT_ARG_IFACE_RX_SOCKETS) == 0) {
 		if (parse_u64(val, 0, HSPLIT_IFACE_RX_SOCKETS_MAX, &u) < 0)
-			return bad(c, key, val, "need a socket count in [0, 16] (0: one per RX queue)");
+			return bad(c, key, val, "need a socket count in [0, "
+				RTE_STR(HSPLIT_IFACE_RX_SOCKETS_MAX) "] (0: one per RX queue)");
 		da->iface_rx_sockets = (uint16_t)u;
 		da->iface_rx_sockets_set = 1;
 	} else if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0 ||

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -58,9 +59,6 @@
 #define IFACE_FRAME_EXTRA (RTE_ETHER_HDR_LEN + 8)
 /* RX ring slots when they take coalesced frames (64 KiB each). */
 #define IFACE_LRO_RING 1024u
-_Static_assert(HSPLIT_IFACE_RX_SOCKETS_MAX <= HSPLIT_MAX_QUEUES,
-	"an RX socket per queue at most");
-
 /* Frames of each RX ring at least when several sockets share iface_ring. */
 #define IFACE_RING_MIN 1024u
 /* Wire buffers for coalesced frames. */
@@ -99,9 +97,13 @@ struct iface_tx_stats {
 	uint64_t kick_err;      /* send() failed; retried on the next burst */
 	uint64_t kicks;
 	uint64_t kick_cycles;   /* TSC cycles in send() */
-	/* Queue qid's bursts that moved frames: TSC cycles in them. */
-	uint64_t rx_burst_cycles, tx_burst_cycles;
+	uint64_t tx_burst_cycles; /* bursts that took frames: TSC cycles in them */
 };
+
+/* One RX queue's counters: written by its poller only. */
+struct iface_rxq_stats {
+	uint64_t burst_cycles;  /* bursts that returned frames: TSC cycles in them */
+} __rte_cache_aligned;
 
 /* One TX queue's socket and ring: written by that queue's thread only. */
 struct iface_tx {
@@ -136,10 +138,12 @@ struct hsplit_iface {
 	unsigned int ifindex;
 	uint32_t mtu;           /* the interface's, read at probe and start */
 	uint16_t nb_rx;         /* RX sockets open (a fanout group when > 1) */
-	uint8_t trunc_logged;   /* the hint about truncated frames was given */
+	/* The hint about truncated frames was given (drainers race: at worst twice). */
+	uint8_t trunc_logged;
 	uint8_t lro;            /* the RX rings take coalesced frames */
 	struct rte_mempool *lro_pool; /* their wire buffers (made at first use) */
 	struct iface_rx rx[HSPLIT_MAX_QUEUES];
+	struct iface_rxq_stats rxq_st[HSPLIT_MAX_QUEUES];
 	struct iface_tx tx[HSPLIT_MAX_QUEUES];
 };
 
@@ -350,15 +354,38 @@ rx_fanout(struct hsplit_iface *ifc, uint16_t s, uint32_t *id)
 	return 0;
 }
 
+/*
+ * Drop everything (@p drop, a one-instruction classic BPF program) or take
+ * everything again (the filter detached).
+ */
+static int
+rx_filter(struct iface_rx *x, int drop)
+{
+	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog = { .len = 1, .filter = &none };
+	int dummy = 0;
+
+	if (drop)
+		return setsockopt(x->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+			sizeof(prog)) < 0 ? -errno : 0;
+	return setsockopt(x->fd, SOL_SOCKET, SO_DETACH_FILTER, &dummy,
+		sizeof(dummy)) < 0 ? -errno : 0;
+}
+
 static int
 rx_open_one(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
-	uint32_t max_frame, uint32_t nb)
+	uint32_t max_frame, uint32_t nb, int quiet)
 {
 	int fd, one = 1, ret;
 
 	fd = sock_v2("RX", ifc->name);
 	if (fd < 0)
 		return fd;
+	x->fd = fd;
+	/* Joining a fanout group: nothing until every socket has joined. */
+	if (quiet && (ret = rx_filter(x, 1)) < 0)
+		HSPLIT_LOG(DEBUG, "iface %s: no drop-all filter while joining: %s",
+			ifc->name, strerror(-ret));
 	/* Frames this host sends on the interface are not received (kernel >= 4.20; else skipped by sll_pkttype). */
 	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
 		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_IGNORE_OUTGOING: %s",
@@ -370,9 +397,9 @@ rx_open_one(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
 			ifc->name, nb, IFACE_RX_MACOFF + max_frame,
 			strerror(-ret));
 		close(fd);
+		x->fd = -1;
 		return ret;
 	}
-	x->fd = fd;
 	/*
 	 * ethdev's promiscuous flag survives stop/start; the membership does
 	 * not. The first socket holds it for the port: the device is then
@@ -390,6 +417,7 @@ rx_open_one(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
 		ring_unmap(&x->r);
 		close(fd);
 		x->fd = -1;
+		x->promisc = 0;  /* the membership went with the socket */
 		return ret;
 	}
 	return 0;
@@ -404,37 +432,46 @@ rx_open_one(struct hsplit_port *p, struct hsplit_iface *ifc, struct iface_rx *x,
 static int
 rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 {
-	uint32_t nb = p->da.iface_ring, id = 0;
+	uint32_t nb = p->da.iface_ring, nb1 = nb, id = 0;
 	uint16_t ns, s;
 	int ret;
 
+	RTE_BUILD_BUG_ON(HSPLIT_IFACE_RX_SOCKETS_MAX > HSPLIT_MAX_QUEUES);
+	/* More sockets than queues would be drained by the rotation only. */
 	ns = p->da.iface_rx_sockets ? p->da.iface_rx_sockets :
 		p->data->nb_rx_queues;
-	ns = RTE_MAX((uint16_t)1, RTE_MIN(ns, (uint16_t)HSPLIT_MAX_QUEUES));
+	ns = RTE_MAX((uint16_t)1, RTE_MIN(ns, p->data->nb_rx_queues));
 	if (ns > 1)
 		nb = RTE_MAX(2 * nb / ns, RTE_MIN(nb, IFACE_RING_MIN));
 	if (ifc->lro) {
+		/* 64 KiB slots: the sockets share what one ring would have. */
 		max_frame = RTE_MAX(max_frame, (uint32_t)HSPLIT_LRO_MAX_FRAME);
-		nb = RTE_MIN(nb, IFACE_LRO_RING);
+		nb1 = RTE_MIN(nb1, IFACE_LRO_RING);
+		nb = ns > 1 ? RTE_MIN(nb, RTE_MAX(2 * IFACE_LRO_RING / ns, 256u)) :
+			nb1;
 	}
 	/*
-	 * A socket is bound before it can join the group: until it joins it
-	 * sees every frame, so a frame arriving in that window of port start
-	 * may be received twice (a duplicate, as a wire may make).
+	 * A socket is bound before it can join the group, and the group
+	 * re-spreads flows as it grows: the sockets take nothing (a drop-all
+	 * filter) until all have joined, so no frame is received twice or
+	 * overtakes its flow's earlier frames; what arrives in that moment of
+	 * port start is lost, as on a NIC that is still starting.
 	 */
 	for (s = 0; s < ns; s++) {
-		ret = rx_open_one(p, ifc, &ifc->rx[s], max_frame, nb);
-		if (ret == 0 && ns > 1 && (ret = rx_fanout(ifc, s, &id)) < 0) {
-			/* A kernel without fanout (or its unique ids): one socket. */
-			HSPLIT_LOG(WARNING, "iface %s: RX socket %u of %u: fanout group: %s; one RX socket instead",
-				ifc->name, s, ns, strerror(-ret));
-			rx_close(ifc);
-			ret = rx_open_one(p, ifc, &ifc->rx[0], max_frame,
-				ifc->lro ? RTE_MIN(p->da.iface_ring, IFACE_LRO_RING) :
-				p->da.iface_ring);
-			if (ret == 0)
-				ifc->nb_rx = 1;
-			return ret;
+		ret = rx_open_one(p, ifc, &ifc->rx[s], max_frame, nb, ns > 1);
+		if (ret == 0 && ns > 1) {
+			ret = rx_fanout(ifc, s, &id);
+			if (ret < 0) {
+				/* A kernel without fanout (or its unique ids): one socket. */
+				HSPLIT_LOG(WARNING, "iface %s: RX socket %u of %u: fanout group: %s; one RX socket instead",
+					ifc->name, s, ns, strerror(-ret));
+				rx_close(ifc);
+				ret = rx_open_one(p, ifc, &ifc->rx[0], max_frame,
+					nb1, 0);
+				if (ret == 0)
+					ifc->nb_rx = 1;
+				return ret;
+			}
 		}
 		if (ret < 0) {
 			rx_close(ifc);
@@ -442,6 +479,8 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		}
 		ifc->nb_rx = s + 1;
 	}
+	for (s = 0; ns > 1 && s < ns; s++)
+		rx_filter(&ifc->rx[s], 0);
 	return 0;
 }
 
@@ -907,18 +946,24 @@ hsplit_iface_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
 		/* Never more than this queue's ring takes: it cannot overflow. */
 		budget = RTE_MIN(rte_ring_free_count(q->ring), (unsigned int)IFACE_RX_BUDGET);
 		if (budget > 0) {
-			/* Its own socket, then another in turn: no socket waits for a queue no one polls. */
+			/*
+			 * Its own socket, then another in turn: no socket
+			 * waits for a queue no one polls. Each drain takes
+			 * what this queue's ring has room for then.
+			 */
 			rx_try_drain(p, ifc, q->qid % ns, budget);
 			if (ns > 1) {
 				q->iface_rot = (uint16_t)((q->iface_rot + 1) % ns);
-				if (q->iface_rot != q->qid % ns)
+				budget = RTE_MIN(rte_ring_free_count(q->ring),
+					(unsigned int)IFACE_RX_BUDGET);
+				if (q->iface_rot != q->qid % ns && budget > 0)
 					rx_try_drain(p, ifc, q->iface_rot, budget);
 			}
 		}
 	}
 	k = hsplit_rx_burst(rxq, pkts, n);
-	if (k != 0 && q->qid < HSPLIT_MAX_QUEUES)
-		ifc->tx[q->qid].st.rx_burst_cycles += rte_rdtsc() - t0;
+	if (k != 0)
+		ifc->rxq_st[q->qid].burst_cycles += rte_rdtsc() - t0;
 	return k;
 }
 
@@ -1207,7 +1252,7 @@ hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
 		v[X_TX_KICK] += rd(&s->kick_err);
 		v[X_TX_KICKS] += rd(&s->kicks);
 		v[X_TX_KICK_CYC] += rd(&s->kick_cycles);
-		v[X_RX_BURST_CYC] += rd(&s->rx_burst_cycles);
+		v[X_RX_BURST_CYC] += rd(&ifc->rxq_st[i].burst_cycles);
 		v[X_TX_BURST_CYC] += rd(&s->tx_burst_cycles);
 	}
 	v[X_IF_RX_DROPPED] = if_counter(ifc, "rx_dropped");
@@ -1236,5 +1281,6 @@ hsplit_iface_stats_reset(struct hsplit_port *p)
 		memset(&x->st, 0, sizeof(x->st));
 		rte_spinlock_unlock(&x->lock);
 		memset(&ifc->tx[i].st, 0, sizeof(ifc->tx[i].st));
+		memset(&ifc->rxq_st[i], 0, sizeof(ifc->rxq_st[i]));
 	}
 }

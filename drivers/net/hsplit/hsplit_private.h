@@ -161,7 +161,7 @@ struct hsplit_rxq {
 	struct hsplit_pend *pend;
 	/** Frames taken from the wire and not yet laid out (no room for their copies). */
 	uint16_t in_pos, in_n;
-	uint64_t in_tsc;         /**< when this rx_ingest call began */
+	uint64_t in_tsc;         /**< when in[] was taken from the wire */
 	uint16_t iface_rot;      /**< interface backend: the other RX socket drained last */
 	struct hsplit_wbuf *in[HSPLIT_BURST];
 	struct hsplit_stash stash[HSPLIT_MAX_NSEG];

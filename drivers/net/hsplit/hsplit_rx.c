@@ -278,7 +278,6 @@ rx_ingest(struct hsplit_rxq *q, uint32_t want)
 
 	if (want > space)
 		want = space;
-	q->in_tsc = rte_rdtsc();
 	while (want > 0) {
 		if (q->in_pos == q->in_n) {
 			q->in_pos = 0;
@@ -286,6 +285,8 @@ rx_ingest(struct hsplit_rxq *q, uint32_t want)
 				(void **)q->in, RTE_MIN(want, HSPLIT_BURST), NULL);
 			if (q->in_n == 0)
 				break;
+			/* Frames carried to a later call keep this time. */
+			q->in_tsc = rte_rdtsc();
 		}
 		while (q->in_pos < q->in_n && want > 0) {
 			/* Delay line: the wire holds the frame until it is due. */

@@ -373,6 +373,20 @@ tx_chunk_done(struct hsplit_txq *q, const struct hsplit_tx_chunk *c)
 	return true;
 }
 
+/* A chunk whose copies completed: how long since it started. */
+static inline void
+tx_copy_lat(struct hsplit_txq *q, const struct hsplit_tx_chunk *c)
+{
+	uint32_t e;
+
+	for (e = 0; e < q->nb_eng; e++)
+		if (c->last[e] != 0) {
+			q->st.copy_lat_chunks++;
+			q->st.copy_lat_cycles += rte_rdtsc() - c->tsc;
+			return;
+		}
+}
+
 /* Wait for a chunk's copies, then finish its frames and put them on the wire. */
 static void
 tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
@@ -391,6 +405,7 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 				dt_copy_wait(q->eng[e].ch, c->last[e]);
 		q->st.copy_wait_cycles += rte_rdtsc() - t0;
 	}
+	tx_copy_lat(q, c);
 	for (i = 0; i < c->n; i++) {
 		struct rte_mbuf *m = c->pkts[i];
 		struct hsplit_wbuf *wb = c->wb[i];
@@ -411,20 +426,6 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 	wire_out(q, good, ng);
 }
 
-/* A chunk whose copies completed (or are about to be waited for): how long since it started. */
-static inline void
-tx_copy_lat(struct hsplit_txq *q, const struct hsplit_tx_chunk *c)
-{
-	uint32_t e;
-
-	for (e = 0; e < q->nb_eng; e++)
-		if (c->last[e] != 0) {
-			q->st.copy_lat_chunks++;
-			q->st.copy_lat_cycles += rte_rdtsc() - c->tsc;
-			return;
-		}
-}
-
 /* Put the oldest in-flight chunks whose copies completed on the wire. */
 static void
 tx_reap(struct hsplit_txq *q)
@@ -434,7 +435,6 @@ tx_reap(struct hsplit_txq *q)
 
 		if (!tx_chunk_done(q, c))
 			return;
-		tx_copy_lat(q, c);
 		tx_chunk_finish(q, c);
 		q->fl_frames -= c->n;
 		q->fl_head++;
@@ -477,7 +477,6 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 			if (q->fl_sub == q->fl_head)
 				tx_submit(q);
 			c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
-			tx_copy_lat(q, c);
 			tx_chunk_finish(q, c);
 			q->fl_frames -= c->n;
 			q->fl_head++;
