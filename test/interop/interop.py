@@ -679,7 +679,7 @@ def mss_of_syns(cap, src):
     """MSS options of the SYNs (and SYN-ACKs) from SRC."""
     p = sh(["tshark", "-n", "-r", cap.dev if src == DEV_IP else cap.lnx,
             "-Y", "tcp.flags.syn==1 && ip.src==%s" % src, "-T", "fields",
-            "-e", "tcp.options.mss_val"], check_rc=False)
+            "-e", "tcp.options.mss_val"], check_rc=False, timeout=180)
     if p.returncode != 0:
         raise CaptureError("tshark (MSS of SYNs): rc %d: %s" % (
             p.returncode, p.stderr.strip()[-300:]))
@@ -972,7 +972,8 @@ def case_close():
           (time.time() - t0, crc))
     cap.count("frame")
     first_fin = sh(["tshark", "-n", "-r", cap.path, "-Y", "tcp.flags.fin==1",
-                    "-T", "fields", "-e", "ip.src"], check_rc=False).stdout.split()
+                    "-T", "fields", "-e", "ip.src"], check_rc=False,
+                   timeout=180).stdout.split()
     check(first_fin[:1] == [DEV_IP], "close: devtcp sent the first FIN (active "
           "close; FINs from %s)" % first_fin)
     check(cap.count("tcp.flags.reset==1") == 0, "close: no RST on the wire")
