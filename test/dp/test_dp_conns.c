@@ -19,6 +19,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +67,29 @@ static struct {
 	struct dt_dp_stack *cli, *srv;
 	uint64_t cli_heap, srv_heap;  /* hugepage heap bytes each stack took */
 } env;
+
+/*
+ * Where the test is, for the watchdog: a run that hangs inside a library
+ * call (every loop of the test has a deadline) says where before it dies,
+ * instead of being killed by the harness with nothing printed.
+ */
+static const char *volatile phase = "start";
+static unsigned int watchdog_s;
+
+static void
+watchdog(int sig)
+{
+	char line[160];
+	int n;
+
+	(void)sig;
+	n = snprintf(line, sizeof(line),
+		"watchdog: not done %u s after the start, stuck in %s\n",
+		watchdog_s, phase);
+	if (n > 0 && write(STDOUT_FILENO, line, (size_t)n) < 0)
+		_exit(3);
+	_exit(2);
+}
 
 /* Client end of a connection. */
 struct cn {
@@ -655,6 +681,7 @@ test_cps(void)
 	t0 = now_us();
 	stop = t0 + (uint64_t)(opt.cps_s * 1e6);
 	end = stop + (uint64_t)opt.timeout_s * 1000000;
+	phase = "cps: opening";
 	while (now_us() < stop) {
 		while (open_one() == 0)
 			;
@@ -662,7 +689,9 @@ test_cps(void)
 	}
 	/* No more opens: the ones in flight finish. */
 	opt.conns = app.opened;
+	phase = "cps: closing";
 	DT_CHECK(run_until(all_closed, end));
+	phase = "cps: counters";
 	s = (now_us() - t0) / 1e6;
 	DT_CHECK_EQ(app.errors, 0);
 	DT_CHECK_EQ(app.c_rx_done, app.opened);
@@ -691,6 +720,10 @@ main(int argc, char **argv)
 	}
 	if (parse_args(argc - r, argv + r) != 0)
 		return 1;
+	signal(SIGALRM, watchdog);
+	watchdog_s = opt.timeout_s + (unsigned int)opt.cps_s + 60u;
+	alarm(watchdog_s);
+	phase = "setup";
 	r = setup();
 	if (r == -ENODEV)
 		DT_TEST_SKIP("needs two net_hsplit ports and a gpu_sim device");
@@ -700,8 +733,11 @@ main(int argc, char **argv)
 	}
 	if (opt.cps_s > 0)
 		DT_RUN(test_cps);
-	else
+	else {
+		phase = "concurrent";
 		DT_RUN(test_concurrent);
+	}
+	phase = "tear-down";
 	dt_dp_stack_destroy(env.cli);
 	dt_dp_stack_destroy(env.srv);
 	dt_dp_port_stop(env.cport);
