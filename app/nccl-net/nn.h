@@ -317,7 +317,7 @@ struct nn_batch {
 };
 
 /* Steps of a stack lcore's loop, as [nccl] profile times them. */
-enum { NN_PROF_CMDS, NN_PROF_DP, NN_PROF_EVENTS, NN_PROF_PROGRESS };
+enum { NN_PROF_CMDS, NN_PROF_DP, NN_PROF_EVENTS, NN_PROF_PROGRESS, NN_PROF_NB };
 
 /* One stack and its lcore. */
 struct nn_stack {
@@ -350,7 +350,7 @@ struct nn_stack {
 	bool prof;                   /* [nccl] profile: prof_cyc counts */
 	uint64_t polls;
 	/* TSC cycles of each step of the loop (NN_PROF_*), profile only. */
-	uint64_t prof_cyc[4];
+	uint64_t prof_cyc[NN_PROF_NB];
 	struct nn_stack_counters cnt;
 };
 

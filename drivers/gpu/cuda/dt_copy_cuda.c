@@ -1059,10 +1059,10 @@ dt_copy_cuda_memop_init(struct dt_copy_cuda_chan *ch)
 
 /*
  * Staging rings and the scatter kernel, in the AUTO, STAGED and
- * STAGED_PER_COPY modes; the
- * context is current. Failing here is not an error: the channel then
- * issues every copy directly, and says so once. Where the host ring cannot
- * be mapped for the kernel, it is copied to a device ring first.
+ * STAGED_PER_COPY modes; the context is current. Failing here is not an
+ * error: the channel then issues every copy directly, and says so once.
+ * Where the host ring cannot be mapped for the kernel, it is copied to a
+ * device ring first.
  */
 static void
 dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)

@@ -479,8 +479,17 @@ rx_open(struct hsplit_port *p, struct hsplit_iface *ifc, uint32_t max_frame)
 		}
 		ifc->nb_rx = s + 1;
 	}
-	for (s = 0; ns > 1 && s < ns; s++)
-		rx_filter(&ifc->rx[s], 0);
+	/* ENOENT: the filter never went on (logged): nothing to take off. */
+	for (s = 0; ns > 1 && s < ns; s++) {
+		ret = rx_filter(&ifc->rx[s], 0);
+		if (ret < 0 && ret != -ENOENT) {
+			/* Left on, it would drop every frame of its flows. */
+			HSPLIT_LOG(ERR, "iface %s: RX socket %u: drop-all filter not removed: %s",
+				ifc->name, s, strerror(-ret));
+			rx_close(ifc);
+			return ret;
+		}
+	}
 	return 0;
 }
 
