@@ -24,5 +24,6 @@
 #include "dt_dp_port.h"
 #include "dt_devmem.h"
 #include "dt_dp.h"
+#include "dt_client.h"
 
 #endif /* DEVTCP_H */

@@ -64,6 +64,8 @@ struct srv_consumer_stats {
 
 struct srv_ctx;
 struct srv_iperf3;
+struct srv_ingest;
+struct srv_ingest_stack;
 
 /** Host memory ranges registered with the GPU, at most. */
 #define SRV_GPU_REGS 64
@@ -88,6 +90,7 @@ struct srv_stack {
 	uint32_t nb_streams;
 	struct rte_ring *to_consumer, *from_consumer; /**< ring consumer */
 	struct srv_iperf3 *iperf3;  /**< iperf3 consumer (srv_iperf3.c) */
+	struct srv_ingest_stack *ing; /**< ingest consumer (srv_ingest_stack.c) */
 	struct srv_consumer_stats cs;
 	/* Snapshot for telemetry, written by the stack's lcore. */
 	rte_spinlock_t snap_lock;
@@ -118,6 +121,7 @@ struct srv_ctx {
 	volatile bool stop;         /**< the stacks close and leave their loops */
 	bool telemetry_ok, pdump_ok;
 	struct srv_capture *capture; /**< --capture, or NULL */
+	struct srv_ingest *ingest;  /**< [consumer] mode = ingest (srv_ingest.c), or NULL */
 	uint8_t *send_buf;          /**< sender: pattern or file bytes */
 	uint64_t send_buf_iova;
 	size_t send_buf_len;

@@ -42,7 +42,9 @@ struct key_desc {
 
 static const char *const split_names[] = {"proto", "len", "none", NULL};
 static const char *const consumer_names[] = {"discard", "verify", "ring",
-	"iperf3", NULL};
+	"iperf3", "ingest", NULL};
+static const char *const ingest_exit_names[] = {"reset", "reoffer", NULL};
+static const char *const no_client_names[] = {"hold", "reset", NULL};
 static const char *const steering_names[] = {"rss", "flow", NULL};
 static const char *const pattern_names[] = {"none", "stream", NULL};
 
@@ -115,6 +117,21 @@ static const struct key_desc consumer_keys[] = {
 	CFG_KEY("pattern", KT_ENUM_BOOL, verify_pattern, 0, 0, 0, pattern_names),
 	CFG_KEY("sha256", KT_BOOL, verify_sha256, 0, 0, 0, NULL),
 	CFG_KEY("ring_size", KT_UINT, ring_size, 4, 2, 1u << 24, NULL),
+	{ NULL, 0, 0, 0, 0, 0, NULL, 0, 0 },
+};
+
+#define IDS_KEY(n, f) \
+	{ n, KT_U16LIST, offsetof(struct srv_config, f), 0, 0, 65535, NULL, \
+		offsetof(struct srv_config, nb_ ## f), SRV_INGEST_MAX_IDS }
+static const struct key_desc ingest_keys[] = {
+	CFG_KEY("socket", KT_STR, ingest_socket, SRV_PATH_MAX, 0, 0, NULL),
+	CFG_KEY("socket_mode", KT_STR, ingest_socket_mode, 8, 0, 0, NULL),
+	IDS_KEY("allow_uids", ingest_uids),
+	IDS_KEY("allow_gids", ingest_gids),
+	CFG_KEY("max_clients", KT_UINT, ingest_max_clients, 4, 1, 64, NULL),
+	CFG_KEY("quota", KT_UINT, ingest_quota, 4, 16, 32768, NULL),
+	CFG_KEY("on_client_exit", KT_ENUM, ingest_on_exit, 0, 0, 0, ingest_exit_names),
+	CFG_KEY("no_client", KT_ENUM_BOOL, ingest_no_client_reset, 0, 0, 0, no_client_names),
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0, 0 },
 };
 
@@ -294,7 +311,7 @@ enter_section(struct srv_parse_state *ps, const char *section, unsigned int line
 		{"port", SEC_PORT}, {"lcores", SEC_LCORES}, {"stack", SEC_STACK},
 		{"devmem", SEC_DEVMEM}, {"steering", SEC_STEERING},
 		{"limits", SEC_LIMITS}, {"consumer", SEC_CONSUMER},
-		{"client", SEC_CLIENT},
+		{"client", SEC_CLIENT}, {"ingest", SEC_INGEST},
 	};
 	unsigned int i;
 	char *end;
@@ -323,7 +340,7 @@ enter_section(struct srv_parse_state *ps, const char *section, unsigned int line
 		}
 	}
 	snprintf(err, errlen, "%s:%u: unknown section [%s] (known: port, port.N, "
-		"lcores, stack, devmem, steering, limits, consumer, client)",
+		"lcores, stack, devmem, steering, limits, consumer, client, ingest)",
 		ps->cfg->path, line, section);
 	return -EINVAL;
 }
@@ -353,6 +370,8 @@ lookup(struct srv_parse_state *ps, const char *key, void **base)
 		return find_key(limits_keys, key);
 	case SEC_CONSUMER:
 		return find_key(consumer_keys, key);
+	case SEC_INGEST:
+		return find_key(ingest_keys, key);
 	case SEC_CLIENT:
 		kd = find_key(client_stack_keys, key);
 		if (kd != NULL) {
@@ -462,6 +481,11 @@ srv_config_default(struct srv_config *cfg)
 	cfg->consumer = SRV_CONSUMER_DISCARD;
 	cfg->verify_pattern = true;
 	cfg->ring_size = 4096;
+	snprintf(cfg->ingest_socket, sizeof(cfg->ingest_socket),
+		"/run/devtcp/ingest.sock");
+	snprintf(cfg->ingest_socket_mode, sizeof(cfg->ingest_socket_mode), "0660");
+	cfg->ingest_max_clients = 8;
+	cfg->ingest_quota = 4096;
 	cfg->client_conns = 1;
 	cfg->client_chunk = 64 * 1024;
 }
@@ -502,7 +526,7 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 const char *
 srv_consumer_name(enum srv_consumer_mode m)
 {
-	return (unsigned int)m <= SRV_CONSUMER_IPERF3 ? consumer_names[m] : "?";
+	return (unsigned int)m <= SRV_CONSUMER_INGEST ? consumer_names[m] : "?";
 }
 
 const char *

@@ -15,9 +15,12 @@
  *  - [steering]: mode = rss | flow, rules = "TCPPORT:QUEUE, ..." (flow);
  *  - [limits]: max_conns, window, txq_cap, keepalive, keepalive_idle,
  *    keepalive_intvl (milliseconds), keepalive_probes;
- *  - [consumer]: mode = discard | verify | ring | iperf3, pattern = stream |
+ *  - [consumer]: mode = discard | verify | ring | iperf3 | ingest, pattern = stream |
  *    none, sha256 = yes | no, ring_size (iperf3: [stack] listen defaults to
  *    5201, one stack only);
+ *  - [ingest] (mode = ingest): socket, socket_mode, allow_uids, allow_gids,
+ *    max_clients, quota, on_client_exit = reset | reoffer,
+ *    no_client = hold | reset;
  *  - [client]: the sender role (devtcp-send, or devtcp-server pushing to
  *    itself over a loopback wire): port, ipv4, netmask, gateway,
  *    connect = IP:PORT, conns, bytes, file, chunk.
@@ -58,7 +61,16 @@ enum srv_consumer_mode {
 	SRV_CONSUMER_VERIFY,  /**< check the pattern and/or hash each stream */
 	SRV_CONSUMER_RING,    /**< hand chunks to a consumer lcore through a ring */
 	SRV_CONSUMER_IPERF3,  /**< iperf3's server: control protocol, streams counted */
+	SRV_CONSUMER_INGEST,  /**< other processes take the streams ([ingest], dt_client.h) */
 };
+
+/** Ingest: what happens to a client's streams when it goes away. */
+enum srv_ingest_exit {
+	SRV_INGEST_EXIT_RESET,   /**< reset them (RST to the peers) */
+	SRV_INGEST_EXIT_REOFFER, /**< hand them to another client of the port, from the first byte not given back */
+};
+
+#define SRV_INGEST_MAX_IDS 16
 
 /** [port] / [port.N]. */
 struct srv_port_cfg {
@@ -109,6 +121,16 @@ struct srv_config {
 	enum srv_consumer_mode consumer;
 	bool verify_pattern, verify_sha256;
 	uint32_t ring_size;
+	/* [ingest] */
+	char ingest_socket[SRV_PATH_MAX];
+	char ingest_socket_mode[8];   /**< octal, as chmod takes it */
+	uint32_t ingest_mode;         /**< ingest_socket_mode parsed */
+	uint16_t ingest_uids[SRV_INGEST_MAX_IDS], nb_ingest_uids;
+	uint16_t ingest_gids[SRV_INGEST_MAX_IDS], nb_ingest_gids;
+	uint32_t ingest_max_clients;
+	uint32_t ingest_quota;        /**< ring entries per stack and client */
+	enum srv_ingest_exit ingest_on_exit;
+	bool ingest_no_client_reset;  /**< a stream with no client: reset (else held) */
 	/* [client] */
 	bool has_client;
 	struct srv_stack_cfg client;

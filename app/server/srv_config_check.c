@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -153,6 +154,37 @@ check_consumer(const struct srv_parse_state *ps, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+check_ingest(const struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	struct srv_config *c = ps->cfg;
+	unsigned long mode;
+	char *end;
+
+	if (c->consumer != SRV_CONSUMER_INGEST) {
+		if (ps->section_line[SEC_INGEST] != 0)
+			return fail(ps, err, errlen, "consumer", "mode",
+				"an [ingest] section needs mode = ingest");
+		return 0;
+	}
+	if ((c->ingest_quota & (c->ingest_quota - 1)) != 0)
+		return fail(ps, err, errlen, "ingest", "quota",
+			"expected a power of two, got %u", c->ingest_quota);
+	mode = strtoul(c->ingest_socket_mode, &end, 8);
+	if (end == c->ingest_socket_mode || *end != '\0' || mode > 0777)
+		return fail(ps, err, errlen, "ingest", "socket_mode",
+			"expected octal permissions such as 0660, got '%s'",
+			c->ingest_socket_mode);
+	c->ingest_mode = (uint32_t)mode;
+	if (c->ingest_socket[0] != '/')
+		return fail(ps, err, errlen, "ingest", "socket",
+			"expected an absolute path, got '%s'", c->ingest_socket);
+	if (strlen(c->ingest_socket) >= 108)
+		return fail(ps, err, errlen, "ingest", "socket",
+			"longer than a Unix socket path may be (107 bytes)");
+	return 0;
+}
+
 int
 srv_config_check(const struct srv_parse_state *ps, char *err, size_t errlen)
 {
@@ -178,5 +210,8 @@ srv_config_check(const struct srv_parse_state *ps, char *err, size_t errlen)
 	rc = check_steering(ps, err, errlen);
 	if (rc != 0)
 		return rc;
-	return check_consumer(ps, err, errlen);
+	rc = check_consumer(ps, err, errlen);
+	if (rc != 0)
+		return rc;
+	return check_ingest(ps, err, errlen);
 }

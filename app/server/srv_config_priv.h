@@ -11,7 +11,7 @@
 /* Kinds of section. */
 enum srv_sec_kind {
 	SEC_NONE, SEC_PORT, SEC_LCORES, SEC_STACK, SEC_DEVMEM, SEC_STEERING,
-	SEC_LIMITS, SEC_CONSUMER, SEC_CLIENT,
+	SEC_LIMITS, SEC_CONSUMER, SEC_CLIENT, SEC_INGEST,
 };
 
 /* Where each key was set, for checks across keys and duplicate keys. */
@@ -30,7 +30,7 @@ struct srv_parse_state {
 	uint32_t default_set;             /* keys set in [port] */
 	enum srv_sec_kind kind;
 	int port_idx;                     /* [port.N]: N; [port]: -1 */
-	unsigned int section_line[SEC_CLIENT + 1];
+	unsigned int section_line[SEC_INGEST + 1];
 	struct srv_seen_key seen[SRV_SEEN_MAX];
 	unsigned int nb_seen;
 };

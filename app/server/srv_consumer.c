@@ -11,7 +11,9 @@
  *    second ring, and the stack's lcore releases them (dt_dp_release must be
  *    called from the stack's lcore);
  *  - iperf3: iperf3's server (srv_iperf3.c), which takes the stack's events
- *    itself.
+ *    itself;
+ *  - ingest: other processes take the streams (srv_ingest*.c), which takes
+ *    the stack's events itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "dt_devmem.h"
 #include "dt_pattern.h"
 #include "srv.h"
+#include "srv_ingest.h"
 #include "srv_iperf3.h"
 
 #define SRV_RING_BURST 64
@@ -35,6 +38,8 @@ srv_consumer_init(struct srv_stack *s)
 
 	if (c->consumer == SRV_CONSUMER_IPERF3)
 		return srv_iperf3_init(s);
+	if (c->consumer == SRV_CONSUMER_INGEST)
+		return srv_ingest_stack_init(s);
 	if (c->consumer != SRV_CONSUMER_RING)
 		return 0;
 	snprintf(name, sizeof(name), "srv_to_cons%u", s->queue);
@@ -105,6 +110,7 @@ srv_consumer_data(struct srv_stack *s, struct srv_stream *ss,
 		break;
 	case SRV_CONSUMER_DISCARD:
 	case SRV_CONSUMER_IPERF3: /* srv_iperf3_event() takes its chunks */
+	case SRV_CONSUMER_INGEST: /* srv_ingest_event() takes its chunks */
 		break;
 	}
 	ss->bytes += ch->len;

@@ -21,6 +21,7 @@
 #include "dt_app_value.h"
 #include "dt_app_eal.h"
 #include "srv.h"
+#include "srv_ingest.h"
 
 #ifdef SRV_ROLE_SEND
 #define SRV_PROG "devtcp-send"
@@ -150,6 +151,8 @@ run(struct srv_ctx *ctx)
 			return rc;
 	}
 	rc = srv_stacks_create(ctx);
+	if (rc == 0)
+		rc = srv_ingest_init(ctx);
 	if (rc == 0) {
 		printf("%s: running (SIGINT or SIGTERM stops)\n", SRV_PROG);
 		fflush(stdout);
@@ -164,6 +167,7 @@ run(struct srv_ctx *ctx)
 			rc = -EIO;
 		}
 	}
+	srv_ingest_fini(ctx);
 	srv_stacks_destroy(ctx);
 	return rc;
 }

@@ -17,6 +17,7 @@
 
 #include "dt_app_value.h"
 #include "srv.h"
+#include "srv_ingest.h"
 #include "srv_iperf3.h"
 
 #define SRV_EVENTS 64
@@ -124,6 +125,10 @@ server_event(struct srv_stack *s, const struct dt_dp_event *ev)
 		srv_iperf3_event(s, ev);
 		return;
 	}
+	if (s->ing != NULL) {
+		srv_ingest_event(s, ev);
+		return;
+	}
 	switch (ev->type) {
 	case DT_DP_EV_ACCEPTED:
 		ss = stream_new(s, ev->conn);
@@ -202,7 +207,9 @@ stack_poll(struct srv_stack *s)
 				server_event(s, &ev[i]);
 		}
 	} while (n > 0);
-	if (!s->client)
+	if (s->ing != NULL)
+		srv_ingest_stack_poll(s);
+	else if (!s->client)
 		srv_consumer_poll(s);
 	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS)
 		srv_stack_snapshot(s);
@@ -290,6 +297,7 @@ control_loop(struct srv_ctx *ctx)
 	while (!*ctx->quit && rte_rdtsc() < end) {
 		for (i = 0; i < ctx->nb_stacks; i++)
 			srv_consumer_lcore(&ctx->stacks[i]);
+		srv_ingest_poll(ctx);
 		if (ctx->opts.send_role && cl != NULL && srv_client_done(cl))
 			break;
 		rte_pause();
@@ -324,6 +332,7 @@ srv_stacks_run(struct srv_ctx *ctx)
 					stack_poll(&ctx->stacks[i]);
 			for (i = 0; i < ctx->nb_stacks; i++)
 				srv_consumer_lcore(&ctx->stacks[i]);
+			srv_ingest_poll(ctx);
 			if (ctx->opts.duration > 0 && rte_rdtsc() > ctx->start_tsc +
 					(uint64_t)(ctx->opts.duration * rte_get_tsc_hz()))
 				break;
@@ -395,7 +404,9 @@ srv_stacks_destroy(struct srv_ctx *ctx)
 		if (s->st != NULL) {
 			srv_stack_snapshot(s);
 			stack_report(s);
-			if (!s->client)
+			if (s->ing != NULL)
+				srv_ingest_stack_fini(s);
+			else if (!s->client)
 				srv_consumer_fini(s);
 			dt_dp_stack_destroy(s->st);
 			s->st = NULL;

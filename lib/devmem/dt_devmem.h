@@ -43,6 +43,7 @@
 #include <rte_mempool.h>
 
 #include "dt_copy.h"
+#include "dt_devmem_provider.h"
 #include "dt_devmem_verbs.h"
 
 #ifdef __cplusplus
@@ -231,6 +232,16 @@ dt_devmem_region_nic_check(const struct dt_devmem_region *region);
  */
 int dt_devmem_region_dmabuf_export(const struct dt_devmem_region *region,
 	int *fd);
+
+/**
+ * Describe the whole region for another process (devtcp-server's ingest
+ * clients): gpu_sim hands its memfd, gpu_cuda a CUDA IPC handle.
+ * @param[out] ipc  filled; a MEMFD fd is owned by the caller
+ * @return 0, or a negative errno (-ENOTSUP: host region, or a provider
+ *         without ipc_export).
+ */
+int dt_devmem_region_ipc_export(const struct dt_devmem_region *region,
+	struct dt_devmem_ipc *ipc);
 
 /**
  * Make host memory fast for the copy engines of device @p gpu_id (CUDA:

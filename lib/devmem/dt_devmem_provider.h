@@ -29,6 +29,36 @@ extern "C" {
 
 struct dt_copy_engine;
 
+/** How another process maps device memory (dt_devmem_ipc). */
+enum dt_devmem_ipc_kind {
+	DT_DEVMEM_IPC_NONE = 0,
+	/** A file (gpu_sim's memfd): mmap() @c fd at @c map_off. */
+	DT_DEVMEM_IPC_MEMFD = 1,
+	/**
+	 * A CUDA IPC handle (cuIpcGetMemHandle) of the allocation holding the
+	 * range: cuIpcOpenMemHandle() it on the device named by @c pci, the
+	 * range starts @c map_off bytes into the mapping.
+	 */
+	DT_DEVMEM_IPC_CUDA = 2,
+};
+
+/** Bytes of a CUDA IPC handle (CU_IPC_HANDLE_SIZE). */
+#define DT_DEVMEM_IPC_HANDLE_LEN 64
+
+/**
+ * What another process needs to map a range of device memory: filled by a
+ * provider's ipc_export. Sent as is over a Unix socket (the fd by
+ * SCM_RIGHTS).
+ */
+struct dt_devmem_ipc {
+	uint32_t kind;            /**< enum dt_devmem_ipc_kind */
+	int fd;                   /**< MEMFD: owned by the caller; else -1 */
+	uint64_t map_off;         /**< MEMFD: file offset of the range (page aligned); CUDA: offset in the allocation */
+	uint64_t map_len;         /**< MEMFD: bytes to mmap from map_off; CUDA: the range's length */
+	uint8_t handle[DT_DEVMEM_IPC_HANDLE_LEN]; /**< CUDA: CUipcMemHandle */
+	char pci[32];             /**< CUDA: the device's PCI bus id ("0000:3b:00.0") */
+};
+
 /**
  * What a provider implements. Every member but @ref name and
  * @ref engine_create may be NULL: the operation is then not supported by
@@ -57,6 +87,16 @@ struct dt_devmem_provider_ops {
 	 * @return 0 with *ptr the device address, or a negative errno.
 	 */
 	int (*dmabuf_import)(int16_t gpu_id, int fd, size_t size, void **ptr);
+	/**
+	 * Describe [@p ptr, +@p size) of device memory so that another
+	 * process of the machine can map the same bytes (its own CUDA
+	 * context, or the memfd). The exporter's allocation must outlive
+	 * every importer.
+	 * @return 0 with *ipc filled (a MEMFD fd owned by the caller), or a
+	 *         negative errno.
+	 */
+	int (*ipc_export)(int16_t gpu_id, void *ptr, size_t size,
+		struct dt_devmem_ipc *ipc);
 	/** Release what dmabuf_import mapped at @p ptr; 0 or a negative errno. */
 	int (*dmabuf_release)(int16_t gpu_id, void *ptr);
 	/**

@@ -71,6 +71,8 @@ static const struct gpu_cuda_sym gpu_cuda_syms[] = {
 	OPT(cuImportExternalMemory, 10000),
 	OPT(cuExternalMemoryGetMappedBuffer, 10000),
 	OPT(cuDestroyExternalMemory, 10000),
+	OPT(cuMemGetAddressRange, 3020),
+	OPT(cuIpcGetMemHandle, 4010),
 };
 
 const char *

@@ -71,6 +71,9 @@ struct gpu_cuda_api {
 	PFN_cuImportExternalMemory_v10000 cuImportExternalMemory;
 	PFN_cuExternalMemoryGetMappedBuffer_v10000 cuExternalMemoryGetMappedBuffer;
 	PFN_cuDestroyExternalMemory_v10000 cuDestroyExternalMemory;
+	/* Sharing with another process (ipc_export: ingest clients). */
+	PFN_cuMemGetAddressRange_v3020 cuMemGetAddressRange;
+	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
 };
 
 /** Oldest driver accepted: cuGetProcAddress_v2 and stream-ordered batches. */

@@ -160,6 +160,11 @@ void gpu_cuda_ctx_leave(const struct gpu_cuda_priv *p, int pushed);
 /** Register the lib/devmem provider of a probed device (gpu_cuda_provider.c). */
 int gpu_cuda_provider_register(int16_t gpu_id);
 
+struct dt_devmem_ipc;
+/** The provider's ipc_export (gpu_cuda_ipc.c): a CUDA IPC handle. */
+int gpu_cuda_ipc_export(int16_t dev_id, void *ptr, size_t size,
+	struct dt_devmem_ipc *ipc);
+
 /** Remove it when the device closes. */
 void gpu_cuda_provider_unregister(int16_t gpu_id);
 

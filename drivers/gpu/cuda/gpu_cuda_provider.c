@@ -15,6 +15,7 @@ static const struct dt_devmem_provider_ops gpu_cuda_provider_ops = {
 	.dmabuf_export = rte_pmd_gpu_cuda_dmabuf_export,
 	.dmabuf_import = rte_pmd_gpu_cuda_dmabuf_import,
 	.dmabuf_release = rte_pmd_gpu_cuda_dmabuf_release,
+	.ipc_export = gpu_cuda_ipc_export,
 	.host_register = rte_pmd_gpu_cuda_host_register,
 	.host_unregister = rte_pmd_gpu_cuda_host_unregister,
 };

@@ -760,43 +760,6 @@ gpu_sim_dev_close(struct rte_gpu *dev)
 
 /* ---- driver API --------------------------------------------------------- */
 
-int
-rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
-	void **dev_side)
-{
-	struct rte_gpu_info info;
-	struct gpu_sim_priv *priv;
-	struct gpu_sim_alloc *a;
-	struct rte_gpu *dev;
-	int ret = 0;
-
-	if (!rte_gpu_is_valid(dev_id) || rte_gpu_info_get(dev_id, &info) != 0)
-		return -ENODEV;
-	/*
-	 * Only dereference info.context once the device is known to be ours:
-	 * another driver's context may be any number (a CUcontext, a child's).
-	 */
-	dev = rte_gpu_get_by_name(info.name);
-	if (dev == NULL || dev->device == NULL || dev->device->driver == NULL ||
-			strcmp(dev->device->driver->name, GPU_SIM_DRV_NAME) != 0)
-		return -ENODEV;
-	priv = (struct gpu_sim_priv *)(uintptr_t)info.context;
-	if (priv == NULL || priv != dev->mpshared->dev_private ||
-			priv->magic != GPU_SIM_MAGIC)
-		return -ENODEV;
-	if (dev_side == NULL)
-		return -EINVAL;
-
-	rte_rwlock_read_lock(&priv->lock);
-	a = gpu_sim_alloc_find(priv, ptr, size);
-	if (a != NULL)
-		*dev_side = a->dev_side + ((const uint8_t *)ptr - a->dev_va);
-	else
-		ret = -EINVAL;
-	rte_rwlock_read_unlock(&priv->lock);
-	return ret;
-}
-
 /* The device's priv, or NULL when @p dev_id is not an open gpu_sim device. */
 static struct gpu_sim_priv *
 gpu_sim_priv_by_id(int16_t dev_id)
@@ -816,6 +779,58 @@ gpu_sim_priv_by_id(int16_t dev_id)
 			priv->magic != GPU_SIM_MAGIC)
 		return NULL;
 	return priv;
+}
+
+int
+rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
+	void **dev_side)
+{
+	struct gpu_sim_priv *priv = gpu_sim_priv_by_id(dev_id);
+	struct gpu_sim_alloc *a;
+	int ret = 0;
+
+	if (priv == NULL)
+		return -ENODEV;
+	if (dev_side == NULL)
+		return -EINVAL;
+	rte_rwlock_read_lock(&priv->lock);
+	a = gpu_sim_alloc_find(priv, ptr, size);
+	if (a != NULL)
+		*dev_side = a->dev_side + ((const uint8_t *)ptr - a->dev_va);
+	else
+		ret = -EINVAL;
+	rte_rwlock_read_unlock(&priv->lock);
+	return ret;
+}
+
+/*
+ * Another process maps the same bytes through a duplicate of the device's
+ * memfd: the allocation's memfd offset is page aligned, so [ptr, +size)
+ * starts at *off + (ptr - page start) in the file.
+ */
+int
+gpu_sim_ipc_range(int16_t dev_id, const void *ptr, size_t size, int *fd,
+	uint64_t *off, uint64_t *map_len)
+{
+	struct gpu_sim_priv *priv = gpu_sim_priv_by_id(dev_id);
+	struct gpu_sim_alloc *a;
+	int ret = 0;
+
+	if (priv == NULL)
+		return -ENODEV;
+	rte_rwlock_read_lock(&priv->lock);
+	a = gpu_sim_alloc_find(priv, ptr, size);
+	if (a == NULL || (const uint8_t *)ptr != a->dev_va) {
+		ret = -EINVAL; /* a whole allocation is shared, nothing less */
+	} else {
+		*fd = fcntl(priv->memfd, F_DUPFD_CLOEXEC, 0);
+		*off = (uint64_t)a->off;
+		*map_len = a->len;
+		if (*fd < 0)
+			ret = -errno;
+	}
+	rte_rwlock_read_unlock(&priv->lock);
+	return ret;
 }
 
 int

@@ -3,7 +3,8 @@
  * gpu_sim as a lib/devmem provider: its copy engine is the CPU engine of
  * dt_copy writing through the device-side mapping (the simulated DMA),
  * with the copy_latency_us devarg as the engine's completion latency.
- * The CPU alias is gpudev's rte_gpu_mem_cpu_map(); there is no dma-buf
+ * The CPU alias is gpudev's rte_gpu_mem_cpu_map(); another process maps an
+ * allocation through a duplicate of the device's memfd; there is no dma-buf
  * (the memory is a memfd, not an exporter's buffer) and host memory needs
  * no registration (the device reaches it at its host address).
  */
@@ -43,9 +44,28 @@ gpu_sim_engine_create(int16_t gpu_id, void *base, size_t len)
 	return ce;
 }
 
+/* Another process maps the allocation from the device's memfd. */
+static int
+gpu_sim_ipc_export(int16_t gpu_id, void *ptr, size_t size,
+	struct dt_devmem_ipc *ipc)
+{
+	uint64_t off, len;
+	int fd, ret;
+
+	ret = gpu_sim_ipc_range(gpu_id, ptr, size, &fd, &off, &len);
+	if (ret < 0)
+		return ret;
+	ipc->kind = DT_DEVMEM_IPC_MEMFD;
+	ipc->fd = fd;
+	ipc->map_off = off;
+	ipc->map_len = len;
+	return 0;
+}
+
 static const struct dt_devmem_provider_ops gpu_sim_provider_ops = {
 	.name = "gpu_sim",
 	.engine_create = gpu_sim_engine_create,
+	.ipc_export = gpu_sim_ipc_export,
 };
 
 int
