@@ -172,7 +172,7 @@ static void
 test_unknown_names(void)
 {
 	expect_error(MIN_STACK "[gpu]\n", ":4: unknown section [gpu] (known: "
-		"port, port.N, lcores, stack, devmem, steering, limits, consumer, client)");
+		"port, port.N, lcores, stack, devmem, steering, limits, consumer, client, ingest)");
 	expect_error(MIN_STACK "[devmem]\nbufers = 10\n",
 		":5: [devmem] unknown key 'bufers'");
 	expect_error("[port.9]\n", ":1: [port.9]: port number must be in [0, 7]");
@@ -200,7 +200,7 @@ test_bad_values(void)
 		":5: [limits] window: expected a byte count in [1024, 1073741824] "
 		"(K, M, G suffixes allowed), got '1T'");
 	expect_error(MIN_STACK "[consumer]\nmode = print\n",
-		":5: [consumer] mode: expected one of discard, verify, ring or iperf3, got 'print'");
+		":5: [consumer] mode: expected one of discard, verify, ring, iperf3 or ingest, got 'print'");
 	expect_error(MIN_STACK "[devmem]\nbuffers = 8\nbuffers = 9\n",
 		":6: [devmem] buffers: duplicate key (first set at line 5)");
 	expect_error(MIN_STACK "[steering]\nmode = flow\nrules = 5001-0\n",
@@ -209,6 +209,31 @@ test_bad_values(void)
 	expect_error(MIN_STACK "[devmem]\nbuffer_size = 100\n",
 		":5: [devmem] buffer_size: expected a byte count in [256, 65535] "
 		"(K, M, G suffixes allowed), got '100'");
+}
+
+/* [ingest]: the sample loads; each bad value names its key. */
+static void
+test_ingest(void)
+{
+	static struct srv_config cfg;
+	char path[512], err[512];
+
+	snprintf(path, sizeof(path), "%s/ingest.ini", config_dir);
+	DT_CHECK(srv_config_load(path, &cfg, err, sizeof(err)) == 0);
+	DT_CHECK(cfg.consumer == SRV_CONSUMER_INGEST);
+	DT_CHECK(cfg.ingest_mode == 0660 && cfg.ingest_quota == 4096);
+	DT_CHECK(cfg.ingest_on_exit == SRV_INGEST_EXIT_RESET &&
+		!cfg.ingest_no_client_reset);
+	expect_error(MIN_STACK "[consumer]\nmode = ingest\n[ingest]\nquota = 100\n",
+		":7: [ingest] quota: expected a power of two, got 100");
+	expect_error(MIN_STACK "[consumer]\nmode = ingest\n[ingest]\nsocket_mode = 0999\n",
+		":7: [ingest] socket_mode: expected octal permissions such as 0660, got '0999'");
+	expect_error(MIN_STACK "[consumer]\nmode = ingest\n[ingest]\nsocket = rel.sock\n",
+		":7: [ingest] socket: expected an absolute path, got 'rel.sock'");
+	expect_error(MIN_STACK "[consumer]\nmode = discard\n[ingest]\nmax_clients = 2\n",
+		":5: [consumer] mode: an [ingest] section needs mode = ingest");
+	expect_error(MIN_STACK "[consumer]\nmode = ingest\n[ingest]\non_client_exit = drop\n",
+		":7: [ingest] on_client_exit: expected one of reset or reoffer, got 'drop'");
 }
 
 static void
@@ -315,6 +340,7 @@ main(int argc, char **argv)
 	dt_test_run("unknown_names", test_unknown_names);
 	dt_test_run("bad_values", test_bad_values);
 	dt_test_run("cross_checks", test_cross_checks);
+	dt_test_run("ingest", test_ingest);
 	dt_test_run("missing_file", test_missing_file);
 	dt_test_run("sha256", test_sha256);
 	cleanup();
