@@ -332,8 +332,8 @@ srv_ingest_event(struct srv_stack *s, const struct dt_dp_event *ev)
 		on_data(s, sidx, &ev->chunk);
 		break;
 	case DT_DP_EV_PEER_CLOSED:
+		/* Closed when the client takes the FIN (node_returned). */
 		stream_end(s, sidx, DT_CLIENT_F_FIN, 0);
-		dt_dp_close(s->st, ev->conn);
 		break;
 	case DT_DP_EV_RESET:
 		stream_end(s, sidx, DT_CLIENT_F_RESET, ECONNRESET);
@@ -412,6 +412,9 @@ node_returned(struct srv_stack *s, uint32_t idx)
 		dt_dp_release(s->st, n->dp_token);
 		is->streams[sidx].consumed += n->len;
 	}
+	/* The client has taken the whole stream: only now our side closes. */
+	if ((n->flags & DT_CLIENT_F_FIN) && !is->streams[sidx].dp_closed)
+		dt_dp_close(s->st, is->streams[sidx].conn);
 	node_drop(is, idx);
 	stream_maybe_free(s, sidx);
 }
