@@ -8,7 +8,13 @@
 #       discard consumer;
 #   (b) Linux kernel TCP into pinned host buffers, each then copy_()'d into a
 #       CUDA tensor (python3 + torch; skipped, saying why, without them);
-#   (c) Linux kernel TCP alone (into a host buffer).
+#   (c) Linux kernel TCP alone (into a host buffer);
+#   (d) devtcp-server in ingest mode ([consumer] mode = ingest) and a
+#       PyTorch process (bench/ingest_peer.py, the devtcp Python package)
+#       that takes the stream from the server's GPU memory zero-copy, gathers
+#       and checks every byte on the GPU (pattern and a torch checksum) and
+#       gives the buffers back; its CPU seconds are reported. Skipped, saying
+#       why, without torch (with --gpu sim it runs on the CPU with numpy).
 # For each MTU (default 1500 and 9000; offloads off on both ends: every frame
 # crosses as one MTU-sized frame) it prints a table and, at the end, JSON.
 # Goodput = SIZE / (first write .. receiver's close), measured by the sender.
@@ -87,6 +93,13 @@ fi
 [ -x "$server" ] || die "devtcp-server not found ($server): build first, or run from a bundle"
 peer=$here/bounce_peer.py
 [ -r "$peer" ] || die "$peer not found"
+ipeer=$here/ingest_peer.py
+# The devtcp Python package and libdevtcp for (d): a bundle's, else the tree's.
+if [ -x "$here/devtcp-server" ]; then
+	pydir=$here/../python libdt=$here/../lib/libdevtcp.so
+else
+	pydir=$top/python libdt=$b/lib/libdevtcp.so
+fi
 
 if [ "$gpu" = auto ]; then
 	gpu=sim
@@ -239,6 +252,68 @@ run_devtcp() {
 		"$r" "$recv" "$unreg" > "$res"
 }
 
+# (d) devtcp-server in ingest mode and the PyTorch client: the sender's JSON
+# with the client's figures into file $2, or nothing.
+run_ingest() {
+	local mtu=$1 res=$2 ini=$tmp/ing.ini log=$tmp/ing.$1.log plog=$tmp/ipeer.log bufsz=2048 s p r
+	: > "$res"
+	[ "$mtu" -gt 4000 ] && bufsz=4K
+	cat > "$ini" <<-EOF
+	[port]
+	mtu = $mtu
+	split = proto
+	tx_cksum = yes
+	[port.0]
+	name = net_hsplit_svb
+	[stack]
+	port = 0
+	ipv4 = 10.81.0.1
+	netmask = 255.255.255.0
+	listen = 5001
+	[devmem]
+	gpu = 0
+	buffers = 16384
+	buffer_size = $bufsz
+	header_buffers = 16384
+	[limits]
+	window = 4M
+	[consumer]
+	mode = ingest
+	[ingest]
+	socket = $tmp/ingest.sock
+	quota = 8192
+	EOF
+	root_devtcp
+	# shellcheck disable=SC2086
+	"$server" -l "$lcores" --in-memory --no-pci --log-level=lib.eal:warning \
+		${DEVTCP_EAL_ARGS:-} --vdev="net_hsplit_svb,iface=$ns" "${gpu_args[@]}" \
+		-- --config "$ini" --drain 2 > "$log" 2>&1 &
+	s=$!
+	pids+=("$s")
+	if ! wait_for "$log" "running (SIGINT" "$s" 60; then
+		say "devtcp-server (ingest) did not start (MTU $mtu):"
+		tail -20 "$log" >&2
+		return 0
+	fi
+	PYTHONPATH=$pydir DEVTCP_LIB=$libdt py "$ipeer" "$tmp/ingest.sock" 5001 \
+		"$nbytes" > "$plog" 2>&1 &
+	p=$!
+	pids+=("$p")
+	if ! wait_for "$plog" "attached" "$p" 60; then
+		say "ingest client did not attach: $(tail -3 "$plog" | tr '\n' ' ')"
+		return 0
+	fi
+	r=$(send)
+	wait "$p" 2>/dev/null || true
+	kill -TERM "$s" 2>/dev/null || true
+	wait "$s" 2>/dev/null || true
+	cp "$log" "$tmp/last-ingest.log"
+	[ -n "$r" ] || { tail -5 "$plog" >&2; return 0; }
+	py -c 'import json,sys; d=json.loads(sys.argv[1]); k=json.loads(sys.argv[2]); d["receiver_bytes"]=k["bytes"]; d.update({x: k[x] for x in ("mismatches", "checksum", "expected_checksum", "cpu_seconds", "device")}); d["client_seconds"]=k["seconds"]; print(json.dumps(d))' \
+		"$r" "$(tail -n 1 "$plog")" > "$res" 2>/dev/null ||
+		say "ingest client: $(tail -3 "$plog" | tr '\n' ' ')"
+}
+
 # (b) with --cuda, (c) without: the kernel receiver on the root end; the
 # result into file $2.
 run_kernel() {
@@ -260,10 +335,21 @@ run_kernel() {
 		say "kernel receiver: $(tail -3 "$log" | tr '\n' ' ')"
 }
 
+# (d) needs the Python package, numpy, and torch with CUDA unless gpu_sim.
+ingest_ok=1 ingest_why=""
+if [ ! -r "$ipeer" ] || [ ! -d "$pydir/devtcp" ]; then
+	ingest_ok=0 ingest_why="no ingest_peer.py or python/devtcp next to the programs"
+elif ! ingest_why=$(py -c 'import numpy' 2>&1); then
+	ingest_ok=0
+elif [ "$gpu" = cuda ] && ! ingest_why=$(py "$peer" probe 2>&1); then
+	ingest_ok=0
+fi
+
 setup
 results=$tmp/results.jsonl
 : > "$results"
 [ $bounce_ok = 1 ] || say "(b) skipped: $bounce_why"
+[ $ingest_ok = 1 ] || say "(d) skipped: $ingest_why"
 for mtu in ${mtus//,/ }; do
 	set_mtu "$mtu"
 	say "MTU $mtu: (a) devtcp-server ($gpu)"
@@ -275,33 +361,45 @@ for mtu in ${mtus//,/ }; do
 	fi
 	say "MTU $mtu: (c) kernel TCP"
 	run_kernel "" "$tmp/c.json"
-	a=$(cat "$tmp/a.json") b=$(cat "$tmp/b.json") c=$(cat "$tmp/c.json")
-	printf '{"mtu": %s, "a": %s, "b": %s, "c": %s}\n' "$mtu" "${a:-null}" \
-		"${b:-null}" "${c:-null}" >> "$results"
+	: > "$tmp/d.json"
+	if [ $ingest_ok = 1 ]; then
+		say "MTU $mtu: (d) devtcp-server ingest + PyTorch client"
+		run_ingest "$mtu" "$tmp/d.json"
+	fi
+	a=$(cat "$tmp/a.json") b=$(cat "$tmp/b.json") c=$(cat "$tmp/c.json") d=$(cat "$tmp/d.json")
+	printf '{"mtu": %s, "a": %s, "b": %s, "c": %s, "d": %s}\n' "$mtu" "${a:-null}" \
+		"${b:-null}" "${c:-null}" "${d:-null}" >> "$results"
 done
 
-py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" "$offl" <<'PY'
+py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" "$offl" "$ingest_ok" "$ingest_why" <<'PY'
 import json, os, sys
-path, nbytes, gpu, bounce_ok, why, out, OFFL = sys.argv[1:8]
+path, nbytes, gpu, bounce_ok, why, out, OFFL, ingest_ok, iwhy = sys.argv[1:10]
 nbytes = int(nbytes)
 rows = [json.loads(l) for l in open(path) if l.strip()]
 failed = []
 def gbps(r):
     return r["bytes"] * 8 / r["seconds"] / 1e9 if r and r["seconds"] > 0 else None
 for row in rows:
-    for k in "abc":
-        r = row[k]
+    for k in "abcd":
+        r = row.get(k)
         if r is None:
-            if k != "b" or bounce_ok == "1":
+            if (k != "b" or bounce_ok == "1") and (k != "d" or ingest_ok == "1"):
                 failed.append("MTU %d (%s): no result" % (row["mtu"], k))
             continue
         r["gbps"] = round(gbps(r), 3)
         if r.get("receiver_bytes") != nbytes:
             failed.append("MTU %d (%s): receiver got %s of %d bytes" %
                           (row["mtu"], k, r.get("receiver_bytes"), nbytes))
-    ga, gb, gc = (row[k]["gbps"] if row[k] else None for k in "abc")
+        if k == "d" and (r.get("mismatches") != 0 or
+                         r.get("checksum") != r.get("expected_checksum")):
+            failed.append("MTU %d (d): %s mismatching bytes, checksum %s, expected %s" %
+                          (row["mtu"], r.get("mismatches"), r.get("checksum"),
+                           r.get("expected_checksum")))
+    ga, gb, gc, gd = (row[k]["gbps"] if row.get(k) else None for k in "abcd")
     row["a_over_b"] = round(ga / gb, 3) if ga and gb else None
     row["a_over_c"] = round(ga / gc, 3) if ga and gc else None
+    row["d_over_a"] = round(gd / ga, 3) if gd and ga else None
+    row["d_over_b"] = round(gd / gb, 3) if gd and gb else None
 f = lambda v: "%8.2f" % v if v is not None else "       -"
 print("\n%-6s %18s %22s %14s %7s %7s" % ("MTU", "(a) devtcp-server", "(b) kernel + copy_", "(c) kernel", "a/b", "a/c"))
 print("%-6s %18s %22s %14s" % ("", "Gb/s", "Gb/s", "Gb/s"))
@@ -314,10 +412,23 @@ for row in rows:
         print("       (a): the copy engine logged copies from unregistered host memory")
 if bounce_ok != "1":
     print("(b) skipped: %s" % why)
+print("\n%-6s %22s %10s %14s %7s %7s" % ("MTU", "(d) ingest + PyTorch", "checked", "client CPU", "d/a", "d/b"))
+for row in rows:
+    d = row.get("d")
+    if not d:
+        print("%-6d %22s" % (row["mtu"], "-" if ingest_ok == "1" else "skipped"))
+        continue
+    print("%-6d %22s %10s %12.2f s %7s %7s" % (row["mtu"], f(d["gbps"]),
+          "ok" if d["mismatches"] == 0 and d["checksum"] == d["expected_checksum"] else "BAD",
+          d["cpu_seconds"], "%.2f" % row["d_over_a"] if row["d_over_a"] else "-",
+          "%.2f" % row["d_over_b"] if row["d_over_b"] else "-"))
+if ingest_ok != "1":
+    print("(d) skipped: %s" % iwhy)
 doc = {"program": "server-vs-bounce", "bytes_per_conn": nbytes, "gpu": gpu,
        "kernel": os.uname().release,
        "sender": "Linux kernel TCP in a namespace, one connection, offloads " + OFFL,
        "bounce": None if bounce_ok == "1" else "skipped: " + why,
+       "ingest": None if ingest_ok == "1" else "skipped: " + iwhy,
        "results": rows, "errors": failed}
 text = json.dumps(doc, indent=2)
 print(text)

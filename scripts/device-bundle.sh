@@ -66,6 +66,13 @@ done | sort -u | while read -r name path; do
 	cp -Ln "$path" "$dest/lib/$name" 2>/dev/null || true
 done
 
+# libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
+# ingest clients): ctypes loads the library from lib/ (DEVTCP_LIB).
+cp -L "$build/lib/libdevtcp.so" "$dest/lib/libdevtcp.so"
+mkdir -p "$dest/python"
+cp -r python/devtcp "$dest/python/"
+find "$dest/python" -name '__pycache__' -prune -exec rm -rf {} +
+
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Run a bundled program with the bundled libraries; sets up hugepages once.
