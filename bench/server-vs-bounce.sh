@@ -135,6 +135,8 @@ cleanup() {
 	done
 	ip link del "$ns" 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
+	# SVB_LOGS=DIR keeps the servers' and clients' logs.
+	[ -z "${SVB_LOGS:-}" ] || { mkdir -p "$SVB_LOGS"; cp "$tmp"/*.log "$SVB_LOGS"/ 2>/dev/null || true; }
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
