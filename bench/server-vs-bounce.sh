@@ -303,6 +303,9 @@ run_ingest() {
 	pids+=("$p")
 	if ! wait_for "$plog" "attached" "$p" 60; then
 		say "ingest client did not attach: $(tail -3 "$plog" | tr '\n' ' ')"
+		# The server must not stay on the wire for the next runs.
+		kill -TERM "$s" 2>/dev/null || true
+		wait "$s" 2>/dev/null || true
 		return 0
 	fi
 	r=$(send)

@@ -56,22 +56,22 @@ pmddir=$(ls -d "$(pkg-config --variable=libdir libdpdk)"/dpdk/pmds-* | head -n 1
 cp -L "$pmddir/librte_mempool_ring.so.23" "$dest/pmds/librte_mempool_ring.so"
 
 
-# The ldd closure, without the C library that the target provides.
-skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so)'
-for f in "$dest"/bin/* "$dest"/pmds/*.so "$dest"/plugins/*.so; do
-	file -b "$f" | grep -q ELF || continue
-	ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'
-done | sort -u | while read -r name path; do
-	echo "$name" | grep -Eq "$skip" && continue
-	cp -Ln "$path" "$dest/lib/$name" 2>/dev/null || true
-done
-
 # libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
 # ingest clients): ctypes loads the library from lib/ (DEVTCP_LIB).
 cp -L "$build/lib/libdevtcp.so" "$dest/lib/libdevtcp.so"
 mkdir -p "$dest/python"
 cp -r python/devtcp "$dest/python/"
 find "$dest/python" -name '__pycache__' -prune -exec rm -rf {} +
+
+# The ldd closure, without the C library that the target provides.
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so)'
+for f in "$dest"/bin/* "$dest"/pmds/*.so "$dest"/plugins/*.so "$dest"/lib/libdevtcp.so; do
+	file -b "$f" | grep -q ELF || continue
+	ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'
+done | sort -u | while read -r name path; do
+	echo "$name" | grep -Eq "$skip" && continue
+	cp -Ln "$path" "$dest/lib/$name" 2>/dev/null || true
+done
 
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
