@@ -26,6 +26,7 @@
 #             on the GPU machine pick two cores of the GPU's NUMA node)
 #   --gpu     auto (default): gpu_cuda when nvidia-smi or /dev/nvidia0 is
 #             there, else gpu_sim
+#   --modes   which of a, b, c, d to run (default a,b,c,d)
 #   --offloads veth offloads on (TSO/GSO/GRO, checksum): the kernel hands
 #             coalesced frames to every receiver, devtcp's through LRO
 # Needs root, iproute2, ethtool, python3, hugepages. Programs: next to this
@@ -43,7 +44,7 @@ say() { echo "$prog: $*" >&2; }
 # for the DPDK programs and ip): torch needs its own.
 py() { env -u LD_LIBRARY_PATH python3 "$@"; }
 
-size=4G mtus=1500,9000 json="" lcores=0-1 gpu=auto offl=off
+size=4G mtus=1500,9000 json="" lcores=0-1 gpu=auto offl=off modes=abcd
 while [ $# -gt 0 ]; do
 	case $1 in
 	--size) size=$2; shift 2 ;;
@@ -51,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--json) json=$2; shift 2 ;;
 	--lcores) lcores=$2; shift 2 ;;
 	--offloads) offl=on; shift ;;
+	--modes) modes=${2//,/}; shift 2 ;;
 	--gpu) gpu=$2; shift 2 ;;
 	-h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (--help)" ;;
@@ -96,9 +98,9 @@ peer=$here/bounce_peer.py
 ipeer=$here/ingest_peer.py
 # The devtcp Python package and libdevtcp for (d): a bundle's, else the tree's.
 if [ -x "$here/devtcp-server" ]; then
-	pydir=$here/../python libdt=$here/../lib/libdevtcp.so
+	pydir=$here/../python libdt=$here/../lib/libdevtcp_client.so
 else
-	pydir=$top/python libdt=$b/lib/libdevtcp.so
+	pydir=$top/python libdt=$b/lib/client/libdevtcp_client.so
 fi
 
 if [ "$gpu" = auto ]; then
@@ -357,17 +359,20 @@ results=$tmp/results.jsonl
 [ $ingest_ok = 1 ] || say "(d) skipped: $ingest_why"
 for mtu in ${mtus//,/ }; do
 	set_mtu "$mtu"
-	say "MTU $mtu: (a) devtcp-server ($gpu)"
-	run_devtcp "$mtu" "$tmp/a.json"
-	: > "$tmp/b.json"
-	if [ $bounce_ok = 1 ]; then
+	: > "$tmp/a.json"; : > "$tmp/b.json"; : > "$tmp/c.json"; : > "$tmp/d.json"
+	if [[ $modes == *a* ]]; then
+		say "MTU $mtu: (a) devtcp-server ($gpu)"
+		run_devtcp "$mtu" "$tmp/a.json"
+	fi
+	if [ $bounce_ok = 1 ] && [[ $modes == *b* ]]; then
 		say "MTU $mtu: (b) kernel TCP + copy_ to a CUDA tensor"
 		run_kernel --cuda "$tmp/b.json"
 	fi
-	say "MTU $mtu: (c) kernel TCP"
-	run_kernel "" "$tmp/c.json"
-	: > "$tmp/d.json"
-	if [ $ingest_ok = 1 ]; then
+	if [[ $modes == *c* ]]; then
+		say "MTU $mtu: (c) kernel TCP"
+		run_kernel "" "$tmp/c.json"
+	fi
+	if [ $ingest_ok = 1 ] && [[ $modes == *d* ]]; then
 		say "MTU $mtu: (d) devtcp-server ingest + PyTorch client"
 		run_ingest "$mtu" "$tmp/d.json"
 	fi
@@ -376,9 +381,9 @@ for mtu in ${mtus//,/ }; do
 		"${b:-null}" "${c:-null}" "${d:-null}" >> "$results"
 done
 
-py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" "$offl" "$ingest_ok" "$ingest_why" <<'PY'
+py - "$results" "$nbytes" "$gpu" "$bounce_ok" "$bounce_why" "$json" "$offl" "$ingest_ok" "$ingest_why" "$modes" <<'PY'
 import json, os, sys
-path, nbytes, gpu, bounce_ok, why, out, OFFL, ingest_ok, iwhy = sys.argv[1:10]
+path, nbytes, gpu, bounce_ok, why, out, OFFL, ingest_ok, iwhy, MODES = sys.argv[1:11]
 nbytes = int(nbytes)
 rows = [json.loads(l) for l in open(path) if l.strip()]
 failed = []
@@ -388,7 +393,7 @@ for row in rows:
     for k in "abcd":
         r = row.get(k)
         if r is None:
-            if (k != "b" or bounce_ok == "1") and (k != "d" or ingest_ok == "1"):
+            if k in MODES and (k != "b" or bounce_ok == "1") and (k != "d" or ingest_ok == "1"):
                 failed.append("MTU %d (%s): no result" % (row["mtu"], k))
             continue
         r["gbps"] = round(gbps(r), 3)

@@ -59,6 +59,7 @@ cp -L "$pmddir/librte_mempool_ring.so.23" "$dest/pmds/librte_mempool_ring.so"
 # libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
 # ingest clients): ctypes loads the library from lib/ (DEVTCP_LIB).
 cp -L "$build/lib/libdevtcp.so" "$dest/lib/libdevtcp.so"
+cp -L "$build/lib/client/libdevtcp_client.so" "$dest/lib/libdevtcp_client.so"
 mkdir -p "$dest/python"
 cp -r python/devtcp "$dest/python/"
 find "$dest/python" -name '__pycache__' -prune -exec rm -rf {} +
