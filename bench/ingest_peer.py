@@ -55,11 +55,13 @@ def expected_sum(nbytes, pat):
 
 
 class _CudaArray:
-    """A raw device range as __cuda_array_interface__ for torch.as_tensor."""
+    """A raw device range as __cuda_array_interface__ for torch.as_tensor
+    (torch refuses the read-only flag; this process only reads it, and the
+    CUDA IPC mapping is the server's memory: nothing here writes it)."""
 
     def __init__(self, ptr, n):
         self.__cuda_array_interface__ = {
-            "shape": (n,), "typestr": "|u1", "data": (ptr, True), "version": 2}
+            "shape": (n,), "typestr": "|u1", "data": (ptr, False), "version": 2}
 
 
 class CudaSink:
