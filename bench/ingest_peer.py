@@ -84,7 +84,7 @@ class CudaSink:
             start = t.cumsum(n, 0) - n
             total = int(lens.sum())
             k = t.arange(total, device=self.dev)
-            idx = t.repeat_interleave(o - start, n) + k
+            idx = t.repeat_interleave(o - start, n, output_size=total) + k
             buf = self.region[idx]
         else:
             buf = t.empty(0, dtype=t.uint8, device=self.dev)
@@ -99,7 +99,8 @@ class CudaSink:
         return ev, total
 
     def done(self, ev):
-        ev.synchronize()
+        if ev is not None:  # None: the batch had no payload (OPEN, FIN)
+            ev.synchronize()
 
     def result(self):
         self.t.cuda.synchronize()
