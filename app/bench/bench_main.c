@@ -1273,11 +1273,8 @@ main(int argc, char **argv)
 		free(argv_given);
 		return 2;
 	}
-	rc = rte_eal_init(argc, argv);
+	rc = dt_app_eal_init(argc, argv, "devtcp-bench");
 	if (rc < 0) {
-		fprintf(stderr, "devtcp-bench: EAL init failed: %s (EAL options go "
-			"before '--'; devtcp-bench --help)\n",
-			dt_app_eal_strerror(rte_errno));
 		bench_out_release(&ctx.out);
 		rate_argv_free(rate_argv, argc0);
 		free(argv_given);

@@ -414,13 +414,9 @@ main(int argc, char **argv)
 			return 0;
 		}
 	dt_app_eal_help(argc, argv, usage);
-	rc = rte_eal_init(argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "devtcp-cli: EAL init failed: %s (EAL options go "
-			"before '--'; %s --help)\n", dt_app_eal_strerror(rte_errno),
-			argv[0]);
+	rc = dt_app_eal_init(argc, argv, "devtcp-cli");
+	if (rc < 0)
 		return 1;
-	}
 	argv[rc] = argv[0];
 	if (parse_args(argc - rc, argv + rc, &o) != 0) {
 		rte_eal_cleanup();

@@ -78,12 +78,8 @@ check_only(struct srv_ctx *ctx, int eal_argc, char **argv)
 			"arguments of the run to check them too)\n");
 		return 0;
 	}
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "%s: EAL init failed: %s\n", SRV_PROG,
-			dt_app_eal_strerror(rte_errno));
+	if (dt_app_eal_init(eal_argc, argv, SRV_PROG) < 0)
 		return 1;
-	}
 	rc = srv_check_devices(ctx);
 	if (rc == 0) {
 		print_summary(ctx);
@@ -186,13 +182,8 @@ main(int argc, char **argv)
 		return check_only(&ctx, eal_argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "%s: EAL init failed: %s (EAL options go before "
-			"'--'; %s --help)\n", SRV_PROG, dt_app_eal_strerror(rte_errno),
-			argv[0]);
+	if (dt_app_eal_init(eal_argc, argv, SRV_PROG) < 0)
 		return 1;
-	}
 	ctx.start_tsc = rte_rdtsc();
 	rc = run(&ctx);
 	srv_capture_stop(&ctx);
