@@ -180,5 +180,7 @@ int srv_consumer_lcore(void *arg);
 int srv_client_start(struct srv_stack *s);
 void srv_client_event(struct srv_stack *s, const struct dt_dp_event *ev);
 bool srv_client_done(const struct srv_stack *s);
+/** Give up the streams whose peer does not answer ARP (periodic). */
+void srv_client_check_arp(struct srv_stack *s);
 
 #endif /* SRV_H */

@@ -204,8 +204,11 @@ stack_poll(struct srv_stack *s)
 	} while (n > 0);
 	if (!s->client)
 		srv_consumer_poll(s);
-	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS)
+	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS) {
 		srv_stack_snapshot(s);
+		if (s->client)
+			srv_client_check_arp(s);
+	}
 }
 
 static void
