@@ -82,8 +82,13 @@ check_only(struct srv_ctx *ctx, int eal_argc, char **argv)
 		return 1;
 	rc = srv_check_devices(ctx);
 	if (rc == 0) {
+		unsigned int i;
+
 		print_summary(ctx);
-		printf("  ports, GPU and lcores found\n");
+		printf("  ports, GPU and lcores found; stacks on lcore(s)");
+		for (i = 0; i < ctx->nb_stacks; i++)
+			printf("%s%u", i ? "," : " ", ctx->stacks[i].lcore);
+		printf("\n");
 	}
 	rte_eal_cleanup();
 	return rc == 0 ? 0 : 1;
@@ -115,6 +120,8 @@ prepare(int argc, char **argv, struct srv_ctx *ctx, int *eal_argc)
 		fprintf(stderr, "%s: %s\n", SRV_PROG, err);
 		return rc;
 	}
+	if (ctx->cfg.warning[0] != '\0')
+		fprintf(stderr, "%s: warning: %s\n", SRV_PROG, ctx->cfg.warning);
 	if (ctx->opts.send_role && !ctx->cfg.has_client) {
 		fprintf(stderr, "%s: %s: no [client] section: what should be sent where "
 			"(see config/send.ini)\n", SRV_PROG, ctx->cfg.path);
