@@ -402,7 +402,7 @@ main(int argc, char **argv)
 {
 	static struct cli_ctx ctx;
 	struct cli_opts o = { .cmdfile = NULL };
-	bool interactive;
+	bool interactive, in_memory;
 	int rc, i;
 
 	/* --help needs no EAL (no hugepages): look for it after "--" first. */
@@ -414,9 +414,11 @@ main(int argc, char **argv)
 			return 0;
 		}
 	dt_app_eal_help(argc, argv, usage);
+	in_memory = dt_app_eal_flag(argc, argv, "--in-memory");
 	rc = dt_app_eal_init(argc, argv, "devtcp-cli");
 	if (rc < 0)
 		return 1;
+	dt_app_eal_print_hints("devtcp-cli", in_memory);
 	argv[rc] = argv[0];
 	if (parse_args(argc - rc, argv + rc, &o) != 0) {
 		rte_eal_cleanup();

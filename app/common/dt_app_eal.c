@@ -9,6 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <libgen.h>
+#include <sys/stat.h>
+
 #include <rte_dev.h>
 #include <rte_errno.h>
 
@@ -52,8 +56,8 @@ eal_opt(int argc, char *const argv[], const char *opt, int n)
 	return NULL;
 }
 
-static bool
-eal_flag(int argc, char *const argv[], const char *opt)
+bool
+dt_app_eal_flag(int argc, char *const argv[], const char *opt)
 {
 	int i;
 
@@ -149,7 +153,7 @@ dt_app_eal_strerror(int argc, char *const argv[], int err, char *buf,
 	const char *prefix = eal_opt(argc, argv, "--file-prefix", 0);
 	pid_t pid = 0;
 
-	if (!eal_flag(argc, argv, "--in-memory"))
+	if (!dt_app_eal_flag(argc, argv, "--in-memory"))
 		pid = prefix_holder(prefix != NULL ? prefix : "rte");
 	if (pid != 0) {
 		snprintf(buf, len, "another DPDK primary process (pid %d) runs with "
@@ -238,4 +242,89 @@ dt_app_eal_init(int argc, char **argv, const char *prog)
 	}
 	free(given);
 	return rc;
+}
+
+/* Whether this process has a file descriptor on socket inode @p ino. */
+static bool
+own_socket(unsigned long ino)
+{
+	char want[64], link[64], path[300];
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir("/proc/self/fd");
+	ssize_t n;
+
+	if (d == NULL)
+		return false;
+	snprintf(want, sizeof(want), "socket:[%lu]", ino);
+	while (!found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			found = strcmp(link, want) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The path of this process's telemetry socket: EAL names it
+ * dpdk_telemetry.v2, or dpdk_telemetry.v2:N when another process of the
+ * same prefix has the name, and does not say which; /proc/net/unix and our
+ * own descriptors do.
+ */
+static int
+telemetry_path(char *buf, size_t len)
+{
+	char line[512], path[400];
+	unsigned long ino;
+	FILE *f = fopen("/proc/net/unix", "r");
+	int rc = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (rc != 0 && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %399s", &ino,
+				path) != 2 || strstr(path, "/dpdk_telemetry.v2") == NULL)
+			continue;
+		if (own_socket(ino)) {
+			snprintf(buf, len, "%s", path);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+void
+dt_app_eal_print_hints(const char *prog, bool in_memory)
+{
+	char path[400], dir[400];
+	const char *inst;
+
+	if (telemetry_path(path, sizeof(path)) != 0) {
+		printf("%s: telemetry: off (no telemetry socket: --no-telemetry?)\n",
+			prog);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", path);
+		inst = strrchr(path, ':');
+		printf("%s: telemetry: dpdk-telemetry.py -f %s%s%s (socket %s; "
+			"commands /devtcp/stats, /devtcp/conns, /devtcp/devmem, "
+			"/ethdev/stats,N)\n", prog, basename(dirname(dir)),
+			inst != NULL ? " -i " : "", inst != NULL ? inst + 1 : "", path);
+	}
+	if (in_memory)
+		printf("%s: dpdk-proc-info and dpdk-pdump cannot attach to this "
+			"process: they are secondary processes and --in-memory shares "
+			"nothing; run with --file-prefix NAME instead to use them\n",
+			prog);
+	else
+		printf("%s: dpdk-proc-info attaches as a secondary process: "
+			"dpdk-proc-info --file-prefix %s -d librte_net_hsplit.so "
+			"-d librte_gpu_sim.so -- "
+			"--stats (README: plugins for stock DPDK tools)\n", prog,
+			telemetry_path(path, sizeof(path)) == 0 ?
+			basename(dirname(path)) : "rte");
 }

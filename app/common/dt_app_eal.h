@@ -8,6 +8,8 @@
 #ifndef DT_APP_EAL_H
 #define DT_APP_EAL_H
 
+#include <stdbool.h>
+
 #include <rte_eal.h>
 
 /**
@@ -57,5 +59,20 @@ int dt_app_eal_check_vdevs(int argc, char *const argv[], const char *prog);
  * @return rte_eal_init()'s result, or -1 when a device is missing
  */
 int dt_app_eal_init(int argc, char **argv, const char *prog);
+
+/** Whether the EAL flag @p opt ("--in-memory") is among argv before "--". */
+bool dt_app_eal_flag(int argc, char *const argv[], const char *opt);
+
+/**
+ * After rte_eal_init(): print the facts a user needs to look inside the
+ * running process: the dpdk-telemetry.py command line that reaches this
+ * process's telemetry socket (-f PREFIX, and -i N when another process of
+ * the same prefix took the first socket name), and whether dpdk-proc-info
+ * can attach (not to an --in-memory process).
+ *
+ * @param prog       the program's name, for the lines
+ * @param in_memory  --in-memory was given
+ */
+void dt_app_eal_print_hints(const char *prog, bool in_memory);
 
 #endif /* DT_APP_EAL_H */

@@ -176,6 +176,7 @@ main(int argc, char **argv)
 {
 	static struct srv_ctx ctx;
 	int eal_argc, rc;
+	bool in_memory;
 
 	ctx.opts.drain = 2;
 #ifdef SRV_ROLE_SEND
@@ -189,8 +190,10 @@ main(int argc, char **argv)
 		return check_only(&ctx, eal_argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	in_memory = dt_app_eal_flag(eal_argc, argv, "--in-memory");
 	if (dt_app_eal_init(eal_argc, argv, SRV_PROG) < 0)
 		return 1;
+	dt_app_eal_print_hints(SRV_PROG, in_memory);
 	ctx.start_tsc = rte_rdtsc();
 	rc = run(&ctx);
 	srv_capture_stop(&ctx);
