@@ -429,6 +429,17 @@ void bench_out_release(struct bench_out *out);
 /* --stacks: goodput, Mpps, cycles per packet per stack, retransmissions, drops. */
 void bench_print_scale(const struct bench_result *res, int n);
 
+/* bench_opts.c: the options after "--", read before EAL starts */
+#define BENCH_DEFAULT_CONNS 4
+#define BENCH_DEFAULT_MSG (64u * 1024)
+#define BENCH_BYTES_LIMIT_S 60 /* --bytes without --duration: time limit */
+/* --help's text after EAL's (EAL's usage hook). */
+void bench_usage(const char *prog);
+/* Parse the options after "--" of @p argv; 0, or -EINVAL (message printed). */
+int bench_opts_parse(int argc, char **argv, struct bench_opts *o);
+/* Whether a mode of the run is a TCP one. */
+bool bench_has_tcp_mode(const struct bench_opts *o);
+
 /* bench_args.c: the options of the key table (--stacks, --plot) */
 struct option;
 /* Append the table's options to @p lo (room for @p cap), val = @p base + index. */
