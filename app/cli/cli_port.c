@@ -296,10 +296,13 @@ port_start(struct cmdline *cl, struct cli_ctx *ctx, uint16_t p)
 		return cli_fail(cl, "%s", err);
 	cp->started = true;
 	cp->nb_queues = nq;
-	cmdline_printf(cl, "port %u: started (%s)\n", p,
-		c.split == DT_DP_SPLIT_PROTO ? "protocol split, payload in device memory" :
-		c.split == DT_DP_SPLIT_LEN ? "length split, payload in device memory" :
-		"whole frames in host memory");
+	/* Without a gpudev device the region is host memory: say which. */
+	cmdline_printf(cl, "port %u: started (%s%s)\n", p,
+		c.split == DT_DP_SPLIT_PROTO ? "protocol split, payload in " :
+		c.split == DT_DP_SPLIT_LEN ? "length split, payload in " :
+		"whole frames in host memory", c.split == DT_DP_SPLIT_NONE ? "" :
+		dt_devmem_region_gpu_id(cp->region) != RTE_GPU_ID_NONE ?
+		"device memory" : "host memory: no GPU, add --vdev=gpu_sim0,size=64M");
 	cli_stack_create(cl, p);
 }
 

@@ -43,6 +43,7 @@ struct srv_stream {
 	uint64_t conn;
 	uint64_t bytes;
 	uint64_t bad_bytes;      /**< pattern mismatches */
+	uint64_t start_tsc;      /**< accepted at, for the closing log's rate */
 	struct dt_app_sha256 sha;
 	/* sender side */
 	uint64_t to_send, queued, acked;

@@ -8,6 +8,7 @@ usage: check_cli_words.py DEVTCP_CLI
   id: every port), show port summary all, set promisc all on, show config
   rxtx, start, stop; show port stats has testpmd's throughput block (rates
   since the last show); port start on a started port says so, no error;
+- without a GPU, port start says the payload goes to host memory;
 - a mistyped command: the nearest one is printed, in a script and on a
   terminal (after cmdline's own "Command not found");
 - SIGINT and SIGTERM end the console when its commands come from a pipe
@@ -67,6 +68,17 @@ def testpmd_forms():
         check(want in out, "testpmd's words: %r" % want, out)
     check(rc == 0 and "error: " not in out,
           "testpmd's words: no error, exit 0 (rc %d)" % rc, out)
+
+
+def no_gpu_says_host():
+    args = [cli] + EAL + vdevs("tg")[:2] + ["--", "-e", "set rxhdrs 1 ipv4-tcp",
+                                            "-e", "port start 1", "-e", "show devmem"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    check("port 1: started (protocol split, payload in host memory: no GPU"
+          in p.stdout and "payload in device memory" not in p.stdout,
+          "without a GPU, port start says host memory as show devmem does",
+          p.stdout)
 
 
 def nearest_scripted():
@@ -139,6 +151,7 @@ def signal_ends(mode, sig):
 
 
 testpmd_forms()
+no_gpu_says_host()
 nearest_scripted()
 nearest_terminal()
 for mode in ("pipe", "cmdfile"):

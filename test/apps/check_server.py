@@ -345,11 +345,17 @@ def case_ring():
         dm = telemetry_json(prefix, "/devtcp/devmem")
         print(st, dm)
     text = finish_server(p, out)
-    rx = re.search(r"stack 0: stream \w+ closed: (\d+) bytes\n", text)
+    rx = re.search(r"stack 0: stream \w+ closed: (\d+) bytes in ([0-9.]+) s "
+                   r"\(([0-9.]+) Gb/s\)\n", text)
     tx = re.search(r"sender: stream \w+ done: (\d+) of \d+ bytes acknowledged",
                    text)
     check(rx is not None and rx.group(1) == str(size),
           "ring consumer's stream: %d bytes" % size)
+    check(rx is not None and float(rx.group(2)) > 0 and float(rx.group(3)) > 0,
+          "the closed stream's log line has its duration and rate")
+    check(re.search(r"stack 0: connection \w+ from 10\.0\.0\.2:\d+ accepted "
+                    r"on port 5001", text) is not None,
+          "the accepted connection's log line has the peer's address")
     check(tx is not None and tx.group(1) == str(size), "sender: all acknowledged")
     if st is not None:
         check(st.get("consumer") == "ring", "telemetry: consumer ring")
