@@ -395,6 +395,10 @@ void bench_samples_free(struct bench_result *r);
 void bench_progress(const struct bench_result *r, double elapsed,
 	uint64_t bytes_done, uint64_t bytes_total);
 void bench_print_table(const struct bench_result *res, int n);
+struct bench_setup;
+/* What the table cannot say: why split / copy is near 1 without a DMA NIC. */
+void bench_print_notes(const struct bench_setup *su,
+	const struct bench_result *res, int n);
 
 /* What the run set up, for the JSON header. */
 struct bench_setup {

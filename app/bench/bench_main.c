@@ -960,6 +960,7 @@ main(int argc, char **argv)
 	if (n > 0) {
 		bench_set_line_rate(&ctx.opts, res, n);
 		bench_print_table(res, n);
+		bench_print_notes(&ctx.setup, res, n);
 		if (ctx.opts.nb_stacks != 0)
 			bench_print_scale(res, n);
 		bench_print_conns(res, n);
