@@ -395,6 +395,10 @@ void bench_samples_free(struct bench_result *r);
 void bench_progress(const struct bench_result *r, double elapsed,
 	uint64_t bytes_done, uint64_t bytes_total);
 void bench_print_table(const struct bench_result *res, int n);
+struct bench_setup;
+/* What the table cannot say: why split / copy is near 1 without a DMA NIC. */
+void bench_print_notes(const struct bench_setup *su,
+	const struct bench_result *res, int n);
 
 /* What the run set up, for the JSON header. */
 struct bench_setup {
@@ -428,6 +432,17 @@ int bench_out_claim(int argc, char **argv, struct bench_out *out);
 void bench_out_release(struct bench_out *out);
 /* --stacks: goodput, Mpps, cycles per packet per stack, retransmissions, drops. */
 void bench_print_scale(const struct bench_result *res, int n);
+
+/* bench_opts.c: the options after "--", read before EAL starts */
+#define BENCH_DEFAULT_CONNS 4
+#define BENCH_DEFAULT_MSG (64u * 1024)
+#define BENCH_BYTES_LIMIT_S 60 /* --bytes without --duration: time limit */
+/* --help's text after EAL's (EAL's usage hook). */
+void bench_usage(const char *prog);
+/* Parse the options after "--" of @p argv; 0, or -EINVAL (message printed). */
+int bench_opts_parse(int argc, char **argv, struct bench_opts *o);
+/* Whether a mode of the run is a TCP one. */
+bool bench_has_tcp_mode(const struct bench_opts *o);
 
 /* bench_args.c: the options of the key table (--stacks, --plot) */
 struct option;

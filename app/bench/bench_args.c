@@ -100,7 +100,9 @@ bench_args_parse(int idx, const char *arg, struct bench_opts *o)
 		if (rc == 0 && check_series((uint16_t *)(base + k->off),
 				*(uint16_t *)(base + k->off2)) != 0) {
 			rc = -EINVAL;
-			expect = "increasing values";
+			snprintf(buf, sizeof(buf), "increasing values (at most %u)",
+				k->max_n);
+			expect = buf;
 		}
 		break;
 	case BK_STR:
@@ -112,9 +114,10 @@ bench_args_parse(int idx, const char *arg, struct bench_opts *o)
 		}
 		break;
 	}
+	/* The list parser's expectation already says how many values. */
 	if (rc != 0)
-		fprintf(stderr, "bad --%s '%s': expected %s (at most %u values)\n",
-			k->name, arg, expect, k->max_n ? k->max_n : 1);
+		fprintf(stderr, "devtcp-bench: bad --%s '%s': expected %s\n",
+			k->name, arg, expect);
 	return rc;
 }
 

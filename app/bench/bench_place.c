@@ -39,6 +39,32 @@ bench_place_pool_socket(uint16_t port, int16_t gpu_id)
 	return node >= 0 ? node : SOCKET_ID_ANY;
 }
 
+/*
+ * Lcores that share a CPU take turns on it: with a stack on each, adding
+ * stacks lowers goodput instead of raising it (a falling --stacks curve).
+ */
+static void
+bench_place_cpu_share(const unsigned int *lcores, unsigned int n)
+{
+	unsigned int i, j, cpu;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			rte_cpuset_t a = rte_lcore_cpuset(lcores[i]);
+			rte_cpuset_t b = rte_lcore_cpuset(lcores[j]);
+
+			CPU_AND(&a, &a, &b);
+			for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &a); cpu++)
+				;
+			if (cpu == CPU_SETSIZE)
+				continue;
+			printf("  warning: lcores %u and %u share CPU %u: stacks on them "
+				"take turns, so more stacks give less goodput (one CPU per "
+				"lcore: -l, or --lcores L@CPU with distinct CPUs)\n",
+				lcores[i], lcores[j], cpu);
+		}
+}
+
 void
 bench_place_report(const struct bench_place_in *in)
 {
@@ -73,5 +99,6 @@ bench_place_report(const struct bench_place_in *in)
 	dt_app_numa_add_pool(t, rte_pmd_hsplit_wire_pool(in->tx_port), tx, false);
 	dt_app_numa_report(t, stdout);
 	free(t);
+	bench_place_cpu_share(in->lcores, in->nb_lcores);
 	fflush(stdout);
 }

@@ -255,16 +255,48 @@ bench_print_table(const struct bench_result *res, int n)
 			r->verified_bytes == 0 && r->verify_errors == 0 ? "-" :
 				(r->verify_errors ? "FAILED" : "ok"));
 	}
-	printf("goodput: payload delivered per second (raw modes: payload of the frames);\n"
-		"%% line: of %s%.2f Gb/s (%s); cyc/pkt: TSC cycles of the receive lcore's\n"
-		"poll work per received frame, the software NIC's receive included; stk cyc:\n"
-		"lib/dp's own; copied B/B: payload bytes copied after receive per payload byte\n",
-		rate > 0 ? "" : "no line rate ", rate,
-		rate > 0 ? (src[0] == 'r' ? "raw L2 ceiling of this run" : "configured rate") :
-			"add --rate or a raw run");
+	printf("goodput: payload delivered per second (raw modes: payload of the frames)\n");
+	if (rate > 0)
+		printf("%% line: of %.2f Gb/s (%s)\n", rate, src[0] == 'r' ?
+			"raw L2 ceiling of this run" : "configured rate");
+	else
+		printf("%% line: no line rate to compare with (add --rate G, or a raw "
+			"run: --modes split,raw)\n");
+	printf("Mpkt/s: frames received per second, in millions\n"
+		"cyc/pkt: TSC cycles of the receive lcore's poll work per received frame,\n"
+		"  the software NIC's receive included; stk cyc: lib/dp's own part\n"
+		"copied B/B: payload bytes the CPU copied after receive per payload byte\n"
+		"retrans: TCP segments the senders sent again (loss, reordering, timeouts)\n"
+		"missed: frames the receiving port dropped for want of a descriptor or\n"
+		"  buffer (its imissed); raw sends as fast as it can, so its receiver\n"
+		"  misses by design and this can exceed the frames it received\n"
+		"verified: every payload byte checked against the pattern (--verify)\n");
 	if (find_mode(res, n, BENCH_MODE_CEILING) != NULL)
 		printf("(ceiling: no wire; frames are payload-sized copies)\n");
 	print_ratios(res, n);
+}
+
+void
+bench_print_notes(const struct bench_setup *su, const struct bench_result *res,
+	int n)
+{
+	if (find_mode(res, n, BENCH_MODE_SPLIT) == NULL ||
+			find_mode(res, n, BENCH_MODE_COPY) == NULL ||
+			su->engine == NULL || strcmp(su->engine, "cpu") != 0)
+		return;
+	/* Why the headline ratio is near 1 on this machine. */
+	printf("\nnote: split / copy near 1 is expected here. The payload memory "
+		"is %s,\n"
+		"  filled by the CPU (copy engine 'cpu'): split's payload is moved by "
+		"one CPU\n"
+		"  memcpy inside the software NIC, copy's by one in the receiver. "
+		"Split's gain\n"
+		"  (no CPU copy, no pass through host memory) needs a NIC that writes "
+		"GPU\n"
+		"  memory by DMA (docs/nics.md, docs/gpu.md).\n",
+		su->gpu_name != NULL && strcmp(su->gpu_name, "host") != 0 ?
+		"a simulated GPU's\n  (host memory behind a no-access mapping)" :
+		"host memory (no GPU)");
 }
 
 /* A TCP run's stacks and each server stack's figures (empty otherwise). */

@@ -82,6 +82,9 @@ struct cli_port {
 	 * shares the port's slots out so that every connection sends at once.
 	 */
 	uint16_t inflight_cap;
+	/* "show port stats": the counters last shown, for the rates. */
+	struct rte_eth_stats last;
+	uint64_t last_tsc;
 };
 
 /* One "tcp send": bytes of the stream pattern from host or device memory. */
@@ -192,6 +195,13 @@ extern cmdline_parse_inst_t cli_cmd_set_ip, cli_cmd_set_tcp_verify,
 	cli_cmd_tcp_close, cli_cmd_show_tcp, cli_cmd_sleep, cli_cmd_wait,
 	cli_cmd_wait_ms, cli_cmd_bench_start, cli_cmd_bench_start_ports,
 	cli_cmd_bench_stop_show, cli_cmd_set_stacks;
+/* cli_port.c, cli_testpmd.c: testpmd's forms */
+extern cmdline_parse_inst_t cli_cmd_set_rxhdrs_all, cli_cmd_set_rxpkts_all,
+	cli_cmd_show_port_summary, cli_cmd_set_promisc, cli_cmd_set_promisc_all,
+	cli_cmd_show_config_rxtx, cli_cmd_start, cli_cmd_stop;
+
+/* cli_suggest.c: print the command nearest to @p line, if one is near. */
+void cli_suggest(struct cmdline *cl, const char *line);
 
 /* Notice between commands (a connection event): redraws the prompt. */
 void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -50,6 +50,21 @@ on_signal(int sig)
 	cli_signal = sig;
 }
 
+/*
+ * Without SA_RESTART (signal() sets it): a read of a pipe ("sleep 100 |
+ * devtcp-cli") must return EINTR at SIGINT/SIGTERM, or the console would
+ * wait in fgets() for input that never comes.
+ */
+static void
+on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 bool
 cli_interrupted(void)
 {
@@ -176,7 +191,15 @@ cmdline_parse_ctx_t cli_main_ctx[] = {
 	&cli_cmd_port_start_stop_all,
 	&cli_cmd_set_rxhdrs,
 	&cli_cmd_set_rxpkts,
+	&cli_cmd_set_rxhdrs_all,
+	&cli_cmd_set_rxpkts_all,
 	&cli_cmd_show_config,
+	&cli_cmd_show_config_rxtx,
+	&cli_cmd_show_port_summary,
+	&cli_cmd_set_promisc,
+	&cli_cmd_set_promisc_all,
+	&cli_cmd_start,
+	&cli_cmd_stop,
 	&cli_cmd_flow_create,
 	&cli_cmd_flow_list,
 	&cli_cmd_flow_destroy,
@@ -311,6 +334,7 @@ run_line(struct cmdline *cl, struct cli_ctx *ctx, const char *where,
 		lineno ? ":" : "", lineno,
 		rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous" :
 		rc == CMDLINE_PARSE_BAD_ARGS ? "bad arguments in" : "unknown", s);
+	cli_suggest(cl, s);
 }
 
 static int
@@ -359,9 +383,40 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
 }
 
 /*
- * Interactive: cmdline_poll takes one character when there is one, so the
- * stacks are polled between keystrokes; commands run in this same thread.
- * With no stack to poll, wait for input in poll(2) instead of spinning.
+ * One character of input when there is one, as cmdline_poll takes it; but a
+ * line about to be entered that will not parse is kept, so that the nearest
+ * command follows cmdline's own "Command not found" / "Bad arguments".
+ * @return -1 at the end of input or after quit, else 0.
+ */
+static int
+interactive_char(struct cmdline *cl)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c, line[1040];
+	const char *s;
+	bool bad = false;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	if (read(STDIN_FILENO, &c, 1) <= 0)
+		return -1;
+	if (c == '\n' || c == '\r') {
+		snprintf(line, sizeof(line), "%.1024s\n",
+			rdline_get_buffer(cmdline_get_rdline(cl)));
+		s = line + strspn(line, " \t");
+		bad = *s != '\n' && *s != '#' && cmdline_parse_check(cl, line) < 0;
+	}
+	if (cmdline_in(cl, &c, 1) < 0)
+		return -1;
+	if (bad)
+		cli_suggest(cl, line);
+	return 0;
+}
+
+/*
+ * Interactive: one character at a time (interactive_char), so the stacks
+ * are polled between keystrokes; commands run in this same thread. With no
+ * stack to poll, wait for input in poll(2) instead of spinning.
  */
 static int
 run_interactive(struct cli_ctx *ctx)
@@ -370,14 +425,12 @@ run_interactive(struct cli_ctx *ctx)
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	bool stacks;
 	uint16_t p;
-	int st;
 
 	if (cl == NULL)
 		return -1;
 	ctx->cl = cl;
 	while (!ctx->quit && !cli_interrupted()) {
-		st = cmdline_poll(cl);
-		if (st < 0 || st == RDLINE_EXITED)
+		if (interactive_char(cl) < 0)
 			break;
 		stacks = false;
 		for (p = 0; p < CLI_MAX_PORTS; p++)
@@ -402,7 +455,7 @@ main(int argc, char **argv)
 {
 	static struct cli_ctx ctx;
 	struct cli_opts o = { .cmdfile = NULL };
-	bool interactive;
+	bool interactive, in_memory;
 	int rc, i;
 
 	/* --help needs no EAL (no hugepages): look for it after "--" first. */
@@ -414,21 +467,18 @@ main(int argc, char **argv)
 			return 0;
 		}
 	dt_app_eal_help(argc, argv, usage);
-	rc = rte_eal_init(argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "devtcp-cli: EAL init failed: %s (EAL options go "
-			"before '--'; %s --help)\n", dt_app_eal_strerror(rte_errno),
-			argv[0]);
+	in_memory = dt_app_eal_flag(argc, argv, "--in-memory");
+	rc = dt_app_eal_init(argc, argv, "devtcp-cli");
+	if (rc < 0)
 		return 1;
-	}
+	dt_app_eal_print_hints("devtcp-cli", in_memory);
 	argv[rc] = argv[0];
 	if (parse_args(argc - rc, argv + rc, &o) != 0) {
 		rte_eal_cleanup();
 		return 1;
 	}
 	cli_ctx_set(&ctx);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	on_signals();
 	interactive = o.cmdfile == NULL && o.nb_cmds == 0 && isatty(STDIN_FILENO);
 	if (interactive)
 		rc = run_interactive(&ctx);

@@ -17,6 +17,7 @@
 
 #include <cmdline_parse_num.h>
 #include <cmdline_parse_string.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
 #include <rte_mbuf.h>
@@ -83,6 +84,27 @@ show_info(struct cmdline *cl, uint16_t p)
 		"yes" : "no");
 }
 
+/* testpmd's throughput block: rates since the previous "show port stats". */
+static void
+show_rates(struct cmdline *cl, struct cli_port *cp, const struct rte_eth_stats *s)
+{
+	uint64_t now = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	double secs = cp->last_tsc ? (double)(now - cp->last_tsc) / hz : 0;
+
+	if (secs > 0)
+		cmdline_printf(cl, "  Throughput (since last show, %.1f s)\n"
+			"  Rx-pps: %12.0f  Rx-bps: %14.0f\n"
+			"  Tx-pps: %12.0f  Tx-bps: %14.0f\n", secs,
+			(s->ipackets - cp->last.ipackets) / secs,
+			(s->ibytes - cp->last.ibytes) * 8.0 / secs,
+			(s->opackets - cp->last.opackets) / secs,
+			(s->obytes - cp->last.obytes) * 8.0 / secs);
+	else
+		cmdline_printf(cl, "  Throughput: from the next show on\n");
+	cp->last = *s;
+	cp->last_tsc = now;
+}
+
 static void
 show_stats(struct cmdline *cl, uint16_t p)
 {
@@ -96,6 +118,7 @@ show_stats(struct cmdline *cl, uint16_t p)
 		"  TX-packets: %" PRIu64 "  TX-bytes: %" PRIu64 "  TX-errors: %" PRIu64
 		"\n", p, s.ipackets, s.ibytes, s.imissed, s.ierrors, s.rx_nombuf,
 		s.opackets, s.obytes, s.oerrors);
+	show_rates(cl, &cli_ctx()->port[p], &s);
 }
 
 static void
@@ -273,10 +296,13 @@ port_start(struct cmdline *cl, struct cli_ctx *ctx, uint16_t p)
 		return cli_fail(cl, "%s", err);
 	cp->started = true;
 	cp->nb_queues = nq;
-	cmdline_printf(cl, "port %u: started (%s)\n", p,
-		c.split == DT_DP_SPLIT_PROTO ? "protocol split, payload in device memory" :
-		c.split == DT_DP_SPLIT_LEN ? "length split, payload in device memory" :
-		"whole frames in host memory");
+	/* Without a gpudev device the region is host memory: say which. */
+	cmdline_printf(cl, "port %u: started (%s%s)\n", p,
+		c.split == DT_DP_SPLIT_PROTO ? "protocol split, payload in " :
+		c.split == DT_DP_SPLIT_LEN ? "length split, payload in " :
+		"whole frames in host memory", c.split == DT_DP_SPLIT_NONE ? "" :
+		dt_devmem_region_gpu_id(cp->region) != RTE_GPU_ID_NONE ?
+		"device memory" : "host memory: no GPU, add --vdev=gpu_sim0,size=64M");
 	cli_stack_create(cl, p);
 }
 
@@ -288,6 +314,13 @@ startstop_cb(void *res, struct cmdline *cl, void *data)
 
 	if (!cli_port_ok(cl, r->port_id))
 		return;
+	/* As testpmd: a port already in the state asked for is no error. */
+	if (ctx->port[r->port_id].started == (strcmp(r->op, "start") == 0)) {
+		cmdline_printf(cl, "port %u: already %s\n", r->port_id,
+			strcmp(r->op, "start") == 0 ? "started (port stop first to "
+			"apply new settings)" : "stopped");
+		return;
+	}
 	if (strcmp(r->op, "start") == 0)
 		return port_start(cl, ctx, r->port_id);
 	/* The stack owns the queues: it goes first (its connections abort). */
@@ -363,11 +396,6 @@ startstop_all_cb(void *res, struct cmdline *cl, void *data)
 	RTE_ETH_FOREACH_DEV(p) {
 		if (p >= CLI_MAX_PORTS)
 			break;
-		if (cli_ctx()->port[p].started == (strcmp(r->w2, "start") == 0)) {
-			cmdline_printf(cl, "port %u: already %sed\n", p,
-				strcmp(r->w2, "start") == 0 ? "start" : "stopp");
-			continue;
-		}
 		one.port_id = p;
 		startstop_cb(&one, cl, data);
 	}
@@ -482,6 +510,21 @@ set_cb(void *res, struct cmdline *cl, void *data)
 		r->port_id, r->what, r->value);
 }
 
+/* testpmd's "set rxhdrs|rxpkts VALUE" has no port id: every port. */
+static void
+set_all_cb(void *res, struct cmdline *cl, void *data)
+{
+	struct set_res *r = res;
+	uint16_t p;
+
+	RTE_ETH_FOREACH_DEV(p) {
+		if (p >= CLI_MAX_PORTS)
+			break;
+		r->port_id = p;
+		set_cb(r, cl, data);
+	}
+}
+
 static cmdline_parse_token_string_t st_set =
 	TOKEN_STRING_INITIALIZER(struct set_res, set, "set");
 static cmdline_parse_token_string_t st_hdrs =
@@ -507,6 +550,20 @@ cmdline_parse_inst_t cli_cmd_set_rxpkts = {
 		"bytes to host memory, the rest to PAYLOAD-byte device buffers",
 	.tokens = { (void *)&st_set, (void *)&st_pkts, (void *)&st_id,
 		(void *)&st_value, NULL },
+};
+
+cmdline_parse_inst_t cli_cmd_set_rxhdrs_all = {
+	.f = set_all_cb,
+	.help_str = "set rxhdrs eth|ipv4|ipv4-tcp|off: the same on every port "
+		"(testpmd's form)",
+	.tokens = { (void *)&st_set, (void *)&st_hdrs, (void *)&st_value, NULL },
+};
+
+cmdline_parse_inst_t cli_cmd_set_rxpkts_all = {
+	.f = set_all_cb,
+	.help_str = "set rxpkts HDR[,PAYLOAD]|off: the same on every port "
+		"(testpmd's form)",
+	.tokens = { (void *)&st_set, (void *)&st_pkts, (void *)&st_value, NULL },
 };
 
 /* --- show config rxhdrs|rxpkts --- */

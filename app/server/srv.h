@@ -43,6 +43,7 @@ struct srv_stream {
 	uint64_t conn;
 	uint64_t bytes;
 	uint64_t bad_bytes;      /**< pattern mismatches */
+	uint64_t start_tsc;      /**< accepted at, for the closing log's rate */
 	struct dt_app_sha256 sha;
 	/* sender side */
 	uint64_t to_send, queued, acked;
@@ -184,5 +185,7 @@ int srv_consumer_lcore(void *arg);
 int srv_client_start(struct srv_stack *s);
 void srv_client_event(struct srv_stack *s, const struct dt_dp_event *ev);
 bool srv_client_done(const struct srv_stack *s);
+/** Give up the streams whose peer does not answer ARP (periodic). */
+void srv_client_check_arp(struct srv_stack *s);
 
 #endif /* SRV_H */

@@ -9,11 +9,21 @@
  * is that segment's, the original length the whole frame's. Copies go
  * through a multi-producer ring (lock-free) to a control thread that writes
  * the file; a full ring or pool counts a drop instead of stalling a core.
+ *
+ * Two habits of DPDK 22.11's pcapng library this file works around:
+ * rte_pcapng_write_packets() does not free the mbufs it writes (its header
+ * says it does; dpdk-dumpcap frees them after the call), and
+ * rte_pcapng_copy() converts the TSC with a clock it starts lazily on its
+ * first call and moves forward, unsynchronised, from whichever lcore copies:
+ * a stamp read before that start (or before another lcore moved the clock)
+ * wraps to about 2^64 / tsc_hz seconds ahead (year 2305). So the copy's
+ * Enhanced Packet Block gets its timestamp from this file's own clock.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -24,12 +34,30 @@
 #include <rte_mbuf.h>
 #include <rte_pcapng.h>
 #include <rte_ring.h>
+#include <rte_time.h>
 
 #include "srv.h"
 
 #define CAP_RING 8192
 #define CAP_BURST 64
 #define CAP_SNAP 512            /* longest header segment captured */
+#define CAP_EPB_TYPE 6          /* pcapng Enhanced Packet Block */
+
+/* The head of a pcapng Enhanced Packet Block (pcapng spec, section 4.3). */
+struct cap_epb {
+	uint32_t block_type;
+	uint32_t block_length;
+	uint32_t interface_id;
+	uint32_t timestamp_hi;
+	uint32_t timestamp_lo;
+};
+
+/* Wall clock at a TSC reading, taken once before any frame is copied. */
+struct cap_clock {
+	uint64_t tsc0;
+	uint64_t ns0;             /* CLOCK_REALTIME at tsc0, ns since 1970 */
+	uint64_t hz;
+};
 
 struct srv_capture {
 	rte_pcapng_t *pcapng;
@@ -41,9 +69,46 @@ struct srv_capture {
 	uint16_t nb_rxq, nb_txq;
 	const struct rte_eth_rxtx_callback *rx_cb[SRV_MAX_STACKS + 1];
 	const struct rte_eth_rxtx_callback *tx_cb[SRV_MAX_STACKS + 1];
+	struct cap_clock clock;
 	uint64_t written;
 	uint64_t dropped;        /* updated by the polling lcores (atomic) */
 };
+
+static void
+cap_clock_start(struct cap_clock *c)
+{
+	struct timespec ts;
+
+	c->hz = rte_get_tsc_hz();
+	c->tsc0 = rte_get_tsc_cycles();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c->ns0 = rte_timespec_to_ns(&ts);
+}
+
+/*
+ * Seconds first, so that no product overflows however long the capture; a
+ * reading just before tsc0 (another core's TSC) counts as tsc0.
+ */
+static uint64_t
+cap_clock_ns(const struct cap_clock *c, uint64_t tsc)
+{
+	uint64_t delta = (int64_t)(tsc - c->tsc0) > 0 ? tsc - c->tsc0 : 0;
+
+	return c->ns0 + delta / c->hz * NSEC_PER_SEC +
+		delta % c->hz * NSEC_PER_SEC / c->hz;
+}
+
+/* Put the wall-clock stamp into the copy's Enhanced Packet Block. */
+static void
+cap_stamp(struct rte_mbuf *m, uint64_t ns)
+{
+	struct cap_epb *epb = rte_pktmbuf_mtod(m, struct cap_epb *);
+
+	if (m->data_len >= sizeof(*epb) && epb->block_type == CAP_EPB_TYPE) {
+		epb->timestamp_hi = (uint32_t)(ns >> 32);
+		epb->timestamp_lo = (uint32_t)ns;
+	}
+}
 
 /* Copy the header segment of each frame; never the chained payload. */
 static void
@@ -52,6 +117,7 @@ capture_burst(struct srv_capture *cap, uint16_t queue, struct rte_mbuf **pkts,
 {
 	struct rte_mbuf *copy[CAP_BURST];
 	uint64_t ts = rte_get_tsc_cycles();
+	uint64_t ns = cap_clock_ns(&cap->clock, ts);
 	uint16_t i, k = 0, done;
 
 	for (i = 0; i < n && k < CAP_BURST; i++) {
@@ -60,7 +126,7 @@ capture_burst(struct srv_capture *cap, uint16_t queue, struct rte_mbuf **pkts,
 		copy[k] = rte_pcapng_copy(cap->port, queue, pkts[i], cap->pool,
 			snap, ts, dir);
 		if (copy[k] != NULL)
-			k++;
+			cap_stamp(copy[k++], ns);
 	}
 	done = (uint16_t)rte_ring_enqueue_burst(cap->ring, (void **)copy, k, NULL);
 	if (done < k)
@@ -102,6 +168,8 @@ capture_drain(struct srv_capture *cap)
 			__atomic_fetch_add(&cap->dropped, n, __ATOMIC_RELAXED);
 		else
 			cap->written += n;
+		/* 22.11 writes without freeing (see the top of this file). */
+		rte_pktmbuf_free_bulk(m, n);
 	}
 }
 
@@ -176,6 +244,7 @@ srv_capture_start(struct srv_ctx *ctx, const char *path)
 			rte_pcapng_mbuf_size(CAP_SNAP), rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
+	cap_clock_start(&cap->clock);
 	rc = pthread_create(&cap->thread, NULL, capture_thread, cap);
 	if (rc != 0)
 		return -rc;

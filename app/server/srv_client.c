@@ -329,6 +329,31 @@ srv_client_event(struct srv_stack *s, const struct dt_dp_event *ev)
 	}
 }
 
+/*
+ * A peer that never answers ARP: give up once the neighbour table has timed
+ * out (3 requests, 1 s apart), as Linux's connect() fails with EHOSTUNREACH,
+ * instead of retrying the SYN (and its ARP) for two minutes.
+ */
+void
+srv_client_check_arp(struct srv_stack *s)
+{
+	struct dt_dp_stats st;
+	unsigned int i;
+
+	dt_dp_stats_get(s->st, &st);
+	if (st.arp_timeouts == 0)
+		return;
+	for (i = 0; i < s->nb_streams; i++) {
+		struct srv_stream *ss = &s->streams[i];
+
+		if (!ss->used || ss->connected)
+			continue;
+		ss->err = EHOSTUNREACH;
+		finish(s, ss, false);
+		dt_dp_abort(s->st, ss->conn);
+	}
+}
+
 bool
 srv_client_done(const struct srv_stack *s)
 {

@@ -63,10 +63,16 @@ static const struct key_desc port_keys[] = {
 
 #define CFG_KEY(n, t, f, w, lo, hi, nm) \
 	{ n, t, offsetof(struct srv_config, f), w, lo, hi, nm, 0, 0 }
+/*
+ * stacks is a count (one value) and stack_lcores a list of lcore ids; both
+ * are read as a list here and told apart by resolve_lcores().
+ */
+#define LCORES_KEY(n) \
+	{ n, KT_U16LIST, offsetof(struct srv_config, stack_lcores), 0, 0, 1023, \
+		NULL, offsetof(struct srv_config, nb_stacks), SRV_MAX_STACKS }
 static const struct key_desc lcores_keys[] = {
-	{ "stacks", KT_U16LIST, offsetof(struct srv_config, stack_lcores), 0,
-		0, 1023, NULL, offsetof(struct srv_config, nb_stacks),
-		SRV_MAX_STACKS },
+	LCORES_KEY("stacks"),
+	LCORES_KEY("stack_lcores"),
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0, 0 },
 };
 
@@ -452,6 +458,62 @@ merge_port_defaults(struct srv_parse_state *ps)
 	}
 }
 
+/* "1,2,3" */
+static void
+u16_list_str(const uint16_t *v, unsigned int n, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%u", i ? "," : "", v[i]);
+}
+
+/*
+ * [lcores]: stacks = N runs N stacks on the first N worker lcores;
+ * stack_lcores = LIST names them. stacks = LIST (several values) was the
+ * old spelling of stack_lcores: still read so, with a warning.
+ */
+static int
+resolve_lcores(struct srv_parse_state *ps, char *err, size_t errlen)
+{
+	struct srv_config *cfg = ps->cfg;
+	unsigned int ls = srv_config_line_of(ps, "lcores", "stacks");
+	unsigned int ll = srv_config_line_of(ps, "lcores", "stack_lcores");
+	char list[64];
+
+	if (ls != 0 && ll != 0) {
+		snprintf(err, errlen, "%s:%u: [lcores] stacks: give stacks (how many) "
+			"or stack_lcores (which lcores, line %u), not both",
+			cfg->path, ls, ll);
+		return -EINVAL;
+	}
+	if (ls == 0)
+		return 0;
+	if (cfg->nb_stacks > 1) {
+		u16_list_str(cfg->stack_lcores, cfg->nb_stacks, list,
+			sizeof(list));
+		snprintf(cfg->warning, sizeof(cfg->warning), "%s:%u: [lcores] "
+			"stacks = %s read as stack_lcores = %s (lcore ids); stacks is "
+			"a count: write stack_lcores = %s, or stacks = %u for the "
+			"first %u worker lcores", cfg->path, ls, list, list, list,
+			cfg->nb_stacks, cfg->nb_stacks);
+		return 0;
+	}
+	if (cfg->stack_lcores[0] == 0 || cfg->stack_lcores[0] > SRV_MAX_STACKS) {
+		snprintf(err, errlen, "%s:%u: [lcores] stacks: expected how many "
+			"stacks, in [1, %d] (they run on the first worker lcores of -l; "
+			"stack_lcores = LIST names the lcores), got %u", cfg->path, ls,
+			SRV_MAX_STACKS, cfg->stack_lcores[0]);
+		return -EINVAL;
+	}
+	cfg->nb_stacks = cfg->stack_lcores[0];
+	cfg->stack_lcores[0] = 0;
+	cfg->stacks_counted = true;
+	return 0;
+}
+
 void
 srv_config_default(struct srv_config *cfg)
 {
@@ -517,8 +579,10 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 			cfg->stack.listen[0] = SRV_IPERF3_PORT;
 			cfg->stack.nb_listen = 1;
 		}
-		rc = srv_config_check(ps, err, errlen);
+		rc = resolve_lcores(ps, err, errlen);
 	}
+	if (rc == 0)
+		rc = srv_config_check(ps, err, errlen);
 	free(ps);
 	return rc;
 }

@@ -7,8 +7,9 @@
  * Sections and keys (config/server.ini documents each one):
  *  - [port] (defaults for every port) and [port.N] (port N): name, rxd, txd,
  *    mtu, split = proto | len | none, split_len, tx_cksum;
- *  - [lcores]: stacks = lcore list (one TCP stack per lcore, stack i on
- *    queue i of the stack port);
+ *  - [lcores]: stacks = N (N TCP stacks on the first N worker lcores) or
+ *    stack_lcores = lcore list (one stack per lcore named); stack i polls
+ *    queue i of the stack port;
  *  - [stack]: port, ipv4, netmask, gateway, listen (port list), backlog;
  *  - [devmem]: gpu (gpudev name or id, or "host"), buffers, buffer_size,
  *    header_buffers, cache;
@@ -104,6 +105,9 @@ struct srv_config {
 	/* [lcores] */
 	uint16_t stack_lcores[SRV_MAX_STACKS];
 	uint16_t nb_stacks;           /**< 0: one stack on the first worker lcore */
+	bool stacks_counted;          /**< stacks = N: the first N worker lcores */
+	/** A deprecated spelling that was accepted, for the program to say. */
+	char warning[1024];
 	struct srv_stack_cfg stack;
 	/* [devmem] */
 	char gpu[SRV_NAME_MAX];       /**< gpudev name, id, or "host" */

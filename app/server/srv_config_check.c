@@ -149,7 +149,7 @@ check_consumer(const struct srv_parse_state *ps, char *err, size_t errlen)
 	/* A test's control and data connections must meet on one stack. */
 	if (c->consumer == SRV_CONSUMER_IPERF3 && c->nb_stacks > 1)
 		return fail(ps, err, errlen, "consumer", "mode",
-			"iperf3 runs on one stack ([lcores] stacks = one lcore), "
+			"iperf3 runs on one stack ([lcores] stacks = 1), "
 			"got %u", c->nb_stacks);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
@@ -124,6 +125,7 @@ srv_consumer_closed(struct srv_stack *s, struct srv_stream *ss)
 	uint8_t d[DT_APP_SHA256_LEN];
 	char hex[65] = "-";
 	bool ok = ss->bad_bytes == 0;
+	double secs;
 
 	if (c->consumer == SRV_CONSUMER_VERIFY && c->verify_sha256) {
 		dt_app_sha256_final(&ss->sha, d);
@@ -136,14 +138,15 @@ srv_consumer_closed(struct srv_stack *s, struct srv_stream *ss)
 		else
 			s->cs.streams_bad++;
 	}
+	secs = (double)(rte_rdtsc() - ss->start_tsc) / rte_get_tsc_hz();
 	SRV_LOG(INFO, "stack %u: stream %" PRIx64 " closed: %" PRIu64 " bytes%s%s"
-		"%s%s", s->queue, ss->conn, ss->bytes,
+		"%s in %.3f s (%.3f Gb/s)", s->queue, ss->conn, ss->bytes,
 		c->consumer == SRV_CONSUMER_VERIFY && c->verify_pattern ?
 		(ok ? ", pattern ok" : ", PATTERN MISMATCH") : "",
 		c->consumer == SRV_CONSUMER_VERIFY && c->verify_sha256 ?
 		", sha256 " : "",
 		c->consumer == SRV_CONSUMER_VERIFY && c->verify_sha256 ? hex : "",
-		"");
+		secs, secs > 0 ? ss->bytes * 8 / secs / 1e9 : 0);
 }
 
 /* Stack lcore: release the tokens the consumer is done with. */

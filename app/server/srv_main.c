@@ -79,16 +79,17 @@ check_only(struct srv_ctx *ctx, int eal_argc, char **argv)
 			"arguments of the run to check them too)\n");
 		return 0;
 	}
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "%s: EAL init failed: %s\n", SRV_PROG,
-			dt_app_eal_strerror(rte_errno));
+	if (dt_app_eal_init(eal_argc, argv, SRV_PROG) < 0)
 		return 1;
-	}
 	rc = srv_check_devices(ctx);
 	if (rc == 0) {
+		unsigned int i;
+
 		print_summary(ctx);
-		printf("  ports, GPU and lcores found\n");
+		printf("  ports, GPU and lcores found; stacks on lcore(s)");
+		for (i = 0; i < ctx->nb_stacks; i++)
+			printf("%s%u", i ? "," : " ", ctx->stacks[i].lcore);
+		printf("\n");
 	}
 	rte_eal_cleanup();
 	return rc == 0 ? 0 : 1;
@@ -120,6 +121,8 @@ prepare(int argc, char **argv, struct srv_ctx *ctx, int *eal_argc)
 		fprintf(stderr, "%s: %s\n", SRV_PROG, err);
 		return rc;
 	}
+	if (ctx->cfg.warning[0] != '\0')
+		fprintf(stderr, "%s: warning: %s\n", SRV_PROG, ctx->cfg.warning);
 	if (ctx->opts.send_role && !ctx->cfg.has_client) {
 		fprintf(stderr, "%s: %s: no [client] section: what should be sent where "
 			"(see config/send.ini)\n", SRV_PROG, ctx->cfg.path);
@@ -177,6 +180,7 @@ main(int argc, char **argv)
 {
 	static struct srv_ctx ctx;
 	int eal_argc, rc;
+	bool in_memory;
 
 	ctx.opts.drain = 2;
 #ifdef SRV_ROLE_SEND
@@ -190,13 +194,10 @@ main(int argc, char **argv)
 		return check_only(&ctx, eal_argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "%s: EAL init failed: %s (EAL options go before "
-			"'--'; %s --help)\n", SRV_PROG, dt_app_eal_strerror(rte_errno),
-			argv[0]);
+	in_memory = dt_app_eal_flag(eal_argc, argv, "--in-memory");
+	if (dt_app_eal_init(eal_argc, argv, SRV_PROG) < 0)
 		return 1;
-	}
+	dt_app_eal_print_hints(SRV_PROG, in_memory);
 	ctx.start_tsc = rte_rdtsc();
 	rc = run(&ctx);
 	srv_capture_stop(&ctx);

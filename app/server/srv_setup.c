@@ -459,7 +459,42 @@ srv_teardown(struct srv_ctx *ctx)
 	rte_mempool_free(ctx->hdr_pool);
 }
 
-/* Stack i on lcore [lcores] stacks[i] (default: the first worker, else main). */
+/*
+ * The lcore of stack @p i: [lcores] stack_lcores[i]; with stacks = N the
+ * i-th worker lcore (a single stack may run on the main lcore when -l
+ * gives no worker, as without [lcores]).
+ */
+static int
+stack_lcore(const struct srv_config *c, unsigned int i, unsigned int first,
+	unsigned int *lc)
+{
+	unsigned int k;
+
+	if (c->nb_stacks == 0 || (c->stacks_counted && c->nb_stacks == 1)) {
+		*lc = first;
+		return 0;
+	}
+	if (!c->stacks_counted) {
+		*lc = c->stack_lcores[i];
+		if (*lc < RTE_MAX_LCORE && rte_lcore_is_enabled(*lc))
+			return 0;
+		fprintf(stderr, "%s: [lcores] stack_lcores: lcore %u is not enabled "
+			"(give it to EAL with -l, e.g. -l 0-%u)\n", c->path, *lc, *lc);
+		return -EINVAL;
+	}
+	*lc = rte_get_next_lcore(-1, 1, 0);
+	for (k = 0; k < i && *lc < RTE_MAX_LCORE; k++)
+		*lc = rte_get_next_lcore(*lc, 1, 0);
+	if (*lc < RTE_MAX_LCORE)
+		return 0;
+	fprintf(stderr, "%s: [lcores] stacks = %u needs %u worker lcores, EAL has "
+		"%u (-l gives the main lcore and the workers: e.g. -l 0-%u)\n",
+		c->path, c->nb_stacks, c->nb_stacks, rte_lcore_count() - 1,
+		c->nb_stacks);
+	return -EINVAL;
+}
+
+/* Stack i on its lcore (stack_lcore()); the client beside the first stack. */
 int
 srv_assign_lcores(struct srv_ctx *ctx)
 {
@@ -475,12 +510,8 @@ srv_assign_lcores(struct srv_ctx *ctx)
 	for (i = 0; i < ctx->nb_stacks; i++) {
 		struct srv_stack *s = &ctx->stacks[i];
 
-		lc = c->nb_stacks ? c->stack_lcores[i] : first;
-		if (lc >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lc)) {
-			fprintf(stderr, "%s: [lcores] stacks: lcore %u is not enabled "
-				"(give it to EAL with -l, e.g. -l 0-%u)\n", c->path, lc, lc);
+		if (stack_lcore(c, i, first, &lc) != 0)
 			return -EINVAL;
-		}
 		s->app = ctx;
 		s->lcore = lc;
 		s->port_id = ctx->port_id;

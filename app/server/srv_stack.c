@@ -109,11 +109,26 @@ stream_new(struct srv_stack *s, uint64_t conn)
 			memset(ss, 0, sizeof(*ss));
 			ss->used = true;
 			ss->conn = conn;
+			ss->start_tsc = rte_rdtsc();
 			dt_app_sha256_init(&ss->sha);
 			return ss;
 		}
 	}
 	return NULL;
+}
+
+/* Who connected: the peer's address and port, as a server's log says. */
+static void
+log_accepted(struct srv_stack *s, const struct dt_dp_event *ev)
+{
+	struct dt_dp_conn_stats cs;
+	char a[32] = "?";
+
+	memset(&cs, 0, sizeof(cs));
+	if (dt_dp_conn_stats_get(s->st, ev->conn, &cs) == 0)
+		dt_app_ipv4_str(cs.tuple.raddr, a, sizeof(a));
+	SRV_LOG(INFO, "stack %u: connection %" PRIx64 " from %s:%u accepted on "
+		"port %u", s->queue, ev->conn, a, cs.tuple.rport, ev->listen_port);
 }
 
 static void
@@ -137,8 +152,7 @@ server_event(struct srv_stack *s, const struct dt_dp_event *ev)
 			return;
 		}
 		dt_dp_set_udata(s->st, ev->conn, ss);
-		SRV_LOG(INFO, "stack %u: connection %" PRIx64 " accepted on port %u",
-			s->queue, ev->conn, ev->listen_port);
+		log_accepted(s, ev);
 		break;
 	case DT_DP_EV_DATA:
 		if (ss != NULL)
@@ -211,8 +225,11 @@ stack_poll(struct srv_stack *s)
 		srv_ingest_stack_poll(s);
 	else if (!s->client)
 		srv_consumer_poll(s);
-	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS)
+	if (rte_rdtsc() - s->snap_tsc > rte_get_tsc_hz() / 1000 * SRV_SNAP_PERIOD_MS) {
 		srv_stack_snapshot(s);
+		if (s->client)
+			srv_client_check_arp(s);
+	}
 }
 
 static void

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # devtcp-server --capture: headers-only pcapng of a running server while a
-# Linux peer sends 8 MiB over veth into gpu_sim memory (whose stack-visible
+# Linux peer sends 32 MiB over veth into gpu_sim memory (whose stack-visible
 # mapping has no access rights: reading payload would crash the server).
 # tshark must read the file; data frames must be captured short (caplen =
 # the header segment, frame length = the whole frame) and their TCP headers
-# must decode; the stream must still arrive whole. Exit 77 without veth.
+# must decode; the stream must still arrive whole. The capture holds more
+# frames than the capture pool has buffers (16384: each must go back after
+# it is written), the stream's FIN, and wall-clock timestamps (the first
+# within a day of now). Exit 77 without veth.
 #
 # usage: check_capture.sh DEVTCP_SERVER NETNS_SH
 set -euo pipefail
@@ -52,26 +55,35 @@ for _ in $(seq 1 150); do
 	sleep 0.2
 done
 grep -q "capturing headers of port 0" "$tmp/srv.log" || fail "no capture started"
-head -c $((8 << 20)) /dev/urandom >"$tmp/data"
-ip netns exec "$ns" timeout 30 socat -u "OPEN:$tmp/data" TCP:10.77.0.1:5001 ||
-	fail "socat could not send 8 MiB"
+head -c $((32 << 20)) /dev/urandom >"$tmp/data"
+ip netns exec "$ns" timeout 60 socat -u "OPEN:$tmp/data" TCP:10.77.0.1:5001 ||
+	fail "socat could not send 32 MiB"
 sleep 1
 kill -INT "$srv"
 rc=0
 wait "$srv" || rc=$?
 srv=""
 [ "$rc" -eq 0 ] || fail "devtcp-server exited $rc (a CPU read of device payload crashes it)"
-grep -q "stream .* closed: 8388608 bytes" "$tmp/srv.log" || fail "the 8 MiB stream did not arrive whole"
+grep -q "stream .* closed: 33554432 bytes" "$tmp/srv.log" || fail "the 32 MiB stream did not arrive whole"
 grep -Eq "capture: [1-9][0-9]* frames written, 0 dropped" "$tmp/srv.log" ||
 	fail "the server reports no frames written, or drops"
 tshark -r "$tmp/cap.pcapng" -T fields -e frame.cap_len -e frame.len -e tcp.len \
-	-e tcp.srcport -Y tcp >"$tmp/fields" 2>"$tmp/tshark.err" ||
+	-e tcp.srcport -e tcp.flags.fin -e frame.time_epoch -Y tcp \
+	>"$tmp/fields" 2>"$tmp/tshark.err" ||
 	{ cat "$tmp/tshark.err"; fail "tshark cannot read the capture"; }
 total=$(wc -l <"$tmp/fields")
 short=$(awk '$3 > 0 && $1 < $2 && $1 >= 54 && $4 != "" {n++} END {print n + 0}' "$tmp/fields")
 full=$(awk '$3 > 0 && $1 >= $2 {n++} END {print n + 0}' "$tmp/fields")
 echo "capture: $total TCP frames; data frames captured headers-only: $short; with payload: $full"
-[ "$total" -gt 100 ] || fail "fewer than 100 TCP frames in the capture"
+[ "$total" -gt 16384 ] || fail "$total TCP frames: no more than the capture pool holds (16384)"
+fins=$(awk '$5 == 1 || $5 == "True" {n++} END {print n + 0}' "$tmp/fields")
+[ "$fins" -gt 0 ] || fail "no FIN in the capture"
+first=$(head -1 "$tmp/fields" | cut -f6 | cut -d. -f1)
+[[ "$first" =~ ^[0-9]+$ ]] || fail "no timestamp on the first frame: '$first'"
+now=$(date +%s)
+echo "capture: first frame at $(date -u -d "@$first" '+%F %T' 2>&1) UTC, now $(date -u '+%F %T'); FIN frames: $fins"
+[ $((first > now ? first - now : now - first)) -lt 86400 ] ||
+	fail "the first timestamp is not within a day of now (not wall clock)"
 [ "$short" -gt 100 ] || fail "no data frames captured headers-only"
 [ "$full" -eq 0 ] || fail "$full data frames were captured with their payload"
 echo "ok   headers-only capture read by tshark; payload never captured"

@@ -187,19 +187,25 @@ def case_sample_loopback():
 
 
 def case_send_why():
-    """devtcp-send says why nothing was sent: no ARP reply, or refused."""
+    """devtcp-send says why nothing was sent: no ARP reply (within seconds,
+    as Linux's connect() gives up, not after two minutes of SYN retries), or
+    refused."""
+    t0 = time.monotonic()
     p = subprocess.run([send, "-l", "0-1", "--in-memory", "--no-pci",
                         "--log-level=lib.eal:warning", "--vdev=net_hsplit_nw0,wire=nw",
                         "--vdev=net_hsplit_nw1,wire=nw", "--", "--config",
                         write_ini("[port]\nsplit = none\n[port.1]\nname = net_hsplit_nw1\n"
                                   "[client]\nport = 1\nipv4 = 10.0.0.2\n"
                                   "netmask = 255.255.255.0\nconnect = 10.0.0.1:5001\n"
-                                  "bytes = 1M\n"), "--duration", "8"],
+                                  "bytes = 1M\n"), "--duration", "60"],
                        capture_output=True, text=True, timeout=90)
+    took = time.monotonic() - t0
     text = p.stdout + p.stderr
     print(text[-2000:])
     check(p.returncode != 0 and "no ARP reply from 10.0.0.1" in text,
           "devtcp-send with nobody on the wire: 'no ARP reply from 10.0.0.1'")
+    check(took < 15, "devtcp-send gives up on ARP within 15 s (took %.1f s)"
+          % took)
     ini = write_ini(ports_ini("rf") + "[stack]\nipv4 = 10.0.0.1\nlisten = 5001\n"
                     "[consumer]\nmode = discard\n"
                     "[client]\nport = 1\nipv4 = 10.0.0.2\n"
@@ -339,11 +345,17 @@ def case_ring():
         dm = telemetry_json(prefix, "/devtcp/devmem")
         print(st, dm)
     text = finish_server(p, out)
-    rx = re.search(r"stack 0: stream \w+ closed: (\d+) bytes\n", text)
+    rx = re.search(r"stack 0: stream \w+ closed: (\d+) bytes in ([0-9.]+) s "
+                   r"\(([0-9.]+) Gb/s\)\n", text)
     tx = re.search(r"sender: stream \w+ done: (\d+) of \d+ bytes acknowledged",
                    text)
     check(rx is not None and rx.group(1) == str(size),
           "ring consumer's stream: %d bytes" % size)
+    check(rx is not None and float(rx.group(2)) > 0 and float(rx.group(3)) > 0,
+          "the closed stream's log line has its duration and rate")
+    check(re.search(r"stack 0: connection \w+ from 10\.0\.0\.2:\d+ accepted "
+                    r"on port 5001", text) is not None,
+          "the accepted connection's log line has the peer's address")
     check(tx is not None and tx.group(1) == str(size), "sender: all acknowledged")
     if st is not None:
         check(st.get("consumer") == "ring", "telemetry: consumer ring")

@@ -44,7 +44,7 @@ tx_cksum = yes
 [port.0]
 name = net_hsplit_ss{pid}
 [lcores]
-stacks = {stacks}
+stack_lcores = {stacks}
 [stack]
 port = 0
 ipv4 = {dev}

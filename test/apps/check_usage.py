@@ -49,6 +49,18 @@ for prog in map(os.path.abspath, sys.argv[2:]):
         check(rc != 0 and "go after '--'" in out,
               "%s without '--' says where its options go (rc %d)" % (name, rc))
 
+# devtcp-bench refuses a bad option before EAL starts, with its name, once.
+bench = next((os.path.abspath(a) for a in sys.argv[2:]
+              if os.path.basename(a) == "devtcp-bench"), None)
+if bench is not None:
+    for opt, want in ((["--conns", "abc"], "devtcp-bench: bad --conns 'abc'"),
+                      (["--stacks", "0"], "devtcp-bench: bad --stacks '0'")):
+        rc, out = run([bench, "-l", "0", "--in-memory", "--no-pci", "--"] + opt)
+        check(rc != 0 and out.startswith(want) and "EAL:" not in out and
+              out.count("at most") <= 1,
+              "devtcp-bench %s: refused before EAL, named, said once (rc %d): %r"
+              % (" ".join(opt), rc, out[:300]))
+
 # --check: the file alone, and with the run's EAL arguments the devices too.
 server = next((os.path.abspath(a) for a in sys.argv[2:]
                if os.path.basename(a) == "devtcp-server"), None)

@@ -74,7 +74,8 @@ test_sample_server(void)
 	DT_CHECK(c.port[1].split == SRV_SPLIT_NONE);
 	DT_CHECK_EQ(c.port[1].mtu, 1500);
 	DT_CHECK_EQ(c.nb_stacks, 1);
-	DT_CHECK_EQ(c.stack_lcores[0], 1);
+	DT_CHECK(c.stacks_counted);
+	DT_CHECK(c.warning[0] == '\0');
 	DT_CHECK_EQ(c.stack.ipv4, htonl(0x0a000001));
 	DT_CHECK_EQ(c.stack.netmask, htonl(0xffffff00));
 	DT_CHECK_EQ(c.stack.nb_listen, 1);
@@ -104,8 +105,8 @@ test_sample_jumbo_and_send(void)
 	snprintf(path, sizeof(path), "%s/send.ini", config_dir);
 	DT_REQUIRE(srv_config_load(path, &c, err, sizeof(err)) == 0);
 	DT_CHECK(c.has_client);
-	DT_CHECK_EQ(c.client.port, 1);
-	DT_CHECK_EQ(c.client_raddr, htonl(0x0a000001));
+	DT_CHECK_EQ(c.client.port, 0);
+	DT_CHECK_EQ(c.client_raddr, htonl(0x0a4d0002));
 	DT_CHECK_EQ(c.client_rport, 5001);
 	DT_CHECK_EQ(c.client_bytes, 64 << 20);
 	DT_CHECK_EQ(c.client_chunk, 64 << 10);
@@ -126,6 +127,7 @@ test_sample_nics(void)
 	DT_CHECK(c.port[0].split == SRV_SPLIT_LEN);
 	DT_CHECK_EQ(c.port[0].split_len, 66);
 	DT_CHECK_EQ(c.nb_stacks, 2);
+	DT_CHECK(c.stacks_counted);
 
 	snprintf(path, sizeof(path), "%s/server-ice.ini", config_dir);
 	if (srv_config_load(path, &c, err, sizeof(err)) != 0)
@@ -267,6 +269,50 @@ test_cross_checks(void)
 		":1: [client] connect: missing (IP:PORT of the server to push to)");
 }
 
+/* Load @p text; expect success. */
+static void
+load_ok(const char *text, struct srv_config *c)
+{
+	char path[256], err[512] = "";
+
+	write_file("bad.ini", text, path, sizeof(path));
+	if (srv_config_load(path, c, err, sizeof(err)) != 0)
+		fprintf(stderr, "  %s\n", err);
+	DT_CHECK(err[0] == '\0');
+}
+
+/* [lcores]: stacks is a count, stack_lcores a list; stacks = LIST warns. */
+static void
+test_lcores(void)
+{
+	static struct srv_config c;
+
+	load_ok(MIN_STACK "[lcores]\nstacks = 2\n", &c);
+	DT_CHECK_EQ(c.nb_stacks, 2);
+	DT_CHECK(c.stacks_counted && c.warning[0] == '\0');
+	load_ok(MIN_STACK "[lcores]\nstack_lcores = 1,3\n", &c);
+	DT_CHECK_EQ(c.nb_stacks, 2);
+	DT_CHECK_EQ(c.stack_lcores[1], 3);
+	DT_CHECK(!c.stacks_counted && c.warning[0] == '\0');
+	load_ok(MIN_STACK "[lcores]\nstack_lcores = 2\n", &c);
+	DT_CHECK(!c.stacks_counted && c.stack_lcores[0] == 2);
+	load_ok(MIN_STACK "[lcores]\nstacks = 1,2\n", &c);
+	DT_CHECK(!c.stacks_counted && c.nb_stacks == 2 && c.stack_lcores[1] == 2);
+	DT_CHECK(strstr(c.warning, ":5: [lcores] stacks = 1,2 read as "
+		"stack_lcores = 1,2 (lcore ids); stacks is a count: write "
+		"stack_lcores = 1,2, or stacks = 2 for the first 2 worker lcores")
+		!= NULL);
+	expect_error(MIN_STACK "[lcores]\nstacks = 0\n", ":5: [lcores] stacks: "
+		"expected how many stacks, in [1, 16] (they run on the first worker "
+		"lcores of -l; stack_lcores = LIST names the lcores), got 0");
+	expect_error(MIN_STACK "[lcores]\nstacks = 17\n", ":5: [lcores] stacks: "
+		"expected how many stacks, in [1, 16] (they run on the first worker "
+		"lcores of -l; stack_lcores = LIST names the lcores), got 17");
+	expect_error(MIN_STACK "[lcores]\nstacks = 2\nstack_lcores = 1,2\n",
+		":5: [lcores] stacks: give stacks (how many) or stack_lcores (which "
+		"lcores, line 6), not both");
+}
+
 static void
 test_missing_file(void)
 {
@@ -340,6 +386,7 @@ main(int argc, char **argv)
 	dt_test_run("unknown_names", test_unknown_names);
 	dt_test_run("bad_values", test_bad_values);
 	dt_test_run("cross_checks", test_cross_checks);
+	dt_test_run("lcores", test_lcores);
 	dt_test_run("ingest", test_ingest);
 	dt_test_run("missing_file", test_missing_file);
 	dt_test_run("sha256", test_sha256);

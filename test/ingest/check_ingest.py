@@ -59,7 +59,7 @@ split = proto
 [port.0]
 name = net_hsplit_ing
 [lcores]
-stacks = 1,2
+stack_lcores = 1,2
 [stack]
 port = 0
 ipv4 = {dev}
