@@ -27,7 +27,8 @@ fi
 pkgs="dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libdrm-dev libnuma-dev
 meson ninja-build pkg-config gcc dpkg-dev xz-utils python3 python3-pyelftools
 iproute2 iperf3 socat tshark tcpdump netcat-openbsd ethtool iputils-ping nftables
-gnuplot-nox clang libclang-rt-14-dev llvm"
+gnuplot-nox clang libclang-rt-14-dev llvm
+python3-numpy python3-pytest python3-torch"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -53,6 +53,17 @@ EAL = ["--lcores", "0@0,1@1,2@0", "--in-memory", "--no-pci",
 procs = []
 failures = []
 
+
+def python_with_numpy():
+    """Debian's python3 (numpy, torch from Debian) is the reference one."""
+    for py in ("/usr/bin/python3", sys.executable):
+        if subprocess.run([py, "-c", "import numpy"], capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+PY = python_with_numpy()
+
 INI = """[port]
 mtu = 1500
 split = proto
@@ -223,8 +234,10 @@ def py_client(tag, port, nstreams):
     """The Python package's client (numpy/torch through DLPack), if present."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "py_take.py")
-    env = dict(os.environ, PYTHONPATH=PYDIR)
-    p = spawn([sys.executable, script, SOCK, str(port), str(nstreams)],
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(TAKE))))
+    env = dict(os.environ, PYTHONPATH=PYDIR, DEVTCP_LIB=os.path.join(
+        build, "lib", "client", "libdevtcp_client.so"))
+    p = spawn([PY, script, SOCK, str(port), str(nstreams)],
               out=os.path.join(TMP, tag + ".take"), env=env)
     if not wait_text(p, r"attached id|refused|Error", 30):
         raise RuntimeError("python client did not attach: " + text(p))
@@ -235,10 +248,10 @@ def case_streams():
     srv = start_server("streams")
     files = [rand_file("s%d" % i, (2 + i % 3) * MIB) for i in range(8)]
     a = take("c", 5001, "--streams", 4, "--timeout", 90, "--name", "c-client")
-    use_py = bool(PYDIR) and os.path.isdir(os.path.join(PYDIR, "devtcp"))
+    use_py = bool(PYDIR) and os.path.isdir(os.path.join(PYDIR, "devtcp")) and PY is not None
     b = py_client("py", 5001, 4) if use_py else take(
         "c2", 5001, "--streams", 4, "--timeout", 90)
-    check(use_py, "the Python client runs (python/devtcp found)")
+    check(use_py, "the Python client runs (python/devtcp and numpy found)")
     rcs = waitall(send(files, 5001), 90)
     check(rcs == [0] * 8, "8 senders finished (%s)" % rcs)
     waitall([a, b], 60)
@@ -251,6 +264,11 @@ def case_streams():
                                                   len(streams_of(text(b)))))
     if use_py:
         check("views: numpy" in text(b), "the Python client read through numpy.from_dlpack")
+        has_torch = subprocess.run([PY, "-c", "import torch"],
+                                   capture_output=True).returncode == 0
+        if has_torch:
+            check(re.search(r"torch \(\d+ chunks\)", text(b)) is not None,
+                  "... and through torch.from_dlpack (same bytes as numpy's)")
     check(stop(srv) == 0, "server exit 0")
 
 
