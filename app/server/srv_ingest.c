@@ -18,6 +18,7 @@
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <rte_telemetry.h>
 
 #include "dt_devmem.h"
 #include "srv.h"
@@ -532,4 +533,60 @@ srv_ingest_fini(struct srv_ctx *ctx)
 		ing->st.refused_cred, ing->st.refused_other);
 	free(ing);
 	ctx->ingest = NULL;
+}
+
+/* ---- telemetry (EAL's telemetry thread: reads only) ---------------------- */
+
+static void
+tel_client(struct rte_tel_data *d, const struct srv_ingest *ing,
+	const struct srv_ingest_client *cl)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+	uint64_t held = 0, bad = 0;
+	char key[16];
+	unsigned int i;
+
+	if (o == NULL)
+		return;
+	for (i = 0; i < ing->app->nb_stacks; i++) {
+		held += cl->pair[i].held;
+		bad += cl->pair[i].bad_tokens;
+	}
+	rte_tel_data_start_dict(o);
+	rte_tel_data_add_dict_string(o, "name", cl->name);
+	rte_tel_data_add_dict_string(o, "state",
+		cl->state == ING_ATTACHED ? "attached" : "leaving");
+	rte_tel_data_add_dict_u64(o, "pid", (uint64_t)cl->pid);
+	rte_tel_data_add_dict_u64(o, "uid", cl->uid);
+	rte_tel_data_add_dict_u64(o, "port", cl->port);
+	rte_tel_data_add_dict_u64(o, "quota_per_stack", cl->ring_size);
+	rte_tel_data_add_dict_u64(o, "streams", cl->streams);
+	rte_tel_data_add_dict_u64(o, "streams_total", cl->streams_total);
+	rte_tel_data_add_dict_u64(o, "held_chunks", held);
+	rte_tel_data_add_dict_u64(o, "bad_tokens", bad);
+	snprintf(key, sizeof(key), "client%u", cl->id);
+	rte_tel_data_add_dict_container(d, key, o, 0);
+}
+
+void
+srv_ingest_telemetry(const struct srv_ctx *ctx, struct rte_tel_data *d)
+{
+	const struct srv_ingest *ing = ctx->ingest;
+	unsigned int i;
+
+	rte_tel_data_start_dict(d);
+	if (ing == NULL)
+		return;
+	rte_tel_data_add_dict_string(d, "socket", ctx->cfg.ingest_socket);
+	rte_tel_data_add_dict_u64(d, "attached", ing->st.attached);
+	rte_tel_data_add_dict_u64(d, "detached", ing->st.detached);
+	rte_tel_data_add_dict_u64(d, "died", ing->st.died);
+	rte_tel_data_add_dict_u64(d, "refused_version", ing->st.refused_version);
+	rte_tel_data_add_dict_u64(d, "refused_full", ing->st.refused_full);
+	rte_tel_data_add_dict_u64(d, "refused_port", ing->st.refused_port);
+	rte_tel_data_add_dict_u64(d, "refused_cred", ing->st.refused_cred);
+	rte_tel_data_add_dict_u64(d, "refused_other", ing->st.refused_other);
+	for (i = 0; i < SRV_INGEST_MAX_CLIENTS; i++)
+		if (ing->clients[i].state != ING_FREE)
+			tel_client(d, ing, &ing->clients[i]);
 }

@@ -154,6 +154,10 @@ int srv_ingest_init(struct srv_ctx *ctx);
 void srv_ingest_poll(struct srv_ctx *ctx);
 void srv_ingest_fini(struct srv_ctx *ctx);
 
+struct rte_tel_data;
+/** /devtcp/ingest: the counters and every client (telemetry thread). */
+void srv_ingest_telemetry(const struct srv_ctx *ctx, struct rte_tel_data *d);
+
 /* srv_ingest_stack.c (stack lcores) */
 int srv_ingest_stack_init(struct srv_stack *s);
 void srv_ingest_stack_fini(struct srv_stack *s);

@@ -5,6 +5,7 @@
  *   /devtcp/conns   open connections (state, bytes, windows), keyed
  *                   "STACK/HANDLE" (handles are unique per stack only)
  *   /devtcp/devmem  the payload region and its buffers
+ *   /devtcp/ingest  ingest clients: quota, streams, held chunks (mode = ingest)
  * The callbacks run on EAL's telemetry thread: they read the snapshots that
  * each stack's lcore refreshes, never the stacks themselves. rte_telemetry
  * callbacks take no argument, hence the one file-scope pointer below.
@@ -19,6 +20,7 @@
 
 #include "dt_devmem.h"
 #include "srv.h"
+#include "srv_ingest.h"
 
 /* The process's context, for the callbacks (set once, before registering). */
 static struct srv_ctx *srv_tel_ctx;
@@ -207,6 +209,15 @@ tel_devmem(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int
+tel_ingest(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	srv_ingest_telemetry(srv_tel_ctx, d);
+	return 0;
+}
+
 int
 srv_telemetry_register(struct srv_ctx *ctx)
 {
@@ -218,6 +229,9 @@ srv_telemetry_register(struct srv_ctx *ctx)
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/devtcp/conns", tel_conns,
 			"devtcp connections (state, addresses, bytes, windows)");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/devtcp/ingest", tel_ingest,
+			"devtcp ingest clients: port, quota, streams, held chunks, refusals");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/devtcp/devmem", tel_devmem,
 			"devtcp payload region: device, size, free and held buffers");

@@ -48,7 +48,9 @@ HSPLIT_STASH = 64  # drivers/net/hsplit/hsplit_private.h
 TMP = tempfile.mkdtemp(prefix="dtingest")
 os.chmod(TMP, 0o755)  # the uid case connects as nobody
 SOCK = os.path.join(TMP, "ingest.sock")
+PREFIX = "dting%d" % PID
 EAL = ["--lcores", "0@0,1@1,2@0", "--in-memory", "--no-pci",
+       "--file-prefix", PREFIX,
        "--log-level=lib.eal:warning"]
 procs = []
 failures = []
@@ -333,6 +335,13 @@ def case_hold():
     time.sleep(1)
     check(ps_h[0].poll() is None, "the holder's sender is stalled (window closed)")
     check(not streams_of(text(h)), "the holder got no end of stream yet")
+    t = telemetry("/devtcp/ingest") or {}
+    cl = [v for k, v in t.items() if k.startswith("client") and
+          isinstance(v, dict) and v.get("port") == 5002]
+    check(len(cl) == 1 and cl[0]["held_chunks"] > 0 and cl[0]["streams"] == 1
+          and cl[0]["quota_per_stack"] == 64,
+          "telemetry /devtcp/ingest lists the holder: 1 stream, chunks held, "
+          "quota 64 (%s)" % (cl or t))
     os.kill(h.pid, signal.SIGUSR1)
     rcs = waitall(ps_h, 60)
     waitall([h], 30)
@@ -342,6 +351,22 @@ def case_hold():
     check(stop(srv) == 0, "server exit 0")
     drops = re.findall(r"\(server, queue \d+\).*drops: (.*)", text(srv))
     check(drops == ["none", "none"], "no drop counter in the stacks' reports (%s)" % drops)
+
+
+def telemetry(cmd):
+    """One command on the server's telemetry socket (as dpdk-telemetry.py)."""
+    import json
+    for path in ("/var/run/dpdk/%s/dpdk_telemetry.v2" % PREFIX,
+                 "/run/dpdk/%s/dpdk_telemetry.v2" % PREFIX):
+        if os.path.exists(path):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(16384)
+            s.send(cmd.encode())
+            reply = json.loads(s.recv(65536).decode())
+            s.close()
+            return reply.get(cmd)
+    return None
 
 
 def raw_hello(version):
