@@ -203,12 +203,11 @@ send() {
 	tail -n 1 "$out"
 }
 
-# (a) devtcp-server on the interface: the sender's JSON plus what the
-# server counted into file $2, or nothing. Not in a subshell: the server's
+# devtcp-server on the interface at MTU $1 with consumer $2 (and the lines
+# of $3 after it), log in $4; its pid in $srv_pid. Not in a subshell: the
 # pid must reach cleanup().
-run_devtcp() {
-	local mtu=$1 res=$2 ini=$tmp/srv.ini log=$tmp/srv.$1.log bufsz=2048 s r recv unreg
-	: > "$res"
+start_server() {
+	local mtu=$1 consumer=$2 extra=$3 log=$4 ini=$tmp/srv-$2.ini bufsz=2048
 	[ "$mtu" -gt 4000 ] && bufsz=4K
 	cat > "$ini" <<-EOF
 	[port]
@@ -230,15 +229,26 @@ run_devtcp() {
 	[limits]
 	window = 4M
 	[consumer]
-	mode = discard
+	mode = $consumer
+	$extra
 	EOF
 	root_devtcp
 	# shellcheck disable=SC2086
 	"$server" -l "$lcores" --in-memory --no-pci --log-level=lib.eal:warning \
 		${DEVTCP_EAL_ARGS:-} --vdev="net_hsplit_svb,iface=$ns" "${gpu_args[@]}" \
 		-- --config "$ini" --drain 2 > "$log" 2>&1 &
-	s=$!
-	pids+=("$s")
+	srv_pid=$!
+	pids+=("$srv_pid")
+}
+
+# (a) devtcp-server on the interface: the sender's JSON plus what the
+# server counted into file $2, or nothing. Not in a subshell: the server's
+# pid must reach cleanup().
+run_devtcp() {
+	local mtu=$1 res=$2 log=$tmp/srv.$1.log s r recv unreg
+	: > "$res"
+	start_server "$mtu" discard "" "$log"
+	s=$srv_pid
 	if ! wait_for "$log" "running (SIGINT" "$s" 60; then
 		say "devtcp-server did not start (MTU $mtu):"
 		tail -20 "$log" >&2
@@ -259,41 +269,12 @@ run_devtcp() {
 # (d) devtcp-server in ingest mode and the PyTorch client: the sender's JSON
 # with the client's figures into file $2, or nothing.
 run_ingest() {
-	local mtu=$1 res=$2 ini=$tmp/ing.ini log=$tmp/ing.$1.log plog=$tmp/ipeer.log bufsz=2048 s p r
+	local mtu=$1 res=$2 log=$tmp/ing.$1.log plog=$tmp/ipeer.log s p r
 	: > "$res"
-	[ "$mtu" -gt 4000 ] && bufsz=4K
-	cat > "$ini" <<-EOF
-	[port]
-	mtu = $mtu
-	split = proto
-	tx_cksum = yes
-	[port.0]
-	name = net_hsplit_svb
-	[stack]
-	port = 0
-	ipv4 = 10.81.0.1
-	netmask = 255.255.255.0
-	listen = 5001
-	[devmem]
-	gpu = 0
-	buffers = 16384
-	buffer_size = $bufsz
-	header_buffers = 16384
-	[limits]
-	window = 4M
-	[consumer]
-	mode = ingest
-	[ingest]
+	start_server "$mtu" ingest "[ingest]
 	socket = $tmp/ingest.sock
-	quota = 8192
-	EOF
-	root_devtcp
-	# shellcheck disable=SC2086
-	"$server" -l "$lcores" --in-memory --no-pci --log-level=lib.eal:warning \
-		${DEVTCP_EAL_ARGS:-} --vdev="net_hsplit_svb,iface=$ns" "${gpu_args[@]}" \
-		-- --config "$ini" --drain 2 > "$log" 2>&1 &
-	s=$!
-	pids+=("$s")
+	quota = 8192" "$log"
+	s=$srv_pid
 	if ! wait_for "$log" "running (SIGINT" "$s" 60; then
 		say "devtcp-server (ingest) did not start (MTU $mtu):"
 		tail -20 "$log" >&2

@@ -17,8 +17,8 @@
 #include "dt_client_priv.h"
 #include "dt_client_proto.h"
 
-static int __attribute__((format(printf, 3, 4)))
-cl_fail(struct dt_client_error *err, int code, const char *fmt, ...)
+int
+dt_client_fail(struct dt_client_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,16 +38,16 @@ cl_connect(const char *path, struct dt_client_error *err)
 	int fd, e;
 
 	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
-		return cl_fail(err, EINVAL, "socket path %s", path == NULL ?
+		return dt_client_fail(err, EINVAL, "socket path %s", path == NULL ?
 			"missing" : "too long");
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return cl_fail(err, errno, "socket: %s", strerror(errno));
+		return dt_client_fail(err, errno, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		e = errno;
 		close(fd);
-		return cl_fail(err, e, "cannot connect to %s: %s (is devtcp-server running with [consumer] mode = ingest?)",
+		return dt_client_fail(err, e, "cannot connect to %s: %s (is devtcp-server running with [consumer] mode = ingest?)",
 			path, strerror(e));
 	}
 	return fd;
@@ -72,7 +72,7 @@ cl_recv_welcome(int fd, struct dt_client_welcome *w, int fds[2],
 		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return cl_fail(err, errno, "no answer from the server: %s",
+		return dt_client_fail(err, errno, "no answer from the server: %s",
 			strerror(errno));
 	for (cm = CMSG_FIRSTHDR(&m); cm != NULL; cm = CMSG_NXTHDR(&m, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
@@ -81,19 +81,19 @@ cl_recv_welcome(int fd, struct dt_client_welcome *w, int fds[2],
 			memcpy(fds, CMSG_DATA(cm), RTE_MIN_(k, 2) * sizeof(int));
 		}
 	if (n == 0)
-		return cl_fail(err, ECONNRESET, "the server closed the connection without answering");
+		return dt_client_fail(err, ECONNRESET, "the server closed the connection without answering");
 	if ((size_t)n < offsetof(struct dt_client_welcome, client_id) ||
 			w->magic != DT_CLIENT_MAGIC)
-		return cl_fail(err, EPROTO, "the server's answer is not an ingest welcome (%zd bytes)", n);
+		return dt_client_fail(err, EPROTO, "the server's answer is not an ingest welcome (%zd bytes)", n);
 	if (w->version != DT_CLIENT_VERSION)
-		return cl_fail(err, EPROTO, "protocol version mismatch: server %u, client %u",
+		return dt_client_fail(err, EPROTO, "protocol version mismatch: server %u, client %u",
 			w->version, DT_CLIENT_VERSION);
 	if (w->status != 0) {
 		w->why[sizeof(w->why) - 1] = '\0';
-		return cl_fail(err, w->status, "refused by the server: %s", w->why);
+		return dt_client_fail(err, w->status, "refused by the server: %s", w->why);
 	}
 	if ((size_t)n != sizeof(*w) || w->type != DT_CLIENT_MSG_WELCOME)
-		return cl_fail(err, EPROTO, "malformed welcome (%zd bytes)", n);
+		return dt_client_fail(err, EPROTO, "malformed welcome (%zd bytes)", n);
 	return 0;
 }
 
@@ -111,7 +111,7 @@ cl_hello(int fd, const struct dt_client_conf *conf, struct dt_client_error *err)
 	else
 		snprintf(h.name, sizeof(h.name), "pid %d", (int)getpid());
 	if (send(fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h))
-		return cl_fail(err, errno, "cannot send the hello: %s", strerror(errno));
+		return dt_client_fail(err, errno, "cannot send the hello: %s", strerror(errno));
 	return 0;
 }
 
@@ -129,16 +129,16 @@ cl_map_rings(struct dt_client *c, int fd, struct dt_client_error *err)
 			w->ring_size > 32768 ||
 			w->shm_len != dt_client_shm_len(w->ring_size, w->linear_size,
 				w->nb_stacks) || sz < 0 || (uint64_t)sz < w->shm_len)
-		return cl_fail(err, EPROTO, "inconsistent ring layout from the server");
+		return dt_client_fail(err, EPROTO, "inconsistent ring layout from the server");
 	c->shm = mmap(NULL, w->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c->shm == MAP_FAILED) {
 		c->shm = NULL;
-		return cl_fail(err, errno, "cannot map the rings: %s", strerror(errno));
+		return dt_client_fail(err, errno, "cannot map the rings: %s", strerror(errno));
 	}
 	h = c->shm;
 	if (h->magic != DT_CLIENT_MAGIC || h->nb_stacks != w->nb_stacks ||
 			h->ring_size != w->ring_size)
-		return cl_fail(err, EPROTO, "ring memfd header does not match the welcome");
+		return dt_client_fail(err, EPROTO, "ring memfd header does not match the welcome");
 	for (i = 0; i < w->nb_stacks; i++) {
 		struct dt_client_pair_layout l;
 		struct dt_client_pair *p = &c->pairs[i];
@@ -154,7 +154,7 @@ cl_map_rings(struct dt_client *c, int fd, struct dt_client_error *err)
 		p->tok_head = p->tok_idx->head;
 		p->held = calloc(w->ring_size, sizeof(*p->held));
 		if (p->held == NULL)
-			return cl_fail(err, ENOMEM, "out of memory");
+			return dt_client_fail(err, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -168,13 +168,13 @@ cl_map_region(struct dt_client *c, int fd, struct dt_client_error *err)
 	case DT_DEVMEM_IPC_MEMFD:
 		if (fd < 0 || w->region_map_off % 4096 != 0 ||
 				w->region_map_len < w->region_len)
-			return cl_fail(err, EPROTO, "region memfd missing or misdescribed");
+			return dt_client_fail(err, EPROTO, "region memfd missing or misdescribed");
 		/* Read-only: the client can write nowhere the NIC writes. */
 		c->region_map = mmap(NULL, w->region_map_len, PROT_READ,
 			MAP_SHARED, fd, (off_t)w->region_map_off);
 		if (c->region_map == MAP_FAILED) {
 			c->region_map = NULL;
-			return cl_fail(err, errno, "cannot map the region: %s",
+			return dt_client_fail(err, errno, "cannot map the region: %s",
 				strerror(errno));
 		}
 		c->mem = DT_CLIENT_MEM_CPU;
@@ -184,7 +184,7 @@ cl_map_region(struct dt_client *c, int fd, struct dt_client_error *err)
 	case DT_DEVMEM_IPC_CUDA:
 		return dt_client_cuda_open(c, err);
 	default:
-		return cl_fail(err, EPROTO, "unknown region kind %u", w->region_kind);
+		return dt_client_fail(err, EPROTO, "unknown region kind %u", w->region_kind);
 	}
 }
 
@@ -198,14 +198,14 @@ dt_client_attach(const struct dt_client_conf *conf, struct dt_client **out,
 	if (err != NULL)
 		memset(err, 0, sizeof(*err));
 	if (conf == NULL || out == NULL)
-		return cl_fail(err, EINVAL, "no configuration");
+		return dt_client_fail(err, EINVAL, "no configuration");
 	fd = cl_connect(conf->path, err);
 	if (fd < 0)
 		return fd;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		close(fd);
-		return cl_fail(err, ENOMEM, "out of memory");
+		return dt_client_fail(err, ENOMEM, "out of memory");
 	}
 	c->fd = fd;
 	c->cuda_dev = -1;
@@ -213,7 +213,7 @@ dt_client_attach(const struct dt_client_conf *conf, struct dt_client **out,
 	if (ret == 0)
 		ret = cl_recv_welcome(fd, &c->w, fds, err);
 	if (ret == 0 && fds[0] < 0)
-		ret = cl_fail(err, EPROTO, "the server sent no ring memfd");
+		ret = dt_client_fail(err, EPROTO, "the server sent no ring memfd");
 	if (ret == 0)
 		ret = cl_map_rings(c, fds[0], err);
 	if (ret == 0)

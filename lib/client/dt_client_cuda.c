@@ -8,7 +8,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,25 +38,11 @@ struct cl_cuda {
 };
 
 static int
-cu_fail(struct dt_client_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL) {
-		err->code = code;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return -code;
-}
-
-static int
 cu_load(struct cl_cuda *cu, struct dt_client_error *err)
 {
 	cu->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (cu->lib == NULL)
-		return cu_fail(err, ENOTSUP, "the region is CUDA memory and libcuda.so.1 does not load: %s",
+		return dt_client_fail(err, ENOTSUP, "the region is CUDA memory and libcuda.so.1 does not load: %s",
 			dlerror());
 	*(void **)&cu->init = dlsym(cu->lib, "cuInit");
 	*(void **)&cu->by_pci = dlsym(cu->lib, "cuDeviceGetByPCIBusId");
@@ -70,7 +55,7 @@ cu_load(struct cl_cuda *cu, struct dt_client_error *err)
 	if (cu->init == NULL || cu->by_pci == NULL || cu->retain == NULL ||
 			cu->release == NULL || cu->push == NULL || cu->pop == NULL ||
 			cu->open == NULL || cu->close == NULL)
-		return cu_fail(err, ENOTSUP, "libcuda.so.1 lacks an entry point the client needs");
+		return dt_client_fail(err, ENOTSUP, "libcuda.so.1 lacks an entry point the client needs");
 	return 0;
 }
 
@@ -84,7 +69,7 @@ dt_client_cuda_open(struct dt_client *c, struct dt_client_error *err)
 	int ret;
 
 	if (cu == NULL)
-		return cu_fail(err, ENOMEM, "out of memory");
+		return dt_client_fail(err, ENOMEM, "out of memory");
 	c->cuda = cu;
 	ret = cu_load(cu, err);
 	if (ret != 0)
@@ -94,11 +79,11 @@ dt_client_cuda_open(struct dt_client *c, struct dt_client_error *err)
 	if (r == 0)
 		r = cu->by_pci(&cu->dev, c->w.region_pci);
 	if (r != 0)
-		return cu_fail(err, ENODEV, "the server's GPU %s is not visible here (CUDA error %d; CUDA_VISIBLE_DEVICES?)",
+		return dt_client_fail(err, ENODEV, "the server's GPU %s is not visible here (CUDA error %d; CUDA_VISIBLE_DEVICES?)",
 			c->w.region_pci, r);
 	r = cu->retain(&cu->ctx, cu->dev);
 	if (r != 0)
-		return cu_fail(err, EIO, "cuDevicePrimaryCtxRetain failed: CUDA error %d", r);
+		return dt_client_fail(err, EIO, "cuDevicePrimaryCtxRetain failed: CUDA error %d", r);
 	memcpy(h.reserved, c->w.region_handle, sizeof(h.reserved));
 	r = cu->push(cu->ctx);
 	if (r == 0) {
@@ -107,7 +92,7 @@ dt_client_cuda_open(struct dt_client *c, struct dt_client_error *err)
 	}
 	if (r != 0) {
 		cu->dptr = 0;
-		return cu_fail(err, EIO, "cuIpcOpenMemHandle of the server's region failed: CUDA error %d",
+		return dt_client_fail(err, EIO, "cuIpcOpenMemHandle of the server's region failed: CUDA error %d",
 			r);
 	}
 	c->mem = DT_CLIENT_MEM_CUDA;

@@ -36,6 +36,10 @@ struct dt_client {
 	struct dt_client_pair pairs[DT_CLIENT_MAX_STACKS];
 };
 
+/** Fill @p err (may be NULL) with @p code and a message; return -code. */
+int dt_client_fail(struct dt_client_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /** Unmap and free everything of @p c (attach failure, detach). */
 void dt_client_free(struct dt_client *c);
 
