@@ -35,18 +35,19 @@ while [ $# -gt 0 ]; do
 	-t) secs=$2; shift 2 ;;
 	--cov) cov=1; shift ;;
 	--crashers) replay=1; shift ;;
-	net|tcp|dp) targets+=("$1"); shift ;;
-	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp ...]" >&2
+	net|tcp|dp|nccl_wire|ini) targets+=("$1"); shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp|nccl_wire|ini ...]" >&2
 	   exit 2 ;;
 	esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp)
+[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp nccl_wire ini)
 
 if [ ! -x "$asan/test/fuzz/fuzz_net" ]; then
 	echo "no fuzz targets in $asan: run scripts/test.sh first (it builds $asan with clang)" >&2
 	exit 1
 fi
 nice ninja -C "$asan" test/fuzz/fuzz_net test/fuzz/fuzz_tcp \
+	test/fuzz/fuzz_nccl_wire test/fuzz/fuzz_ini \
 	$( [ -f "$asan/test/fuzz/fuzz_dp" ] && echo test/fuzz/fuzz_dp ) >/dev/null ||
 	{ echo "build of the fuzz targets failed" >&2; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
@@ -104,7 +105,8 @@ fi
 nice ninja -C "$cov_build" $(for t in "${targets[@]}"; do
 	echo test/fuzz/fuzz_$t; done) >/dev/null ||
 	{ echo "coverage build failed" >&2; exit 1; }
-declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp")
+declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp"
+	[nccl_wire]="app/nccl-net" [ini]="app/common")
 for t in "${targets[@]}"; do
 	bin=$cov_build/test/fuzz/fuzz_$t
 	[ -x "$bin" ] || continue
