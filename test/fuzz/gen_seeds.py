@@ -3,7 +3,8 @@
 """Write the seed corpora of the fuzz targets (test/fuzz/corpus/NAME/).
 
 The seeds are committed; this script documents how they were made and
-remakes them: python3 test/fuzz/gen_seeds.py [net|tcp|dp|nccl_wire|ini ...]. Each seed
+remakes them: python3 test/fuzz/gen_seeds.py
+[net|tcp|dp|nccl_wire|ini|cli_flow ...]. Each seed
 is a short scenario in the target's input encoding (see the comment at the
 top of each fuzz_*.c): valid headers for fuzz_net, handshakes, transfers,
 loss, SACK, close for fuzz_tcp, frames for fuzz_dp. None of them trips a
@@ -503,9 +504,37 @@ empty =
     write("ini", "no_newline_at_end", b"\0" + b"[x]\nkey=value")
 
 
+def gen_cli_flow():
+    """fuzz_cli_flow: the rule text after "flow create <port>"."""
+    rules = {
+        "queue": "ingress pattern eth / ipv4 / end actions queue index 1 / end",
+        "tcp_5tuple": "ingress pattern eth / ipv4 src is 10.0.0.1 dst is "
+                      "10.0.0.2 / tcp src is 5000 dst is 5201 / end actions "
+                      "queue index 3 / end",
+        "udp_rss_all": "ingress pattern eth / ipv4 dst is 192.168.1.9 / udp "
+                       "dst is 4789 / end actions rss / end",
+        "rss_queues": "ingress pattern eth / ipv4 / tcp dst is 80 / end "
+                      "actions rss queues 0 1 2 3 end / end",
+        "bad_port": "ingress pattern eth / ipv4 / tcp dst is 70000 / end "
+                    "actions queue index 0 / end",
+        "tabs": "ingress\tpattern eth / ipv4 / end actions queue index 0 / end",
+        # A field repeated (the last one counts): a rule of 60 words.
+        "long_repeats": "ingress pattern eth / ipv4" + " src is 10.0.0.1" * 16 +
+                        " / end actions queue index 2 / end",
+        # 64 words of rule and one more: the 65th was silently dropped and
+        # the rule accepted (now: too many words).
+        "words_65": "ingress pattern eth / ipv4" + " src is 10.0.0.1" * 17 +
+                    " / end actions queue index 2 / end extra",
+    }
+    for name, text in rules.items():
+        write("cli_flow", name, text.encode())
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["net", "tcp", "dp", "nccl_wire", "ini"]
+    which = sys.argv[1:] or ["net", "tcp", "dp", "nccl_wire", "ini",
+                             "cli_flow"]
     for w in which:
         {"net": gen_net, "tcp": gen_tcp, "dp": gen_dp,
          "nccl_wire": gen_nccl_wire, "ini": gen_ini,
+         "cli_flow": gen_cli_flow,
          "crashers": gen_crashers}[w]()
