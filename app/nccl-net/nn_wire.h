@@ -35,18 +35,30 @@ struct nn_wire_msg {
 	uint64_t size;
 };
 
-/* Slice of a message carried by flow @p i of @p k. */
+/* Byte at NN_SLICE_ALIGN block @p blk of a message of @p size (or its end). */
+static inline uint64_t
+nn_slice_at(uint64_t blk, uint64_t size)
+{
+	if (blk > size / NN_SLICE_ALIGN)
+		return size;
+	return blk * NN_SLICE_ALIGN < size ? blk * NN_SLICE_ALIGN : size;
+}
+
+/*
+ * Slice of a message carried by flow @p i of @p k: ceil(size / k) rounded
+ * up to NN_SLICE_ALIGN, counted in blocks so that no size the peer may
+ * claim overflows (in bytes, a size near 2^64 wrapped and gave a slice
+ * beyond the message).
+ */
 static inline void
 nn_slice(uint64_t size, uint16_t k, uint16_t i, uint64_t *off, uint64_t *len)
 {
-	uint64_t per = (size + k - 1) / k;
-	uint64_t a, b;
+	uint64_t blocks = size / NN_SLICE_ALIGN + (size % NN_SLICE_ALIGN != 0);
+	uint64_t per = blocks / k + (blocks % k != 0);
+	uint64_t a = nn_slice_at(i * per, size);
 
-	per = (per + NN_SLICE_ALIGN - 1) / NN_SLICE_ALIGN * NN_SLICE_ALIGN;
-	a = (uint64_t)i * per < size ? (uint64_t)i * per : size;
-	b = a + per < size ? a + per : size;
 	*off = a;
-	*len = b - a;
+	*len = nn_slice_at((uint64_t)(i + 1) * per, size) - a;
 }
 
 /**

@@ -5,7 +5,8 @@
  * (issue 25): a flow count that differs between a comm's hellos used to
  * complete the comm with flows that never came (nn_accept() then built
  * it from NULL flows); headers that differ between a message's flows
- * used to complete the receive with bytes of neither.
+ * used to complete the receive with bytes of neither; a size near 2^64
+ * overflowed the slice computation.
  */
 #include <errno.h>
 #include <string.h>
@@ -113,6 +114,33 @@ test_msg_slices(void)
 	DT_CHECK_EQ(nn_wire_msg_parse(rec, 2, 1, 4096, &rx), -EPROTO);
 }
 
+/*
+ * Sizes near 2^64 (a peer may claim any): the slices still tile the
+ * message. In bytes, ceil(size / k) wrapped (fuzz_nccl_wire: a slice
+ * beyond the message, a flow waiting for 2^64 bytes).
+ */
+static void
+test_slice_huge(void)
+{
+	static const uint64_t sizes[] = { UINT64_MAX, UINT64_MAX - 4095,
+		UINT64_MAX - 4096, (1ull << 63) + 5 };
+	uint64_t off, len, at;
+	unsigned int s;
+	uint16_t k, i;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (k = 1; k <= NN_MAX_FLOWS; k++) {
+			at = 0;
+			for (i = 0; i < k; i++) {
+				nn_slice(sizes[s], k, i, &off, &len);
+				DT_CHECK(len == 0 || off == at);
+				DT_CHECK(off <= sizes[s] && len <= sizes[s] - off);
+				at = off + len;
+			}
+			DT_CHECK(at == sizes[s]);
+		}
+}
+
 /* Every flow must carry the same header. */
 static void
 test_msg_agree(void)
@@ -141,6 +169,7 @@ main(void)
 	DT_RUN(test_pending_order);
 	DT_RUN(test_pending_lies);
 	DT_RUN(test_msg_slices);
+	DT_RUN(test_slice_huge);
 	DT_RUN(test_msg_agree);
 	return dt_test_summary();
 }
