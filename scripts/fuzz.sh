@@ -5,7 +5,7 @@
 # replay of the committed crashers.
 #
 # usage: scripts/fuzz.sh [-t SECONDS] [--cov] [--crashers] [TARGET...]
-#   TARGET     net, tcp, dp (default: all three)
+#   TARGET     net, tcp, dp, nccl_wire, ini, cli_flow (default: all)
 #   -t N       seconds per target (default 300; 0: no fuzzing, --cov of the
 #              corpus already there)
 #   --cov      also build build-fuzzcov (clang, -fprofile-instr-generate) and
