@@ -5,7 +5,7 @@
 # replay of the committed crashers.
 #
 # usage: scripts/fuzz.sh [-t SECONDS] [--cov] [--crashers] [TARGET...]
-#   TARGET     net, tcp, dp (default: all three)
+#   TARGET     net, tcp, dp, nccl_wire, ini, cli_flow (default: all)
 #   -t N       seconds per target (default 300; 0: no fuzzing, --cov of the
 #              corpus already there)
 #   --cov      also build build-fuzzcov (clang, -fprofile-instr-generate) and
@@ -35,19 +35,21 @@ while [ $# -gt 0 ]; do
 	-t) secs=$2; shift 2 ;;
 	--cov) cov=1; shift ;;
 	--crashers) replay=1; shift ;;
-	net|tcp|dp) targets+=("$1"); shift ;;
-	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp ...]" >&2
+	net|tcp|dp|nccl_wire|ini|cli_flow) targets+=("$1"); shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp|nccl_wire|ini|cli_flow ...]" >&2
 	   exit 2 ;;
 	esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp)
+[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp nccl_wire ini cli_flow)
 
 if [ ! -x "$asan/test/fuzz/fuzz_net" ]; then
 	echo "no fuzz targets in $asan: run scripts/test.sh first (it builds $asan with clang)" >&2
 	exit 1
 fi
 nice ninja -C "$asan" test/fuzz/fuzz_net test/fuzz/fuzz_tcp \
-	$( [ -f "$asan/test/fuzz/fuzz_dp" ] && echo test/fuzz/fuzz_dp ) >/dev/null ||
+	test/fuzz/fuzz_nccl_wire test/fuzz/fuzz_ini \
+	$( [ -f "$asan/test/fuzz/fuzz_dp" ] &&
+		echo test/fuzz/fuzz_dp test/fuzz/fuzz_cli_flow ) >/dev/null ||
 	{ echo "build of the fuzz targets failed" >&2; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -88,7 +90,9 @@ done
 # sanitizers), run once over the seeds and what the runs above found.
 # Without fuzz_dp the EAL-free part of the tree is enough (a short build).
 unit_only=true
-for t in "${targets[@]}"; do [ "$t" = dp ] && unit_only=false; done
+for t in "${targets[@]}"; do
+	case $t in dp|cli_flow) unit_only=false ;; esac
+done
 if [ -f "$cov_build/build.ninja" ] && [ "$unit_only" = false ] &&
 		[ ! -d "$cov_build/drivers" ]; then
 	rm -rf "$cov_build"	# a unit_only one: dp needs the whole tree
@@ -104,7 +108,8 @@ fi
 nice ninja -C "$cov_build" $(for t in "${targets[@]}"; do
 	echo test/fuzz/fuzz_$t; done) >/dev/null ||
 	{ echo "coverage build failed" >&2; exit 1; }
-declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp")
+declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp"
+	[nccl_wire]="app/nccl-net" [ini]="app/common" [cli_flow]="app/cli")
 for t in "${targets[@]}"; do
 	bin=$cov_build/test/fuzz/fuzz_$t
 	[ -x "$bin" ] || continue

@@ -2,7 +2,9 @@
 /* The INI reader (see dt_app_ini.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dt_app_ini.h"
@@ -20,6 +22,15 @@ trim(char *s)
 		e--;
 	*e = '\0';
 	return s;
+}
+
+/* Whether the @p n characters at @p s are all white space (or none). */
+static bool
+blank(const char *s, size_t n)
+{
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n == 0;
 }
 
 /* Cut a comment that starts a line or follows white space. */
@@ -50,7 +61,9 @@ parse_line(char *s, char *section, size_t seclen, const char *path,
 	if (*s == '[') {
 		char *close = strchr(s, ']');
 
-		if (close == NULL || close[1] != '\0' || close == s + 1) {
+		/* "[]" and "[ ]" name no section: the same error. */
+		if (close == NULL || close[1] != '\0' ||
+				blank(s + 1, (size_t)(close - s - 1))) {
 			snprintf(err, errlen, "%s:%u: malformed section header '%s' "
 				"(expected [name])", path, line, s);
 			return -EINVAL;
@@ -75,14 +88,60 @@ parse_line(char *s, char *section, size_t seclen, const char *path,
 	return cb(arg, section, key, val, line, err, errlen);
 }
 
+/*
+ * A line as read (@p n bytes, its newline included): within the length
+ * limit and free of NUL bytes, which would cut it short unseen.
+ */
+static int
+line_check(const char *buf, size_t n, const char *path, unsigned int line,
+	char *err, size_t errlen)
+{
+	size_t len = n > 0 && buf[n - 1] == '\n' ? n - 1 : n;
+
+	if (len > DT_APP_INI_LINE_MAX - 2) {
+		snprintf(err, errlen, "%s:%u: line longer than %d characters",
+			path, line, DT_APP_INI_LINE_MAX - 2);
+		return -EINVAL;
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s:%u: NUL byte in line (not a text file?)",
+			path, line);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+dt_app_ini_read(FILE *f, const char *path, dt_app_ini_cb cb, void *arg,
+	char *err, size_t errlen)
+{
+	char section[DT_APP_INI_LINE_MAX] = "", *buf = NULL;
+	unsigned int line = 0;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+
+	while (rc == 0 && (n = getline(&buf, &cap, f)) >= 0) {
+		line++;
+		rc = line_check(buf, (size_t)n, path, line, err, errlen);
+		if (rc == 0)
+			rc = parse_line(buf, section, sizeof(section), path, line,
+				cb, arg, err, errlen);
+	}
+	free(buf);
+	if (rc == 0 && ferror(f)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+	}
+	return rc;
+}
+
 int
 dt_app_ini_parse(const char *path, dt_app_ini_cb cb, void *arg,
 	char *err, size_t errlen)
 {
-	char buf[DT_APP_INI_LINE_MAX], section[DT_APP_INI_LINE_MAX] = "";
-	unsigned int line = 0;
 	FILE *f;
-	int rc = 0;
+	int rc;
 
 	f = fopen(path, "r");
 	if (f == NULL) {
@@ -90,21 +149,7 @@ dt_app_ini_parse(const char *path, dt_app_ini_cb cb, void *arg,
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return rc;
 	}
-	while (rc == 0 && fgets(buf, sizeof(buf), f) != NULL) {
-		line++;
-		if (strchr(buf, '\n') == NULL && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line longer than %d characters",
-				path, line, DT_APP_INI_LINE_MAX - 2);
-			rc = -EINVAL;
-			break;
-		}
-		rc = parse_line(buf, section, sizeof(section), path, line, cb, arg,
-			err, errlen);
-	}
-	if (rc == 0 && ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-	}
+	rc = dt_app_ini_read(f, path, cb, arg, err, errlen);
 	fclose(f);
 	return rc;
 }

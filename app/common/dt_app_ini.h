@@ -15,6 +15,7 @@
 #define DT_APP_INI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,13 @@ typedef int (*dt_app_ini_cb)(void *arg, const char *section, const char *key,
  *         names the file and line ("file:12: ...").
  */
 int dt_app_ini_parse(const char *path, dt_app_ini_cb cb, void *arg,
+	char *err, size_t errlen);
+
+/**
+ * Read INI text from @p f (its lines named @p path in messages): what
+ * dt_app_ini_parse() does once the file is open. @p f stays open.
+ */
+int dt_app_ini_read(FILE *f, const char *path, dt_app_ini_cb cb, void *arg,
 	char *err, size_t errlen);
 
 #ifdef __cplusplus

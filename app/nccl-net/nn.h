@@ -18,9 +18,9 @@
  * (flow i on stack i % stacks); the part of a comm on one stack is an
  * nn_part, owned by that stack's lcore.
  *
- * Wire format, per flow: a hello {magic, flow index, flows, comm id} once,
- * then per message a header {magic, tag, size} followed by this flow's
- * slice of the message (nn_slice()). Every flow carries every header, so
+ * Wire format (nn_wire.h), per flow: a hello {magic, flow index, flows,
+ * comm id} once, then per message a header {magic, tag, size} followed by
+ * this flow's slice of the message (nn_slice()). Every flow carries every header, so
  * each stack learns the size without talking to the others. Headers arrive
  * in device memory like any payload; the region's copy engine brings their
  * 16 bytes to host memory (the CPU never reads the region).
@@ -38,36 +38,16 @@
 #include "dt_devmem.h"
 #include "nn_abi.h"
 #include "nn_config.h"
+#include "nn_wire.h"
 
-#define NN_MAX_FLOWS 16
 #define NN_REQS 64               /* requests in flight per comm (NCCL uses <= 32) */
 #define NN_FLOW_CHUNKS 4096      /* received chunks a flow holds (power of 2) */
 #define NN_FLOW_TXQ 1024         /* sends a flow has queued (power of 2) */
 #define NN_RELEASE_Q 65536       /* chunks waiting for their copy (power of 2) */
 #define NN_UREL_Q 16384          /* per unpack part: 8 receives x 2048 entries */
 #define NN_PIECE (256u * 1024u)  /* largest single dt_dp_send */
-#define NN_SLICE_ALIGN 4096u     /* slices are multiples of this */
 #define NN_MAX_LISTENERS 64
-#define NN_WIRE_LEN 16
 #define NN_WIRE_SLOTS 1024       /* accepted flows per stack */
-
-#define NN_MAGIC_HELLO 0x444e4e48u   /* "HNND" */
-#define NN_MAGIC_MSG 0x444e4e4du     /* "MNND" */
-#define NN_MAGIC_HANDLE 0x544e4e44u
-
-/* On the wire (little-endian hosts only, as NCCL itself). */
-struct nn_wire_hello {
-	uint32_t magic;
-	uint16_t flow;
-	uint16_t nflows;
-	uint64_t comm_id;
-};
-
-struct nn_wire_msg {
-	uint32_t magic;
-	int32_t tag;
-	uint64_t size;
-};
 
 /* NCCL's connection handle (<= NN_HANDLE_MAXSIZE bytes). */
 struct nn_handle {
@@ -151,6 +131,7 @@ struct nn_req {
 	uint64_t hdr_iova;
 	uint32_t parts_left; /* atomic: parts not finished */
 	int32_t err;         /* atomic: first errno (0: none), EMSGSIZE: truncated */
+	struct nn_wire_agree agree; /* recv: the header every flow must carry */
 	uint64_t rsize;      /* recv: size the sender sent */
 	int32_t rtag;
 	/* Per part index (each written by that part's lcore only). */
@@ -200,6 +181,7 @@ struct nn_flow {
 	uint64_t rx_seq;             /* message this flow receives */
 	uint64_t rx_done;            /* bytes of its slice landed */
 	uint64_t rx_off, rx_len;     /* its slice */
+	uint64_t rx_fit;             /* of rx_len, what the buffer takes */
 	/* send */
 	uint64_t tx_seq;             /* message this flow sends */
 	uint64_t tx_done;            /* bytes of its slice queued */
@@ -266,10 +248,8 @@ struct nn_listener {
 	uint16_t acks;
 	int err;
 	/* NCCL side: flows that said hello, grouped by comm id */
-	struct nn_comm *pending[8];
-	uint16_t pending_got[8];
-	uint64_t pending_id[8];      /* comm id of each slot in use */
-	struct nn_flow *pending_flows[8][NN_MAX_FLOWS];
+	struct nn_wire_pending pend[NN_PENDING_COMMS];
+	struct nn_flow *pending_flows[NN_PENDING_COMMS][NN_MAX_FLOWS];
 	bool closing;
 };
 
@@ -358,20 +338,6 @@ struct nn_stack {
 int nn_mr_reg(struct nn_rt *rt, void *data, size_t size, int type,
 	bool for_send, struct nn_mr **out);
 void nn_mr_dereg(struct nn_rt *rt, struct nn_mr *mr);
-
-/* Slice of a message carried by flow @p i of @p k. */
-static inline void
-nn_slice(uint64_t size, uint16_t k, uint16_t i, uint64_t *off, uint64_t *len)
-{
-	uint64_t per = (size + k - 1) / k;
-	uint64_t a, b;
-
-	per = (per + NN_SLICE_ALIGN - 1) / NN_SLICE_ALIGN * NN_SLICE_ALIGN;
-	a = RTE_MIN((uint64_t)i * per, size);
-	b = RTE_MIN(a + per, size);
-	*off = a;
-	*len = b - a;
-}
 
 /* TCP port stack @p s listens on for @p l (one per stack: nn_handle). */
 static inline uint16_t

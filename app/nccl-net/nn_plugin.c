@@ -463,8 +463,10 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 	struct nn_rt *rt = rt_or_fail();
 	struct nn_listener *l = listen_comm;
 	struct nn_msg m;
-	int slot, freeslot;
+	struct nn_wire_hello h;
+	bool complete;
 	struct nn_flow *f;
+	int slot;
 
 	nn_count_call(NN_CALL_ACCEPT);
 
@@ -476,32 +478,22 @@ nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
 		if (m.type != NN_EV_HELLO)
 			continue;
 		f = m.obj;
-		freeslot = -1;
-		for (slot = 0; slot < (int)RTE_DIM(l->pending_got); slot++) {
-			/* Flows arrive in any order: a slot is keyed by comm id. */
-			if (l->pending_got[slot] != 0 &&
-					l->pending_id[slot] == f->comm_id)
-				break;
-			if (l->pending_got[slot] == 0 && freeslot < 0)
-				freeslot = slot;
-		}
-		if (slot == (int)RTE_DIM(l->pending_got))
-			slot = freeslot;
-		if (slot < 0 || l->pending_flows[slot][f->idx] != NULL) {
-			NN_WARN("accept: unexpected flow %u of comm %" PRIx64 ": dropped",
-				f->idx, f->comm_id);
+		h = (struct nn_wire_hello){ .magic = NN_MAGIC_HELLO, .flow = f->idx,
+			.nflows = f->nflows, .comm_id = f->comm_id };
+		slot = nn_wire_pending_add(l->pend, RTE_DIM(l->pend), &h, &complete);
+		if (slot < 0) {
+			NN_WARN("accept: unexpected flow %u of %u of comm %" PRIx64
+				": dropped", f->idx, f->nflows, f->comm_id);
 			cmd(f->s, NN_CMD_ABORT_FLOW, 0, f);
 			continue;
 		}
 		l->pending_flows[slot][f->idx] = f;
-		l->pending_id[slot] = f->comm_id;
-		l->pending_got[slot]++;
-		if (l->pending_got[slot] == f->nflows) {
+		if (complete) {
 			/* All flows are in, sorted by index. */
 			struct nn_comm *c = accept_build(rt, l, slot,
 				dev_comm != NULL ? *dev_comm : NULL);
 
-			l->pending_got[slot] = 0;
+			l->pend[slot].got = 0;
 			memset(l->pending_flows[slot], 0, sizeof(l->pending_flows[slot]));
 			if (c == NULL)
 				return nn_ncclSystemError;
@@ -1001,8 +993,8 @@ nn_close_listen(void *listen_comm)
 	if (rt == NULL || l == NULL)
 		return nn_ncclSuccess;
 	l->closing = true;
-	for (i = 0; i < RTE_DIM(l->pending_got); i++)
-		for (j = 0; j < NN_MAX_FLOWS && l->pending_got[i] != 0; j++)
+	for (i = 0; i < RTE_DIM(l->pend); i++)
+		for (j = 0; j < NN_MAX_FLOWS && l->pend[i].got != 0; j++)
 			if (l->pending_flows[i][j] != NULL)
 				cmd(l->pending_flows[i][j]->s, NN_CMD_ABORT_FLOW, 0,
 					l->pending_flows[i][j]);

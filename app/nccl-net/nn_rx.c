@@ -328,19 +328,18 @@ static void
 rx_parse(struct nn_flow *f)
 {
 	if (!f->hello_seen) {
-		const struct nn_wire_hello *h = (const void *)f->wire;
+		struct nn_wire_hello h;
 
-		if (h->magic != NN_MAGIC_HELLO || h->nflows == 0 ||
-				h->nflows > NN_MAX_FLOWS || h->flow >= h->nflows) {
-			NN_WARN("accepted connection sent no devtcp hello (magic 0x%x): "
-				"dropped", h->magic);
+		if (nn_wire_hello_parse(f->wire, &h) != 0) {
+			NN_WARN("accepted connection sent no devtcp hello (magic 0x%x, "
+				"flow %u of %u): dropped", h.magic, h.flow, h.nflows);
 			f->dead = true;
 			dt_dp_abort(f->s->st, f->conn);
 			return;
 		}
-		f->idx = h->flow;
-		f->nflows = h->nflows;
-		f->comm_id = h->comm_id;
+		f->idx = h.flow;
+		f->nflows = h.nflows;
+		f->comm_id = h.comm_id;
 		f->hello_seen = true;
 		f->reported = true;
 		nn_post_event(f->lsn->cq, NN_EV_HELLO, 0, f);
@@ -429,21 +428,32 @@ rx_take_unpack(struct nn_flow *f, struct nn_req *r, uint64_t off,
 static int
 rx_begin(struct nn_flow *f, struct nn_req *r)
 {
-	const struct nn_wire_msg *h = (const void *)f->wire;
 	struct nn_part *p = f->part;
+	struct nn_wire_rx rx;
+	uint32_t magic;
 
-	if (h->magic != NN_MAGIC_MSG) {
+	if (nn_wire_msg_parse(f->wire, p->comm->nflows, f->idx, r->size,
+			&rx) != 0) {
+		memcpy(&magic, f->wire, sizeof(magic));
 		NN_WARN("flow %u: bad message header (magic 0x%x): stream out of sync",
-			f->idx, h->magic);
+			f->idx, magic);
 		return -EPROTO;
 	}
-	nn_slice(h->size, p->comm->nflows, f->idx, &f->rx_off, &f->rx_len);
+	if (nn_wire_agree(&r->agree, &rx) != 0) {
+		NN_WARN("flow %u: message header (size %" PRIu64 ", tag %d) differs "
+			"from another flow's: streams out of sync", f->idx, rx.size,
+			rx.tag);
+		return -EPROTO;
+	}
+	f->rx_off = rx.off;
+	f->rx_len = rx.len;
+	f->rx_fit = rx.fit;
 	f->rx_done = 0;
 	f->discard = false;
-	/* Every flow writes the same values: the last store is as good. */
-	r->rsize = h->size;
-	r->rtag = h->tag;
-	if (h->size > r->size) {
+	/* Every flow writes the same values (nn_wire_agree()). */
+	r->rsize = rx.size;
+	r->rtag = rx.tag;
+	if (rx.truncated) {
 		int32_t zero = 0;
 
 		__atomic_compare_exchange_n(&r->err, &zero, EMSGSIZE, false,
@@ -500,11 +510,9 @@ static bool
 rx_data(struct nn_flow *f, struct nn_req *r)
 {
 	struct dt_copy_chan *ch = NULL;
-	uint64_t room, fit, t = 0;
+	uint64_t fit = f->rx_fit, t = 0;
 	int64_t n;
 
-	room = r->size > f->rx_off ? r->size - f->rx_off : 0;
-	fit = RTE_MIN(room, f->rx_len);
 	if (f->rx_done < fit && r->comm->unpack != NULL)
 		n = rx_take_unpack(f, r, f->rx_off + f->rx_done, fit - f->rx_done);
 	else if (f->rx_done < fit)

@@ -46,6 +46,8 @@
 #define DT_DP_NEIGH_TICK_US 10000     /**< neighbour timers checked every 10 ms */
 /** RX slows down while the TX buffer is full, for at most this long. */
 #define DT_DP_TX_STALL_US 5000
+/** Past this, a stalled stack goes on even if the TX ring must drop. */
+#define DT_DP_TX_STALL_HARD_US 100000
 #define DT_DP_HDR_MAX 192             /**< Ethernet + IPv4 + TCP headers, at most */
 #define DT_DP_RSS_KEY_MAX 64
 #define DT_DP_RETA_MAX 512
@@ -350,6 +352,26 @@ dt_dp_tx_room_work(const struct dt_dp_stack *st)
 	uint32_t room = dt_dp_tx_room(st);
 
 	return room > DT_DP_TX_RX_RESERVE ? room - DT_DP_TX_RX_RESERVE : 0;
+}
+/*
+ * The NIC took nothing for DT_DP_TX_STALL_US: the peer is not receiving,
+ * perhaps waiting for us. One more unit of work (an RX frame, a timer) may
+ * go on so that two stacks on one wire never wait for each other, as long
+ * as the ring still holds its worst-case output, @p segs frames. Without
+ * that bound, the frames taken in a stall (each ACK releasing a burst of
+ * data) filled the ring past its end and were dropped (drop_tx_ring_full:
+ * dp_transfer's sender when the receiver's lcore was descheduled for a
+ * few milliseconds on a loaded machine). Past DT_DP_TX_STALL_HARD_US the
+ * bound gives way: a drop (TCP sends again) beats waiting for ever.
+ */
+static inline bool
+dt_dp_tx_stall_go(const struct dt_dp_stack *st, uint32_t segs)
+{
+	uint64_t idle = st->now - st->tx_progress;
+
+	if (idle <= DT_DP_TX_STALL_US)
+		return false;
+	return DT_DP_TXBUF - st->txb_n >= segs || idle > DT_DP_TX_STALL_HARD_US;
 }
 void dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m);
 void dt_dp_tx_flush(struct dt_dp_stack *st);

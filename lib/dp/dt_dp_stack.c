@@ -535,9 +535,10 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	 * each frame's own, and a DATA event for every extent held out of
 	 * order (a frame that fills a hole delivers them).
 	 * A filling TX buffer slows receiving down (each frame may cause up
-	 * to DT_TCP_OUT_SEGS segments) but never stops it: two stacks on
-	 * one wire would wait for each other. Segments that still do not fit
-	 * are dropped and counted (drop_tx_ring_full); TCP sends them again.
+	 * to DT_TCP_OUT_SEGS segments) but never stops it for long: two
+	 * stacks on one wire would wait for each other (dt_dp_tx_stall_go()).
+	 * Segments that still do not fit are dropped and counted
+	 * (drop_tx_ring_full); TCP sends them again.
 	 */
 	room = room > st->ooo_held ? room - st->ooo_held : 0;
 	/* A coalesced frame enters the engine as several segments. */
@@ -546,7 +547,8 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 	if (budget > 0) {
 		budget = RTE_MIN(budget, dt_dp_tx_room(st) / DT_TCP_OUT_SEGS);
 		/* Stalled too long (the peer waits for us too): go on. */
-		if (budget == 0 && st->now - st->tx_progress > DT_DP_TX_STALL_US)
+		if (budget == 0 && dt_dp_tx_stall_go(st, DT_TCP_OUT_SEGS *
+				(st->lro ? DT_DP_LRO_PIECES : 1u) + 1))
 			budget = 1;
 	}
 	if (budget == 0) {
@@ -598,7 +600,7 @@ timers_budget(const struct dt_dp_stack *st)
 		return 0;
 	tx = dt_dp_tx_room_work(st) / DT_TCP_OUT_SEGS;
 	/* Stalled too long (the peer waits for us too): go on. */
-	if (tx == 0 && st->now - st->tx_progress > DT_DP_TX_STALL_US)
+	if (tx == 0 && dt_dp_tx_stall_go(st, DT_TCP_OUT_SEGS))
 		tx = 1;
 	return RTE_MIN(ev / DT_DP_EV_PER_CALL - 1, tx);
 }

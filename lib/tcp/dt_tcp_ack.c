@@ -184,7 +184,7 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t ack = th->ack;
 	struct tcp_ack_info ai;
 	uint32_t wnd;
-	bool dup, old, same_wnd;
+	bool dup, same_wnd;
 
 	if (c->state == DT_TCP_SYN_RECEIVED &&
 			!tcp_ack_syn_received(c, th, now, out))
@@ -202,11 +202,15 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	/*
 	 * SND.UNA - MAX.SND.WND <= SEG.ACK < SND.UNA: an old ACK (reordered
 	 * or duplicated); its text is processed, its ACK field ignored
-	 * (RFC 9293 3.10.7.4): no window, dupack or cwnd change.
+	 * (RFC 9293 3.10.7.4): no window, dupack or cwnd change. Its SACK
+	 * blocks too: they are the receiver's view before the newer ACK
+	 * already taken (which repeats its latest blocks, RFC 2018 4), and
+	 * an old ACK is no duplicate ACK of RFC 6675 2 either. Taken, one
+	 * reordered ACK started loss recovery (Linux tags them; we do not).
 	 */
-	old = dt_tcp_seq_lt(ack, c->snd_una);
-	if (!old)
-		c->probes_out = 0;	/* the peer is alive (persist) */
+	if (dt_tcp_seq_lt(ack, c->snd_una))
+		return true;
+	c->probes_out = 0;	/* the peer is alive (persist) */
 	wnd = (uint32_t)th->win << c->snd_ws;
 	dup = ack == c->snd_una && plen == 0 &&
 		!(th->flags & (DT_NET_TCP_SYN | DT_NET_TCP_FIN)) &&
@@ -216,7 +220,7 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	if (dt_tcp_seq_gt(ack, c->snd_una))
 		tcp_new_ack(c, ack, now, out);
 	/* The window first: what recovery resends must fit in it. */
-	if (!old && (dt_tcp_seq_lt(c->snd_wl1, th->seq) ||
+	if ((dt_tcp_seq_lt(c->snd_wl1, th->seq) ||
 			(c->snd_wl1 == th->seq && dt_tcp_seq_le(c->snd_wl2, ack)))) {
 		c->snd_wnd = wnd;
 		c->snd_wl1 = th->seq;

@@ -39,6 +39,32 @@ tcp_seq_acceptable(uint32_t seq, uint32_t len, uint32_t rcv_nxt, uint32_t wnd)
 }
 
 static void
+tcp_process_fin(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+{
+	c->rcv_nxt++;
+	c->flags &= (uint16_t)~DT_TCP_F_FIN_RCVD_OOO;
+	c->flags |= DT_TCP_F_ACK_NOW;
+	tcp_event(out, DT_TCP_EV_PEER_CLOSED);
+	switch (c->state) {
+	case DT_TCP_SYN_RECEIVED:
+	case DT_TCP_ESTABLISHED:
+		tcp_set_state(c, DT_TCP_CLOSE_WAIT);
+		break;
+	case DT_TCP_FIN_WAIT_1:
+		if (tcp_fin_acked(c))
+			tcp_enter_time_wait(c, now);
+		else
+			tcp_set_state(c, DT_TCP_CLOSING);
+		break;
+	case DT_TCP_FIN_WAIT_2:
+		tcp_enter_time_wait(c, now);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
 tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint64_t now, struct dt_tcp_out *out)
 {
@@ -88,32 +114,14 @@ tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	c->timers[DT_TCP_T_RTX] = 0;
 	tcp_become_established(c, now, out);
 	c->flags |= DT_TCP_F_ACK_NOW;
-}
-
-static void
-tcp_process_fin(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
-{
-	c->rcv_nxt++;
-	c->flags &= (uint16_t)~DT_TCP_F_FIN_RCVD_OOO;
-	c->flags |= DT_TCP_F_ACK_NOW;
-	tcp_event(out, DT_TCP_EV_PEER_CLOSED);
-	switch (c->state) {
-	case DT_TCP_SYN_RECEIVED:
-	case DT_TCP_ESTABLISHED:
-		tcp_set_state(c, DT_TCP_CLOSE_WAIT);
-		break;
-	case DT_TCP_FIN_WAIT_1:
-		if (tcp_fin_acked(c))
-			tcp_enter_time_wait(c, now);
-		else
-			tcp_set_state(c, DT_TCP_CLOSING);
-		break;
-	case DT_TCP_FIN_WAIT_2:
-		tcp_enter_time_wait(c, now);
-		break;
-	default:
-		break;
-	}
+	/*
+	 * RFC 9293 3.10.7.3: other controls go on to the sixth step, the
+	 * FIN to the eighth. Right after the SYN it is at RCV.NXT; after
+	 * data (freed above: none is taken on a SYN) it is not, and comes
+	 * back with the data's retransmission.
+	 */
+	if ((th->flags & DT_NET_TCP_FIN) && tcp_seg_payload_len(seg) == 0)
+		tcp_process_fin(c, now, out);
 }
 
 /* RST in a synchronized state whose sequence is exactly rcv_nxt. */
@@ -292,12 +300,12 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	if ((flags & DT_NET_TCP_FIN) && (c->state == DT_TCP_SYN_RECEIVED ||
 			tcp_can_receive_data(c)))
 		tcp_rx_fin(c, seq, seq + plen, out);
-	if (plen) {
-		if (tcp_can_receive_data(c))
-			tcp_rx_payload(c, seq, seg, now, out);
-		else
-			tcp_rx_after_fin(c, seq, plen, seg, out);
-	}
+	if (plen == 0)
+		tcp_free_payload(seg, out);	/* empty extents: no text */
+	else if (tcp_can_receive_data(c))
+		tcp_rx_payload(c, seq, seg, now, out);
+	else
+		tcp_rx_after_fin(c, seq, plen, seg, out);
 	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) && c->fin_seq == c->rcv_nxt)
 		tcp_process_fin(c, now, out);
 	return;

@@ -366,6 +366,63 @@ child_init(const struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	tcp_set_state(c, DT_TCP_SYN_RECEIVED);
 }
 
+static bool
+challenge_ack_allowed(struct dt_tcp_listener *l, uint64_t now)
+{
+	/* RFC 5961 7: rate-limited, listener-wide. */
+	if (l->chack_start == 0 || now - l->chack_start >= CHACK_WINDOW_US) {
+		l->chack_start = now ? now : 1;
+		l->chack_count = 0;
+	}
+	if (l->chack_count >= l->cfg->challenge_ack_limit)
+		return false;
+	l->chack_count++;
+	return true;
+}
+
+static void
+challenge_ack_send(struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
+	uint64_t now, struct dt_tcp_out *out)
+{
+	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_net_tcp_opts *o;
+
+	if (seg == NULL)
+		return;
+	o = &seg->th.opts;
+	seg->tuple = e->tuple;
+	seg->th.seq = e->iss + 1;
+	seg->th.ack = e->irs + 1;
+	seg->th.flags = DT_NET_TCP_ACK;
+	seg->th.win = synack_win(l->cfg);
+	if (l->cfg->ts_ok && (e->opts & DT_NET_TCPOPT_F_TS)) {
+		o->present |= DT_NET_TCPOPT_F_TS;
+		o->ts_val = (uint32_t)(now / 1000) + e->iss;
+		o->ts_ecr = e->ts_recent;
+	}
+	l->st.challenge_acks++;
+}
+
+/*
+ * The child did not accept the final ACK (RFC 7323 3.2: no timestamp
+ * once negotiated, dropped silently; 5.3 R1: PAWS; RFC 9293 3.10.7.4:
+ * out of window; both answered with an ACK): no handshake. The spare
+ * goes back to what it was (it took no payload in SYN_RECEIVED) and
+ * the entry stays, its SYN-ACK timer running; the ACK the child owed
+ * is sent on the listener's challenge-ACK budget.
+ */
+static void
+listen_child_undo(struct dt_tcp_listener *l,
+	const struct dt_tcp_syn_entry *e, struct dt_tcp_conn *spare,
+	const struct dt_tcp_conn *saved, uint64_t now, struct dt_tcp_out *out)
+{
+	bool ack = tcp_flag(spare, DT_TCP_F_ACK_NOW);
+
+	*spare = *saved;
+	if (ack && challenge_ack_allowed(l, now))
+		challenge_ack_send(l, e, now, out);
+}
+
 /* Complete a handshake with @p e: the spare becomes the child. */
 static enum dt_tcp_lst_verdict
 listen_child(struct dt_tcp_listener *l, struct dt_tcp_syn_entry *e,
@@ -373,6 +430,7 @@ listen_child(struct dt_tcp_listener *l, struct dt_tcp_syn_entry *e,
 	uint64_t now, struct dt_tcp_out *out)
 {
 	uint64_t none[DT_TCP_T__COUNT] = { 0 };
+	struct dt_tcp_conn saved;
 
 	if (spare == NULL || spare->state != DT_TCP_CLOSED ||
 			l->pending >= l->backlog) {
@@ -380,11 +438,16 @@ listen_child(struct dt_tcp_listener *l, struct dt_tcp_syn_entry *e,
 		tcp_free_payload(seg, out);
 		return DT_TCP_LST_BACKLOG_FULL;
 	}
+	saved = *spare;
 	child_init(l, e, cookie, spare, now);
+	tcp_input(spare, seg, now, out);
+	if (spare->state == DT_TCP_SYN_RECEIVED) {
+		listen_child_undo(l, e, spare, &saved, now, out);
+		return DT_TCP_LST_IGNORED;
+	}
 	if (!cookie)
 		synq_free(l, e);
 	l->pending++;
-	tcp_input(spare, seg, now, out);
 	tcp_call_end(spare, none, now, out);
 	return DT_TCP_LST_ESTABLISHED;
 }
@@ -528,43 +591,6 @@ listen_syn(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 	return v;
 }
 
-static bool
-challenge_ack_allowed(struct dt_tcp_listener *l, uint64_t now)
-{
-	/* RFC 5961 7: rate-limited, listener-wide. */
-	if (l->chack_start == 0 || now - l->chack_start >= CHACK_WINDOW_US) {
-		l->chack_start = now ? now : 1;
-		l->chack_count = 0;
-	}
-	if (l->chack_count >= l->cfg->challenge_ack_limit)
-		return false;
-	l->chack_count++;
-	return true;
-}
-
-static void
-challenge_ack_send(struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
-	uint64_t now, struct dt_tcp_out *out)
-{
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
-	struct dt_net_tcp_opts *o;
-
-	if (seg == NULL)
-		return;
-	o = &seg->th.opts;
-	seg->tuple = e->tuple;
-	seg->th.seq = e->iss + 1;
-	seg->th.ack = e->irs + 1;
-	seg->th.flags = DT_NET_TCP_ACK;
-	seg->th.win = synack_win(l->cfg);
-	if (l->cfg->ts_ok && (e->opts & DT_NET_TCPOPT_F_TS)) {
-		o->present |= DT_NET_TCPOPT_F_TS;
-		o->ts_val = (uint32_t)(now / 1000) + e->iss;
-		o->ts_ecr = e->ts_recent;
-	}
-	l->st.challenge_acks++;
-}
-
 /*
  * RFC 5961 3.2 for a half-open entry (SYN_RECEIVED, RCV.NXT = irs + 1,
  * RCV.WND the SYN-ACK's window): exactly RCV.NXT resets (frees the
@@ -611,6 +637,11 @@ dt_tcp_listen_input(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 	if (f & DT_NET_TCP_RST) {
 		tcp_free_payload(seg, out);
 		v = listen_rst(l, t, &seg->th, now, out);
+	} else if ((f & (DT_NET_TCP_SYN | DT_NET_TCP_FIN | DT_NET_TCP_ACK)) ==
+			(DT_NET_TCP_SYN | DT_NET_TCP_FIN)) {
+		/* SYN+FIN: a scanner's probe, discarded like Linux does. */
+		tcp_free_payload(seg, out);
+		v = DT_TCP_LST_IGNORED;
 	} else if (f & DT_NET_TCP_ACK) {
 		v = listen_ack(l, t, seg, spare, now, out);
 	} else if (f & DT_NET_TCP_SYN) {

@@ -115,8 +115,11 @@ struct dt_tcp_listener {
 enum dt_tcp_lst_verdict {
 	/**
 	 * Dropped: a RST for nothing pending or out of window, a flagless
-	 * segment, or data/FIN that failed cookie validation (its peer's
-	 * retransmission from ISN + 1 may still validate)
+	 * segment, a SYN+FIN, data/FIN that failed cookie validation (its
+	 * peer's retransmission from ISN + 1 may still validate), or a final
+	 * ACK the half-open connection does not accept (no timestamp once
+	 * negotiated, PAWS, out of window: answered with an ACK where RFC
+	 * 9293 asks for one; the entry stays, the spare stays CLOSED)
 	 */
 	DT_TCP_LST_IGNORED,
 	DT_TCP_LST_SYN_QUEUED,	/**< new SYN, SYN-ACK sent */

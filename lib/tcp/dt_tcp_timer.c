@@ -109,8 +109,15 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 	tcp_fin_wait2_update(c, now);
 	if (tcp_flag(c, DT_TCP_F_KEEPALIVE) && (c->state == DT_TCP_ESTABLISHED ||
 			c->state == DT_TCP_CLOSE_WAIT)) {
+		/*
+		 * Armed when keepalive starts (or the connection opens): the
+		 * idle interval counts from then, like Linux's SO_KEEPALIVE
+		 * (RFC 1122 4.2.3.6 sends probes only after an idle interval).
+		 * From last_rx, turning it on long after the last receive
+		 * armed a deadline in the past.
+		 */
 		if (c->timers[DT_TCP_T_KEEPALIVE] == 0)
-			c->timers[DT_TCP_T_KEEPALIVE] = c->last_rx +
+			c->timers[DT_TCP_T_KEEPALIVE] = now +
 				c->cfg->keepalive_idle_us;
 	} else {
 		c->timers[DT_TCP_T_KEEPALIVE] = 0;

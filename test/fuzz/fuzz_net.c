@@ -28,13 +28,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FZ_CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_net: %s:%d: property broken: %s\n", \
-			__FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#define FZ_NAME "fuzz_net"
+#include "fuzz_check.h"
 
 enum fz_target {
 	FZ_ETH,

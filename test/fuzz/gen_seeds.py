@@ -3,7 +3,8 @@
 """Write the seed corpora of the fuzz targets (test/fuzz/corpus/NAME/).
 
 The seeds are committed; this script documents how they were made and
-remakes them: python3 test/fuzz/gen_seeds.py [net|tcp|dp ...]. Each seed
+remakes them: python3 test/fuzz/gen_seeds.py
+[net|tcp|dp|nccl_wire|ini|cli_flow ...]. Each seed
 is a short scenario in the target's input encoding (see the comment at the
 top of each fuzz_*.c): valid headers for fuzz_net, handshakes, transfers,
 loss, SACK, close for fuzz_tcp, frames for fuzz_dp. None of them trips a
@@ -428,8 +429,112 @@ def gen_crashers():
             f.write(v)
 
 
+def nn_hello(flow, nflows, comm_id, magic=0x444e4e48):
+    return struct.pack("<IHHQ", magic, flow, nflows, comm_id)
+
+
+def nn_msg(tag, size, magic=0x444e4e4d):
+    return struct.pack("<IiQ", magic, tag, size)
+
+
+def nn_slices(size, k):
+    """nn_slice(): per-flow (off, len), slices aligned to 4096."""
+    per = (size + k - 1) // k
+    per = (per + 4095) // 4096 * 4096
+    out = []
+    for i in range(k):
+        a = min(i * per, size)
+        out.append((a, min(a + per, size) - a))
+    return out
+
+
+def nn_message(k, room, size, tag=7, fill=0x5a):
+    b = struct.pack("<I", room)
+    for off, ln in nn_slices(size, k):
+        b += nn_msg(tag, size) + bytes([(fill + off) & 0xff]) * ln
+    return b
+
+
+def gen_nccl_wire():
+    """fuzz_nccl_wire: K flows, hellos, then {room, per flow header+slice}."""
+    hellos = [nn_hello(1, 2, 0xabc), nn_hello(0, 2, 0xabc)]
+    write("nccl_wire", "hello_2flows_any_order",
+          bytes([1, len(hellos)]) + b"".join(hellos))
+    hellos = [nn_hello(0, 4, 1), nn_hello(0, 2, 2), nn_hello(3, 4, 1),
+              nn_hello(1, 2, 2), nn_hello(1, 4, 1), nn_hello(2, 4, 1)]
+    write("nccl_wire", "hello_two_comms_interleaved",
+          bytes([3, len(hellos)]) + b"".join(hellos))
+    # A lying peer: flow 1 says the comm has 2 flows, flow 0 said 4.
+    hellos = [nn_hello(0, 4, 9), nn_hello(1, 2, 9), nn_hello(1, 4, 9)]
+    write("nccl_wire", "hello_flow_count_lies",
+          bytes([3, len(hellos)]) + b"".join(hellos))
+    write("nccl_wire", "msg_1flow_small",
+          bytes([0, 0]) + nn_message(1, 100, 100))
+    write("nccl_wire", "msg_4flows_unaligned",
+          bytes([3, 0]) + nn_message(4, 20000, 12345) +
+          nn_message(4, 20000, 0))
+    write("nccl_wire", "msg_2flows_truncated",
+          bytes([1, 0]) + nn_message(2, 4096, 9000))
+    # Flows disagree on the size: EPROTO.
+    b = struct.pack("<I", 8192) + nn_msg(1, 8192) + bytes(4096) + \
+        nn_msg(1, 5000) + bytes(904)
+    write("nccl_wire", "msg_sizes_disagree", bytes([1, 0]) + b)
+    write("nccl_wire", "msg_huge_size_pending",
+          bytes([2, 0]) + struct.pack("<I", 65536) +
+          nn_msg(3, 0xffffffffffffffff) + bytes(64))
+
+
+def gen_ini():
+    """fuzz_ini: byte 0 the line whose callback fails, then the text."""
+    write("ini", "server", b"\0" + b"""# devtcp-server
+[port]
+pci = 0000:01:00.0 ; the NIC
+queues = 4
+
+[listen]
+port = 5201
+port = 5202
+empty =
+""")
+    write("ini", "callback_fails", b"\3" + b"[a]\nk = v\nx = y\nz = 1\n")
+    write("ini", "errors", b"\0" + b"[a\n")
+    write("ini", "no_key", b"\0" + b"[s]\n = v\n")
+    write("ini", "long_line", b"\0" + b"k = " + b"v" * 600 + b"\n")
+    write("ini", "comments", b"\0" + b"; c\n  # c\nk=v#not\nk2 = v ;c\n")
+    write("ini", "no_newline_at_end", b"\0" + b"[x]\nkey=value")
+
+
+def gen_cli_flow():
+    """fuzz_cli_flow: the rule text after "flow create <port>"."""
+    rules = {
+        "queue": "ingress pattern eth / ipv4 / end actions queue index 1 / end",
+        "tcp_5tuple": "ingress pattern eth / ipv4 src is 10.0.0.1 dst is "
+                      "10.0.0.2 / tcp src is 5000 dst is 5201 / end actions "
+                      "queue index 3 / end",
+        "udp_rss_all": "ingress pattern eth / ipv4 dst is 192.168.1.9 / udp "
+                       "dst is 4789 / end actions rss / end",
+        "rss_queues": "ingress pattern eth / ipv4 / tcp dst is 80 / end "
+                      "actions rss queues 0 1 2 3 end / end",
+        "bad_port": "ingress pattern eth / ipv4 / tcp dst is 70000 / end "
+                    "actions queue index 0 / end",
+        "tabs": "ingress\tpattern eth / ipv4 / end actions queue index 0 / end",
+        # A field repeated (the last one counts): a rule of 60 words.
+        "long_repeats": "ingress pattern eth / ipv4" + " src is 10.0.0.1" * 16 +
+                        " / end actions queue index 2 / end",
+        # 64 words of rule and one more: the 65th was silently dropped and
+        # the rule accepted (now: too many words).
+        "words_65": "ingress pattern eth / ipv4" + " src is 10.0.0.1" * 17 +
+                    " / end actions queue index 2 / end extra",
+    }
+    for name, text in rules.items():
+        write("cli_flow", name, text.encode())
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["net", "tcp", "dp"]
+    which = sys.argv[1:] or ["net", "tcp", "dp", "nccl_wire", "ini",
+                             "cli_flow"]
     for w in which:
         {"net": gen_net, "tcp": gen_tcp, "dp": gen_dp,
+         "nccl_wire": gen_nccl_wire, "ini": gen_ini,
+         "cli_flow": gen_cli_flow,
          "crashers": gen_crashers}[w]()

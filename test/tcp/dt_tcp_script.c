@@ -651,11 +651,11 @@ struct seg_spec {
 	uint8_t flags;
 	uint32_t start, end, len;
 	bool has_ack, has_win, opts_any, has_opts;
-	uint32_t ack, win, exts;
+	uint32_t ack, win, exts, exts0;
 	struct dt_net_tcp_opts opts;
 };
 
-/* "<flags> s:e(len) [ack N] [win N] [exts N] [<opts>|<...>]" */
+/* "<flags> s:e(len) [ack N] [win N] [exts N] [exts0 N] [<opts>|<...>]" */
 static bool
 parse_seg(struct interp *in, char *s, bool outbound, struct seg_spec *sp)
 {
@@ -692,6 +692,11 @@ parse_seg(struct interp *in, char *s, bool outbound, struct seg_spec *sp)
 		} else if (!strcmp(tok[i], "exts")) {
 			if (!parse_u32(tok[i + 1], &sp->exts) || sp->exts == 0 ||
 					sp->exts > DT_TCP_SEG_MAX_EXT)
+				return false;
+		} else if (!strcmp(tok[i], "exts0")) {
+			/* Empty extents after the payload's (issue 25 #3). */
+			if (!parse_u32(tok[i + 1], &sp->exts0) ||
+					sp->exts0 > DT_TCP_SEG_MAX_EXT)
 				return false;
 		} else {
 			return false;
@@ -736,8 +741,15 @@ cmd_inbound(struct interp *in, char *rest)
 		return;
 	}
 	seg.n_ext = 0;
-	for (i = 0; i < sp.exts && off < sp.len; i++) {
-		piece = i + 1 == sp.exts ? sp.len - off : sp.len / sp.exts;
+	for (i = 0; i < sp.exts + sp.exts0; i++) {
+		if (i < sp.exts && off == sp.len)
+			continue;	/* no payload: no payload extent */
+		piece = i >= sp.exts ? 0 : i + 1 == sp.exts ? sp.len - off :
+			sp.len / sp.exts;
+		if (seg.n_ext == DT_TCP_SEG_MAX_EXT) {
+			fail(in, "more than %d extents", DT_TCP_SEG_MAX_EXT);
+			return;
+		}
 		if (in->n_rx == MAX_REC) {
 			fail(in, "too many payload records");
 			return;
