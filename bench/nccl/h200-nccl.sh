@@ -9,6 +9,10 @@
 # From the bundle (scripts/device-bundle.sh), as root:
 #   .bundle/run.sh h200-nccl.sh [OUTDIR] [both|devtcp|socket]
 # Environment: MIN (8M), MAX (1G), ITERS (5), MTU (1500), GPU (0),
+#   RANK_GPUS (unset: both ranks on GPU; "0,1": rank 0 on GPU 0, rank 1 on
+#   GPU 1, each seeing only its own: the two-GPU run of issue 27, on a
+#   machine of two GPUs; TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and
+#   NVSHMEM_DISABLE_NVLS=1 are set in every rank besides NCCL_NVLS_ENABLE=0),
 #   PY (python3), NCCL_EXTRA ("VAR=value ..." added to both ranks),
 #   GDR (1: NCCL gives the plugin CUDA buffers; 0: host buffers),
 #   RUN_TIMEOUT (seconds per variant, 0: none; a hung run is killed and its
@@ -149,10 +153,15 @@ INI
 }
 
 rank() {  # variant side rank
-	local variant=$1 side=$2 r=$3 S=${2^^} env
+	local variant=$1 side=$2 r=$3 S=${2^^} env gpu=$GPU gpus
+	if [ -n "${RANK_GPUS:-}" ]; then
+		IFS=, read -r -a gpus <<< "$RANK_GPUS"
+		gpu=${gpus[$r]:?RANK_GPUS names no GPU for rank $r}
+	fi
 	env=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV NCCL_NVLS_ENABLE=0
+		TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 		NCCL_HOSTID="host$S" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0
-		CUDA_VISIBLE_DEVICES=$GPU MASTER_ADDR=10.90.0.1 MASTER_PORT=29555
+		CUDA_VISIBLE_DEVICES=$gpu MASTER_ADDR=10.90.0.1 MASTER_PORT=29555
 		CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_CONNS:-32})
 	# What NCCL's unpack path needs, for both variants alike.
 	if [ "$UNPACK" = yes ]; then
