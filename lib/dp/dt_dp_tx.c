@@ -221,6 +221,8 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(st->conf.hdr_pool), *last;
 	struct dt_net_tcp_hdr th = seg->th;
+	/* Longer than an MSS: a TSO burst the NIC segments (dt_dp_tso.c). */
+	bool tso = c != NULL && seg->len > c->tcp.smss;
 	uint8_t *p, *tcp;
 	size_t hlen, room;
 	uint32_t pseudo;
@@ -237,8 +239,9 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	tcp = p + ETH_HLEN + IP_HLEN;
 	hlen = dt_net_tcp_opts_len(&th.opts) + DT_NET_TCP_HLEN_MIN;
 	l4_len = (uint16_t)(hlen + seg->len);
+	/* TSO convention: the pseudo-header without the length. */
 	pseudo = dt_net_ipv4_pseudo_sum(t->laddr, t->raddr, DT_NET_IPPROTO_TCP,
-		l4_len);
+		tso ? 0 : l4_len);
 	/* Offload convention: the field holds the pseudo-header sum. */
 	th.cksum = st->conf.tx_cksum_offload ? dt_net_cksum_fold(pseudo) : 0;
 	if (room < ETH_HLEN + IP_HLEN + DT_NET_TCP_HLEN_MAX ||
@@ -258,7 +261,9 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 			return;
 		}
 	dt_dp_ip_cksum(st, m, ETH_HLEN, IP_HLEN);
-	if (st->conf.tx_cksum_offload) {
+	if (tso) {
+		dt_dp_tso_mark(st, m, (uint16_t)hlen, seg->len, c->tcp.smss);
+	} else if (st->conf.tx_cksum_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
 	} else {
 		ck = tcp_cksum_cpu(m, pseudo, ETH_HLEN + IP_HLEN);
