@@ -59,6 +59,11 @@
  * buffers: no MSS of the burst spans more than ice's 8 (ICE_TX_MTU_SEG_MAX).
  */
 #define DT_TCP_TX_MAX_EXT 7
+/**
+ * MSS segments one TSO burst is at most (Linux's gso_max_segs for a
+ * device): with a small MSS a burst stays a few dozen frames for the NIC.
+ */
+#define DT_TCP_TSO_SEGS_MAX 64
 /** Segments one call can emit before it sets dt_tcp_out.more. */
 #define DT_TCP_OUT_SEGS 16
 /**

@@ -313,6 +313,8 @@ tcp_seg_cap(const struct dt_tcp_conn *c)
 {
 	uint32_t tso = c->cfg->tso_max;
 
+	if (tso > (uint32_t)DT_TCP_TSO_SEGS_MAX * c->smss)
+		tso = (uint32_t)DT_TCP_TSO_SEGS_MAX * c->smss;
 	return tso > c->smss ? tso - tso % c->smss : c->smss;
 }
 
