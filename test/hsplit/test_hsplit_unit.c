@@ -676,6 +676,7 @@ test_tso_plan(void)
 	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), 0);
 	m.data_len = 60;
 	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), -1);
+	m.data_len = 66;
 	DT_CHECK_EQ(hsplit_tso_plan(&m, hsplit_caps_get(HSPLIT_CAPS_NOTSO), &pl),
 		-1);
 }
