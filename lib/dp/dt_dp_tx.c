@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -33,6 +34,7 @@ dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m)
 void
 dt_dp_tx_flush(struct dt_dp_stack *st)
 {
+	uint64_t t0 = rte_rdtsc();
 	uint32_t at, run;
 	uint16_t sent;
 
@@ -43,6 +45,7 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		 * line, net_hsplit's delay_us=) releases them on its TX path.
 		 */
 		rte_eth_tx_burst(st->conf.port_id, st->conf.txq, st->txb, 0);
+		st->st.tx_burst_cycles += rte_rdtsc() - t0;
 		return;
 	}
 	/* In contiguous runs of the ring; what the NIC leaves waits. */
@@ -60,6 +63,7 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		if (sent < run)
 			break;
 	}
+	st->st.tx_burst_cycles += rte_rdtsc() - t0;
 }
 
 uint32_t
