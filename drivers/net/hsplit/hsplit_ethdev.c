@@ -87,10 +87,11 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_queue_offload_capa = caps->rx_queue_offload_capa;
 	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
 	/*
-	 * TSO on the loopback wire (the NIC model segments, hsplit_tso.c);
-	 * the interface backend sizes its ring in frames and does not yet.
+	 * TSO: on the loopback wire the NIC model segments (hsplit_tso.c);
+	 * on an interface the kernel gets the frame whole, as GSO, where it
+	 * takes that (hsplit_iface_gso.c).
 	 */
-	if (caps->tso && p->iface == NULL)
+	if (caps->tso && (p->iface == NULL || hsplit_iface_gso(p)))
 		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	info->tx_queue_offload_capa = info->tx_offload_capa;
 	info->reta_size = HSPLIT_RETA_SIZE;

@@ -75,6 +75,9 @@ struct hsplit_wbuf {
 	uint16_t queue;         /**< receiving queue */
 	/** Delay line: TSC before which the frame is not received (0: now). */
 	uint64_t due;
+	/** A TSO frame sent whole (interface backend): MSS and header bytes. */
+	uint16_t gso_size;
+	uint16_t gso_hdr_len;
 	struct hsplit_pkt_info pi;
 	uint8_t data[HSPLIT_WIRE_DATA] __rte_cache_aligned;
 };

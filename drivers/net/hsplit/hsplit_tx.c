@@ -24,6 +24,8 @@
 #include <rte_memcpy.h>
 
 #include "hsplit_caps.h"
+#include "hsplit_iface.h"
+#include "hsplit_iface_gso.h"
 #include "hsplit_offload.h"
 #include "hsplit_parse.h"
 #include "hsplit_private.h"
@@ -294,10 +296,15 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 	for (i = 0; i < n; i++) {
 		if (p->loss_thr && hsplit_prng_next(&q->prng) < p->loss_thr) {
 			q->st.loss++;
-			rte_mempool_put(p->wire_pool, wb[i]);
+			rte_mempool_put(rte_mempool_from_obj(wb[i]), wb[i]);
 			continue;
 		}
-		if (p->corrupt_thr && hsplit_prng_next(&q->prng) < p->corrupt_thr &&
+		/*
+		 * Not a GSO frame: the kernel sums its segments again when it
+		 * cuts it, so a byte flipped here would arrive valid.
+		 */
+		if (p->corrupt_thr && wb[i]->gso_size == 0 &&
+				hsplit_prng_next(&q->prng) < p->corrupt_thr &&
 				hsplit_wire_corrupt(wb[i], hsplit_prng_next(&q->prng)) == 0) {
 			/* Classify again: the peer's NIC verifies, trusts nothing. */
 			hsplit_wire_classify(p->peer, wb[i], 0);
@@ -316,9 +323,12 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 		} else {
 			out[k++] = wb[i];
 		}
+		/* A GSO frame is not duplicated: no wire buffer holds it. */
 		if (p->dup_thr && hsplit_prng_next(&q->prng) < p->dup_thr &&
+				wb[i]->gso_size == 0 &&
 				rte_mempool_get(p->wire_pool, (void **)&c) == 0) {
 			c->len = wb[i]->len;
+			c->gso_size = 0;
 			c->rss_hash = wb[i]->rss_hash;
 			c->rx_flags = wb[i]->rx_flags;
 			c->queue = wb[i]->queue;
@@ -333,13 +343,20 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 		hsplit_wire_deliver(p->peer, out, k, q);
 }
 
-/* A frame that is not segmented: one wire buffer, gathered whole. */
+/*
+ * A frame that is not segmented: one wire buffer, gathered whole. A TSO
+ * frame sent whole (GSO, @p pl) gets both checksums and its MSS.
+ */
 static void
 tx_frame_whole(struct hsplit_txq *q, struct rte_mbuf *m,
-	struct hsplit_wbuf *wb, struct tx_frame *f)
+	const struct hsplit_tso_plan *pl, struct hsplit_wbuf *wb,
+	struct tx_frame *f)
 {
 	wb->len = m->pkt_len;
-	f->ol_flags = m->ol_flags;
+	wb->gso_size = pl != NULL ? pl->mss : 0;
+	wb->gso_hdr_len = pl != NULL ? pl->hdr_len : 0;
+	f->ol_flags = pl != NULL ? RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+		RTE_MBUF_F_TX_TCP_CKSUM : m->ol_flags;
 	f->l2_len = m->l2_len;
 	f->l3_len = m->l3_len;
 	if (gather(q, m, 0, m->pkt_len, wb->data, f) < 0) {
@@ -364,6 +381,7 @@ tx_frame_tso(struct hsplit_txq *q, struct rte_mbuf *m,
 		off = (uint32_t)k * pl->mss;
 		len = RTE_MIN((uint32_t)pl->mss, pl->payload - off);
 		wb[k]->len = pl->hdr_len + len;
+		wb[k]->gso_size = 0;
 		f[k].ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
 			RTE_MBUF_F_TX_TCP_CKSUM;
 		f[k].l2_len = m->l2_len;
@@ -382,16 +400,27 @@ tx_frame_tso(struct hsplit_txq *q, struct rte_mbuf *m,
 }
 
 /*
- * Wire frames frame @p m becomes: 1, the segments of a TSO frame, or 0
- * when it is dropped (too big, a TSO frame outside the profile's limits).
+ * Wire frames frame @p m becomes: 1, the segments of a TSO frame (or one
+ * GSO frame where the interface takes them: *@p pool is then its pool),
+ * or 0 when it is dropped (too big, a TSO frame outside the limits).
  */
 static uint16_t
 tx_frame_count(struct hsplit_txq *q, const struct rte_mbuf *m,
-	struct hsplit_tso_plan *pl)
+	struct hsplit_tso_plan *pl, struct rte_mempool **pool)
 {
+	*pool = q->port->wire_pool;
 	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
-		if (hsplit_tso_plan(m, hsplit_caps_get(q->port->da.caps), pl) == 0)
+		if (hsplit_tso_plan(m, hsplit_caps_get(q->port->da.caps), pl) != 0 ||
+				m->pkt_len > HSPLIT_GSO_MAX_FRAME) {
+			q->st.drop_tso_bad++;
+			return 0;
+		}
+		if (q->port->iface == NULL)
 			return pl->nseg;
+		*pool = hsplit_iface_gso_pool(q->port);
+		if (*pool != NULL)
+			return 1;
+		/* TSO frames on an interface without GSO: not offered. */
 		q->st.drop_tso_bad++;
 		return 0;
 	}
@@ -410,8 +439,8 @@ static uint16_t
 tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	struct hsplit_tx_chunk *c, bool *full)
 {
-	struct hsplit_port *p = q->port;
 	struct hsplit_tso_plan pl;
+	struct rte_mempool *pool;
 	uint16_t i, k;
 	uint32_t e;
 
@@ -431,22 +460,24 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		k = tx_frame_count(q, m, &pl);
+		k = tx_frame_count(q, m, &pl, &pool);
 		if (c->nw + k > HSPLIT_TX_CHUNK_WB) {
 			*full = true;
 			break;
 		}
 		/* Out of wire buffers: the rest waits for the next burst. */
-		if (k > 0 && rte_mempool_get_bulk(p->wire_pool,
+		if (k > 0 && rte_mempool_get_bulk(pool,
 				(void **)(c->wb + c->nw), k) != 0)
 			break;
 		memset(c->f + c->nw, 0, sizeof(c->f[0]) * k);
 		if (k == 0)
 			continue;
-		if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)
-			tx_frame_tso(q, m, &pl, c->wb + c->nw, c->f + c->nw);
+		if (!(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG))
+			tx_frame_whole(q, m, NULL, c->wb[c->nw], &c->f[c->nw]);
+		else if (pool != q->port->wire_pool)
+			tx_frame_whole(q, m, &pl, c->wb[c->nw], &c->f[c->nw]);
 		else
-			tx_frame_whole(q, m, c->wb[c->nw], &c->f[c->nw]);
+			tx_frame_tso(q, m, &pl, c->wb + c->nw, c->f + c->nw);
 		c->nw = (uint16_t)(c->nw + k);
 	}
 	hsplit_pace_refund(q, pkts + i, (uint16_t)(n - i));
@@ -507,7 +538,7 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 		struct hsplit_wbuf *wb = c->wb[i];
 
 		if (f->bad) {
-			rte_mempool_put(p->wire_pool, wb);
+			rte_mempool_put(rte_mempool_from_obj(wb), wb);
 			continue;
 		}
 		if (f->tso.nseg != 0)

@@ -142,9 +142,13 @@ hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
 	if (q->tokens > q->bucket_max)
 		q->tokens = q->bucket_max;
 	q->last_tsc = now;
+	/*
+	 * A frame goes while the bucket is not empty and may leave it in
+	 * debt: a TSO frame's segments can cost more than the bucket holds.
+	 */
 	for (i = 0; i < n; i++) {
 		cost = (double)hsplit_tso_wire_len(pkts[i], HSPLIT_WIRE_OVERHEAD);
-		if (q->tokens < cost)
+		if (q->tokens <= 0.0)
 			break;
 		q->tokens -= cost;
 	}
