@@ -6,7 +6,8 @@ import os
 import statistics as st
 import sys
 
-d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "json")
+d = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                 sys.argv[1] if len(sys.argv) > 1 else "json")
 rows = {}
 for f in sorted(glob.glob(os.path.join(d, "*.json"))):
     name = os.path.basename(f).rsplit("_r", 1)[0]
