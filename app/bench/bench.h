@@ -177,6 +177,9 @@ struct bench_result {
 	uint64_t cpu_copy_bytes;    /* payload copied after receive (copy, bounce, HOST chunks) */
 	uint64_t retransmits;       /* client connections' retransmitted segments */
 	uint64_t stack_cycles;      /* lib/dp's own RX processing cycles (server) */
+	/* Client stacks' transmit cycles: frame building, the NIC's tx_burst. */
+	uint64_t tx_stack_cycles, tx_burst_cycles;
+	uint64_t tx_tso_bursts, tx_tso_segs;
 	uint64_t stack_drops;       /* every drop counter of both stacks, summed */
 	uint64_t tcp_errors;        /* resets, errors, refused sends */
 	uint64_t events_overflow;   /* must be 0 */

@@ -565,6 +565,9 @@ bench_write_json(int fd, const struct bench_opts *o,
 			"\"goodput_gbps\": %.4f, \"line_rate_gbps\": %.4f, "
 			"\"line_rate_source\": \"%s\", \"pct_line_rate\": %s, "
 			"\"rx_cycles_per_frame\": %.1f, \"stack_cycles_per_frame\": %.1f, "
+			"\"tx_stack_cycles_per_kbyte\": %.1f, "
+			"\"tx_burst_cycles_per_kbyte\": %.1f, "
+			"\"tx_tso_bursts\": %" PRIu64 ", \"tx_tso_segs\": %" PRIu64 ", "
 			"\"retransmits\": %" PRIu64 ", \"missed\": %" PRIu64 ", "
 			"\"cksum_bad\": %" PRIu64 ", \"stack_drops\": %" PRIu64 ", "
 			"\"tcp_errors\": %" PRIu64 ", \"events_overflow\": %" PRIu64 ", "
@@ -585,6 +588,9 @@ bench_write_json(int fd, const struct bench_opts *o,
 			r->line_rate_src != NULL ? r->line_rate_src : "none", pct,
 			ratio(r->rx_cycles, r->rx_frames),
 			ratio(r->stack_cycles, r->rx_frames),
+			1000.0 * ratio(r->tx_stack_cycles, r->sent_bytes),
+			1000.0 * ratio(r->tx_burst_cycles, r->sent_bytes),
+			r->tx_tso_bursts, r->tx_tso_segs,
 			r->retransmits, r->missed, r->cksum_bad, r->stack_drops,
 			r->tcp_errors, r->events_overflow, r->verified_bytes,
 			r->verify_errors, r->verify_batches, r->copy_errors,

@@ -819,6 +819,10 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 		res->tcp_errors += s->errors;
 		if (!s->server) {
 			res->tx_frames += ds.tx_frames;
+			res->tx_stack_cycles += ds.tx_cycles;
+			res->tx_burst_cycles += ds.tx_burst_cycles;
+			res->tx_tso_bursts += ds.tx_tso_bursts;
+			res->tx_tso_segs += ds.tx_tso_segs;
 			res->retransmits += s->retransmits;
 			for (k = 0; k < s->nb; k++)
 				res->sent_bytes += s->conns[k].acked;

@@ -1298,7 +1298,8 @@ show_stats(struct cmdline *cl, struct cli_ctx *ctx)
 		STAT(neigh_published), STAT(mem_bytes), STAT(ooo_stores),
 		STAT(ooo_stores_used), STAT(ooo_stores_lent),
 		STAT(drop_ooo_no_store), STAT(rx_coalesced), STAT(rx_gro_runs),
-		STAT(rx_gro_frames),
+		STAT(rx_gro_frames), STAT(tx_tso_bursts), STAT(tx_tso_segs),
+		STAT(tx_cycles), STAT(tx_burst_cycles),
 	};
 	struct dt_dp_stats s;
 	unsigned int n = 0, i;

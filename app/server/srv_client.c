@@ -267,6 +267,7 @@ static void
 finish(struct srv_stack *s, struct srv_stream *ss, bool ok)
 {
 	uint8_t d[DT_APP_SHA256_LEN];
+	struct dt_dp_stats st;
 	char hex[65];
 
 	if (!ok && !ss->connected)
@@ -276,6 +277,9 @@ finish(struct srv_stack *s, struct srv_stream *ss, bool ok)
 	SRV_LOG(INFO, "sender: stream %" PRIx64 " %s: %" PRIu64 " of %" PRIu64
 		" bytes acknowledged, sha256 %s", ss->conn, ok ? "done" : "FAILED",
 		ss->acked, ss->to_send, hex);
+	dt_dp_stats_get(s->st, &st);
+	SRV_LOG(INFO, "sender: stack TSO so far: %" PRIu64 " bursts, %" PRIu64
+		" segments", st.tx_tso_bursts, st.tx_tso_segs);
 	if (ok)
 		s->cs.streams_ok++;
 	else

@@ -54,6 +54,7 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(ooo_stores_lent); ADD(drop_ooo_no_store);
 	/* Receive coalescing within a burst. */
 	ADD(rx_coalesced); ADD(rx_gro_runs); ADD(rx_gro_frames);
+	ADD(tx_tso_bursts); ADD(tx_tso_segs); ADD(tx_cycles); ADD(tx_burst_cycles);
 }
 
 static void

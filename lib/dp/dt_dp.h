@@ -322,6 +322,12 @@ struct dt_dp_stats {
 	/* Receive coalescing within a burst (software GRO). */
 	uint64_t rx_gro_runs;            /**< segments the engine took that merged 2 or more frames */
 	uint64_t rx_gro_frames;          /**< frames in those segments */
+	/* TCP segmentation offload (ports that offer RTE_ETH_TX_OFFLOAD_TCP_TSO). */
+	uint64_t tx_tso_bursts;          /**< frames longer than an MSS handed to the NIC to segment */
+	uint64_t tx_tso_segs;            /**< segments the NIC cuts them into (per burst: segs / bursts) */
+	/* Transmit cost (TSC cycles), next to the receive side's rx_cycles. */
+	uint64_t tx_cycles;              /**< building frames from the engine's segments (lib/dp's own) */
+	uint64_t tx_burst_cycles;        /**< in the NIC's tx_burst (a software NIC's transmit included) */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

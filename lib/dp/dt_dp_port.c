@@ -256,6 +256,16 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 				info.driver_name);
 		tx_off |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	}
+	/*
+	 * TSO where the NIC offers it: a send burst leaves as one header and
+	 * a payload chain the NIC segments. It sums every segment itself, so
+	 * it needs the checksum offloads, and chains, so multi-segment TX.
+	 */
+	if (!c->no_tso && (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO) &&
+			(tx_off & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+			(tx_off & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) &&
+			(tx_off & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))
+		tx_off |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 
 	/*
 	 * Coalesced TCP frames (LRO / HW-GRO) where the NIC offers them: the

@@ -54,6 +54,14 @@ struct dt_dp_port_conf {
 	 */
 	bool no_lro;
 	/**
+	 * Leave TSO off even where the NIC offers it (A/B measurement): the
+	 * stack then sends one MSS per frame. On by default when the NIC
+	 * offers RTE_ETH_TX_OFFLOAD_TCP_TSO and tx_cksum and tx_multi_seg are
+	 * set; the stacks on the port then hand it bursts (dt_dp_stats
+	 * tx_tso_bursts).
+	 */
+	bool no_tso;
+	/**
 	 * Steered mode (DESIGN rule 3; split modes, nb_rxq >= 2): queue 0
 	 * receives whole frames in host memory (host_pool) and the port's
 	 * RSS sends it everything no rte_flow rule steers (ARP, ICMP, other

@@ -170,6 +170,8 @@ struct dt_dp_stack {
 	uint8_t mac[6];
 	uint16_t mtu;               /**< the port's, clamped to what the NIC carries */
 	bool lro;                   /**< the port coalesces TCP frames (RX LRO) */
+	/** TSO: payload bytes one burst may carry (dt_tcp_cfg.tso_max), 0: off. */
+	uint32_t tso_max;
 	unsigned int lcore;
 
 	/* Payload region behind the RX queue. */
@@ -380,6 +382,14 @@ void dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 void dt_dp_tx_l2(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t dst_ip,
 	struct dt_dp_neigh **cache);
 uint32_t dt_dp_nexthop(const struct dt_dp_stack *st, uint32_t dst);
+struct rte_eth_dev_info;
+struct rte_eth_conf;
+/** TSO for the port's configuration and limits (sets tso_max). */
+void dt_dp_tso_init(struct dt_dp_stack *st, const struct rte_eth_dev_info *info,
+	const struct rte_eth_conf *conf);
+/** Mark header mbuf @p m of a @p payload-byte burst for the NIC to cut at @p mss. */
+void dt_dp_tso_mark(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l4_len,
+	uint32_t payload, uint16_t mss);
 void dt_dp_ip_cksum(struct dt_dp_stack *st, struct rte_mbuf *m,
 	uint16_t l2_len, uint16_t l3_len);
 

@@ -163,6 +163,7 @@ tcp_cfg_init(struct dt_dp_stack *st)
 		t->mss = (uint16_t)(st->mtu - 40);
 	}
 	t->rcv_space = st->conf.window;
+	t->tso_max = st->tso_max;
 	/* ACKs owed by a burst's segments go out once, after the burst. */
 	t->ack_defer = true;
 	while (t->wscale < 14 && ((uint64_t)0xffff << t->wscale) < st->conf.window)
@@ -274,6 +275,7 @@ port_init(struct dt_dp_stack *st)
 	memcpy(st->mac, mac.addr_bytes, 6);
 	st->mtu = mtu;
 	st->lro = !!(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO);
+	dt_dp_tso_init(st, &info, &conf);
 	return dt_dp_rss_init(st);
 }
 

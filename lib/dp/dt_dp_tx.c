@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -33,6 +34,7 @@ dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m)
 void
 dt_dp_tx_flush(struct dt_dp_stack *st)
 {
+	uint64_t t0 = rte_rdtsc();
 	uint32_t at, run;
 	uint16_t sent;
 
@@ -43,6 +45,7 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		 * line, net_hsplit's delay_us=) releases them on its TX path.
 		 */
 		rte_eth_tx_burst(st->conf.port_id, st->conf.txq, st->txb, 0);
+		st->st.tx_burst_cycles += rte_rdtsc() - t0;
 		return;
 	}
 	/* In contiguous runs of the ring; what the NIC leaves waits. */
@@ -60,6 +63,7 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		if (sent < run)
 			break;
 	}
+	st->st.tx_burst_cycles += rte_rdtsc() - t0;
 }
 
 uint32_t
@@ -221,6 +225,8 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(st->conf.hdr_pool), *last;
 	struct dt_net_tcp_hdr th = seg->th;
+	/* Longer than an MSS: a TSO burst the NIC segments (dt_dp_tso.c). */
+	bool tso = c != NULL && seg->len > c->tcp.smss;
 	uint8_t *p, *tcp;
 	size_t hlen, room;
 	uint32_t pseudo;
@@ -237,8 +243,9 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	tcp = p + ETH_HLEN + IP_HLEN;
 	hlen = dt_net_tcp_opts_len(&th.opts) + DT_NET_TCP_HLEN_MIN;
 	l4_len = (uint16_t)(hlen + seg->len);
+	/* TSO convention: the pseudo-header without the length. */
 	pseudo = dt_net_ipv4_pseudo_sum(t->laddr, t->raddr, DT_NET_IPPROTO_TCP,
-		l4_len);
+		tso ? 0 : l4_len);
 	/* Offload convention: the field holds the pseudo-header sum. */
 	th.cksum = st->conf.tx_cksum_offload ? dt_net_cksum_fold(pseudo) : 0;
 	if (room < ETH_HLEN + IP_HLEN + DT_NET_TCP_HLEN_MAX ||
@@ -258,7 +265,9 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 			return;
 		}
 	dt_dp_ip_cksum(st, m, ETH_HLEN, IP_HLEN);
-	if (st->conf.tx_cksum_offload) {
+	if (tso) {
+		dt_dp_tso_mark(st, m, (uint16_t)hlen, seg->len, c->tcp.smss);
+	} else if (st->conf.tx_cksum_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
 	} else {
 		ck = tcp_cksum_cpu(m, pseudo, ETH_HLEN + IP_HLEN);

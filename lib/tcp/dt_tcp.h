@@ -47,8 +47,23 @@
  * from their window: window / segment size plus some slack.
  */
 #define DT_TCP_OOO_MAX 16384
-/** Max send-buffer extents referenced by one outbound segment. */
-#define DT_TCP_TX_MAX_EXT 4
+/**
+ * Max send-buffer extents referenced by one outbound segment of at most
+ * one MSS: with a header that is 5 buffers, within every NIC's limit for a
+ * frame that is not segmented (ice: 8, ICE_TX_MTU_SEG_MAX).
+ */
+#define DT_TCP_TX_MSS_EXT 4
+/**
+ * Max send-buffer extents referenced by one outbound segment: a TSO burst
+ * (dt_tcp_cfg.tso_max) may reference this many. With its header that is 8
+ * buffers: no MSS of the burst spans more than ice's 8 (ICE_TX_MTU_SEG_MAX).
+ */
+#define DT_TCP_TX_MAX_EXT 7
+/**
+ * MSS segments one TSO burst is at most (Linux's gso_max_segs for a
+ * device): with a small MSS a burst stays a few dozen frames for the NIC.
+ */
+#define DT_TCP_TSO_SEGS_MAX 64
 /** Segments one call can emit before it sets dt_tcp_out.more. */
 #define DT_TCP_OUT_SEGS 16
 /**
@@ -284,6 +299,19 @@ struct dt_tcp_cfg {
 	 * filled hole does not. Off by default.
 	 */
 	bool ack_defer;
+	/**
+	 * TCP segmentation offload: payload bytes one outbound segment may
+	 * carry, 0 (or anything up to the MSS) for one MSS per segment. The
+	 * caller hands a segment longer than the connection's dt_tcp_conn
+	 * .smss to a NIC that cuts it into smss-sized segments. A burst is
+	 * cut at a multiple of smss and never carries more than the
+	 * congestion window, the peer's window, sender SWS avoidance and
+	 * Nagle's algorithm would let go as MSS segments right now (its short
+	 * tail goes only when an MSS segment of that size would). What the
+	 * send loop sends may be a burst, also data sent again after an RTO;
+	 * fast retransmit, SACK holes and loss probes stay one MSS.
+	 */
+	uint32_t tso_max;
 };
 
 /**

@@ -66,8 +66,8 @@ tcp_fill_hdr(struct dt_tcp_conn *c, struct dt_tcp_tx_seg *seg, uint32_t seq,
 
 /* Describe @p len queued bytes from data offset @p off as slices. */
 static uint32_t
-tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
-	struct dt_tcp_tx_seg *seg)
+tcp_slice_n(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
+	struct dt_tcp_tx_seg *seg, uint8_t max_ext)
 {
 	uint64_t pos = (uint64_t)c->txq_head_off + off;
 	uint32_t got = 0, take;
@@ -79,7 +79,7 @@ tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
 		pos -= c->txq[(c->txq_head + i) % c->txq_cap].len;
 		i++;
 	}
-	while (got < len && i < c->txq_n && seg->n_ext < DT_TCP_TX_MAX_EXT) {
+	while (got < len && i < c->txq_n && seg->n_ext < max_ext) {
 		e = &c->txq[(c->txq_head + i) % c->txq_cap];
 		take = e->len - pos < len - got ? (uint32_t)(e->len - pos) :
 			len - got;
@@ -92,6 +92,28 @@ tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
 		i++;
 	}
 	return got;
+}
+
+/*
+ * Slices of @p len bytes: one MSS within DT_TCP_TX_MSS_EXT extents, a TSO
+ * burst within DT_TCP_TX_MAX_EXT. A burst the extents cut short ends at a
+ * multiple of the MSS, so that the NIC sends no short segment amid the
+ * stream (the rest goes in the next segment).
+ */
+static uint32_t
+tcp_slice(const struct dt_tcp_conn *c, uint32_t off, uint32_t len,
+	struct dt_tcp_tx_seg *seg)
+{
+	uint32_t got;
+
+	if (len <= c->smss)
+		return tcp_slice_n(c, off, len, seg, DT_TCP_TX_MSS_EXT);
+	got = tcp_slice_n(c, off, len, seg, DT_TCP_TX_MAX_EXT);
+	if (got == len || got <= c->smss || got % c->smss == 0)
+		return got;
+	seg->n_ext = 0;
+	return tcp_slice_n(c, off, got - got % c->smss, seg,
+		DT_TCP_TX_MAX_EXT);
 }
 
 /*
@@ -282,6 +304,44 @@ tcp_may_send_data(const struct dt_tcp_conn *c)
 	}
 }
 
+/*
+ * Payload bytes one segment of the send loop may carry: one MSS, or with
+ * TSO (cfg tso_max) the largest multiple of it within tso_max.
+ */
+static uint32_t
+tcp_seg_cap(const struct dt_tcp_conn *c)
+{
+	uint32_t tso = c->cfg->tso_max;
+
+	if (tso > (uint32_t)DT_TCP_TSO_SEGS_MAX * c->smss)
+		tso = (uint32_t)DT_TCP_TSO_SEGS_MAX * c->smss;
+	return tso > c->smss ? tso - tso % c->smss : c->smss;
+}
+
+/*
+ * Whether a piece of @p len bytes shorter than one MSS goes now, @p avail
+ * bytes being queued from its start (the rules for a segment that is not
+ * full). @p full: the full segments of a burst go before it (they are in
+ * flight then; a tail held back is judged, and counted, again alone).
+ */
+static bool
+tcp_small_ok(struct dt_tcp_conn *c, uint32_t len, uint32_t avail, bool fin,
+	uint32_t full)
+{
+	/* Sender SWS avoidance: a small piece of a larger queue waits for
+	 * more window unless it is half the largest window seen. */
+	if (len < avail && len < c->max_snd_wnd / 2)
+		return false;
+	/* Nagle: one small segment in flight at a time. */
+	if (len == avail && tcp_flag(c, DT_TCP_F_NAGLE) && !fin &&
+			(full > 0 || c->snd_max != c->snd_una)) {
+		if (full == 0)
+			c->nagle_holds++;
+		return false;
+	}
+	return true;
+}
+
 /* How much to send at snd_nxt now; *fin set when the FIN goes too. */
 static uint32_t
 tcp_next_len(struct dt_tcp_conn *c, bool *fin)
@@ -293,7 +353,7 @@ tcp_next_len(struct dt_tcp_conn *c, bool *fin)
 	uint32_t right = c->snd_una + wnd;
 	uint32_t usable = dt_tcp_seq_lt(c->snd_nxt, right) ?
 		right - c->snd_nxt : 0;
-	uint32_t len;
+	uint32_t len, cap = tcp_seg_cap(c), full, tail;
 
 	if (tcp_flag(c, DT_TCP_F_RECOVERY) && tcp_sack_on(c)) {
 		/* RFC 6675 NextSeg() rule 2: new data within cwnd - pipe
@@ -306,24 +366,21 @@ tcp_next_len(struct dt_tcp_conn *c, bool *fin)
 	}
 	len = avail < usable ? avail : usable;
 
-	if (len > c->smss)
-		len = c->smss;
+	if (len > cap)
+		len = cap;
 	*fin = tcp_fin_pending(c) && c->snd_nxt + len == data_end;
-	if (len == 0 || len == c->smss)
+	if (len == 0 || len % c->smss == 0)
 		return len;
-	/* Sender SWS avoidance: a small piece of a larger queue waits for
-	 * more window unless it is half the largest window seen. */
-	if (len < avail && len < c->max_snd_wnd / 2) {
-		*fin = false;
-		return 0;
-	}
-	/* Nagle: one small segment in flight at a time. */
-	if (len == avail && tcp_flag(c, DT_TCP_F_NAGLE) && !*fin &&
-			c->snd_max != c->snd_una) {
-		c->nagle_holds++;
-		return 0;
-	}
-	return len;
+	/*
+	 * A short piece: alone, or (TSO) the tail of a burst whose full
+	 * segments go first, as the MSS loop would judge it after them.
+	 */
+	tail = len % c->smss;
+	full = len - tail;
+	if (tcp_small_ok(c, tail, avail - full, *fin, full))
+		return len;
+	*fin = false;
+	return full;
 }
 
 void

@@ -36,6 +36,7 @@
 #include "dt_net_cksum.h"
 #include "dt_pattern.h"
 #include "dt_test.h"
+#include "dp_test_tso.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 0, 1)
 #define SRV_IP RTE_IPV4(10, 0, 0, 2)
@@ -59,6 +60,8 @@ static struct {
 	bool expect_host;      /* headers shorter than the split: HOST chunks */
 	bool expect_gro;       /* transfers: the server coalesced frames */
 	bool no_gro;           /* both stacks: dt_dp_stack_conf.no_rx_gro */
+	bool no_sack;          /* both stacks: no SACK (NewReno recovery) */
+	int expect_tso;        /* transfers: 1 the client sent TSO bursts, -1 none */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -342,6 +345,9 @@ parse_args(int argc, char **argv)
 		{ "expect-host", no_argument, NULL, 'H' },
 		{ "expect-gro", no_argument, NULL, 'G' },
 		{ "no-gro", no_argument, NULL, 'g' },
+		{ "no-sack", no_argument, NULL, 'k' },
+		{ "expect-tso", no_argument, NULL, 'T' },
+		{ "expect-no-tso", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -382,6 +388,15 @@ parse_args(int argc, char **argv)
 			break;
 		case 'g':
 			opt.no_gro = true;
+			break;
+		case 'k':
+			opt.no_sack = true;
+			break;
+		case 'T':
+			opt.expect_tso = 1;
+			break;
+		case 'N':
+			opt.expect_tso = -1;
 			break;
 		default:
 			return -1;
@@ -454,6 +469,7 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 	sc.tcp.delack_us = 1000;
 	sc.tcp.ts_ok = !opt.no_ts;
 	sc.no_rx_gro = opt.no_gro;
+	sc.tcp.sack_ok = !opt.no_sack;
 	return dt_dp_stack_create(&sc);
 }
 
@@ -748,6 +764,7 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	print_stats("client", &cs);
 	print_stats("server", &ss);
 	check_gro(&ss);
+	dp_test_check_tso(env.cport, &cs, opt.expect_tso);
 }
 
 

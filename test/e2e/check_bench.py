@@ -162,7 +162,9 @@ RUN = ["mode", "tcp", "seconds", "conns", "conns_done", "tx_frames",
        "copy_engine_bytes", "nic_copy_bytes", "cpu_copy_bytes",
        "cpu_copy_per_payload_byte", "frames_per_sec", "gbps", "payload_gbps",
        "goodput_gbps", "line_rate_gbps", "line_rate_source", "pct_line_rate",
-       "rx_cycles_per_frame", "stack_cycles_per_frame", "retransmits",
+       "rx_cycles_per_frame", "stack_cycles_per_frame",
+       "tx_stack_cycles_per_kbyte", "tx_burst_cycles_per_kbyte",
+       "tx_tso_bursts", "tx_tso_segs", "retransmits",
        "missed", "cksum_bad", "stack_drops", "tcp_errors", "events_overflow",
        "verified_bytes", "verify_errors", "verify_batches", "copy_errors",
        "interrupted", "ratios", "samples"]
@@ -244,6 +246,18 @@ for r in doc["runs"]:
         check(r["goodput_gbps"] > 0 and r["rx_cycles_per_frame"] > 0 and
               r["stack_cycles_per_frame"] > 0, m + ": rates and cycles")
         check(r["rx_bytes"] > r["payload_bytes"], m + ": wire bytes > payload")
+        check(r["tx_stack_cycles_per_kbyte"] > 0 and
+              r["tx_burst_cycles_per_kbyte"] > 0, m + ": TX cycles")
+        # net_hsplit's loopback wire offers TSO unless caps=notso: the
+        # clients hand it bursts of several MSS (device-memory sends too).
+        if "caps=notso" in wire_args:
+            check(r["tx_tso_bursts"] == 0 == r["tx_tso_segs"],
+                  m + ": no TSO on a port without it")
+        else:
+            check(r["tx_tso_bursts"] > 0 and
+                  r["tx_tso_segs"] >= 2 * r["tx_tso_bursts"],
+                  m + ": TSO bursts (%d, %d segments)" %
+                  (r["tx_tso_bursts"], r["tx_tso_segs"]))
         if verify:
             check(r["verify_batches"] > 0, m + ": checked in batches (%d)" %
                   r["verify_batches"])

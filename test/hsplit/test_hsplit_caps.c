@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * net_hsplit capability profiles through ethdev (caps=full|mlx5|ice): what
- * rte_eth_dev_info_get and rte_eth_buffer_split_get_supported_hdr_ptypes
+ * net_hsplit capability profiles through ethdev (caps=full|mlx5|ice|notso):
+ * what rte_eth_dev_info_get and rte_eth_buffer_split_get_supported_hdr_ptypes
  * report, and which split configurations ethdev and the PMD accept, as
- * DPDK 22.11 does for mlx5 and ice. Ports: 0 full, 1 mlx5, 2 ice (meson).
+ * DPDK 22.11 does for mlx5 and ice; TSO and each NIC's TX limits. Ports:
+ * 0 full, 1 mlx5, 2 ice, 3 notso (meson).
  */
 #include <errno.h>
 #include <string.h>
@@ -127,6 +128,29 @@ test_ice(void)
 	DT_CHECK(split_setup(2, 2, 1, 64) != 0);
 }
 
+/* TSO offered (or not) with the NIC's TX buffer limits. */
+static void
+check_tso(uint16_t port, int tso, uint16_t seg_max, uint16_t mtu_seg_max)
+{
+	struct rte_eth_dev_info info;
+
+	DT_REQUIRE(rte_eth_dev_info_get(port, &info) == 0);
+	DT_CHECK_EQ(!!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO), tso);
+	DT_CHECK_EQ(info.tx_desc_lim.nb_seg_max, seg_max);
+	DT_CHECK_EQ(info.tx_desc_lim.nb_mtu_seg_max, mtu_seg_max);
+}
+
+static void
+test_tso_limits(void)
+{
+	check_tso(0, 1, UINT16_MAX, UINT16_MAX);
+	/* mlx5_set_txlimit_params with the default inline length. */
+	check_tso(1, 1, 40, 40);
+	/* ICE_MAX_RING_DESC, ICE_TX_MTU_SEG_MAX. */
+	check_tso(2, 1, 4096, 8);
+	check_tso(3, 0, UINT16_MAX, UINT16_MAX);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -134,9 +158,9 @@ main(int argc, char **argv)
 		printf("EAL init failed\n");
 		return 1;
 	}
-	/* meson gives the three vdevs: fewer ports is a probe that failed. */
-	if (rte_eth_dev_count_avail() != 3) {
-		printf("FAIL: %u ports, need three net_hsplit ports (caps=full, mlx5, ice)\n",
+	/* meson gives the four vdevs: fewer ports is a probe that failed. */
+	if (rte_eth_dev_count_avail() != 4) {
+		printf("FAIL: %u ports, need four net_hsplit ports (caps=full, mlx5, ice, notso)\n",
 			rte_eth_dev_count_avail());
 		return 1;
 	}
@@ -151,6 +175,7 @@ main(int argc, char **argv)
 	DT_RUN(test_full);
 	DT_RUN(test_mlx5);
 	DT_RUN(test_ice);
+	DT_RUN(test_tso_limits);
 	rte_eal_cleanup();
 	return dt_test_summary();
 }

@@ -20,6 +20,7 @@
 #include "hsplit_rss.h"
 #include "hsplit_split.h"
 #include "hsplit_test_frames.h"
+#include "hsplit_tso.h"
 
 static uint8_t frame[9100];
 
@@ -630,6 +631,56 @@ test_rss(void)
 	DT_CHECK_EQ(reta[511], 511 % 3);
 }
 
+/* TSO planning against each profile's limits (no EAL: mbuf fields only). */
+static void
+test_tso_plan(void)
+{
+	const struct hsplit_caps *full = hsplit_caps_get(HSPLIT_CAPS_FULL);
+	const struct hsplit_caps *mlx5 = hsplit_caps_get(HSPLIT_CAPS_MLX5);
+	const struct hsplit_caps *ice = hsplit_caps_get(HSPLIT_CAPS_ICE);
+	struct hsplit_tso_plan pl;
+	struct rte_mbuf m;
+
+	memset(&m, 0, sizeof(m));
+	m.ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4;
+	m.l2_len = 14;
+	m.l3_len = 20;
+	m.l4_len = 32;
+	m.data_len = 66;
+	m.pkt_len = 66 + 10000;
+	m.nb_segs = 41;
+	m.tso_segsz = 1448;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), 0);
+	DT_CHECK_EQ(pl.nseg, 7);
+	DT_CHECK_EQ(pl.hdr_len, 66);
+	DT_CHECK_EQ(pl.payload, 10000);
+	/* Wire bytes: 7 frames of headers and overhead. */
+	DT_CHECK_EQ(hsplit_tso_wire_len(&m, 24), 66 + 10000 + 6 * 66 + 7 * 24);
+	/* mlx5: 40 buffers at most. */
+	DT_CHECK_EQ(hsplit_tso_plan(&m, mlx5, &pl), -1);
+	m.nb_segs = 40;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, mlx5, &pl), 0);
+	/* ice: MSS 64..9728, 256 KiB. */
+	m.pkt_len = 66 + 1000;
+	m.tso_segsz = 63;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, ice, &pl), -1);
+	DT_CHECK_EQ(hsplit_tso_plan(&m, mlx5, &pl), 0);
+	m.tso_segsz = 9000;
+	m.pkt_len = 262145;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, ice, &pl), -1);
+	/* More segments than the model cuts, headers beyond the first buffer. */
+	m.pkt_len = 66 + 129 * 100;
+	m.tso_segsz = 100;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), -1);
+	m.pkt_len = 66 + 128 * 100;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), 0);
+	m.data_len = 60;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, full, &pl), -1);
+	m.data_len = 66;
+	DT_CHECK_EQ(hsplit_tso_plan(&m, hsplit_caps_get(HSPLIT_CAPS_NOTSO), &pl),
+		-1);
+}
+
 int
 main(void)
 {
@@ -650,5 +701,6 @@ main(void)
 	DT_RUN(test_delay_line);
 	DT_RUN(test_offload_cksum);
 	DT_RUN(test_rss);
+	DT_RUN(test_tso_plan);
 	return dt_test_summary();
 }

@@ -51,8 +51,8 @@ MIB = 1 << 20
 # small machine to the Linux peer (two polling lcores would starve it).
 EAL = ["-l", "1", "--in-memory", "--no-pci", "--log-level=lib.eal:warning"]
 CAPS = os.environ.get("DT_INTEROP_CAPS", "")
-if CAPS not in ("", "full", "mlx5", "ice"):
-    sys.exit("DT_INTEROP_CAPS=%s: need full, mlx5 or ice" % CAPS)
+if CAPS not in ("", "full", "mlx5", "ice", "notso"):
+    sys.exit("DT_INTEROP_CAPS=%s: need full, mlx5, ice or notso" % CAPS)
 TMP = tempfile.mkdtemp(prefix="dtinterop")
 procs = []          # Popen objects whose process groups we own
 failed = []
@@ -203,21 +203,25 @@ NO_PAYLOAD = ["-o", "tcp.try_heuristic_first:FALSE"] + [
 # Wireshark's expert severity of an error (PI_ERROR).
 PI_ERROR = 0x00800000
 JUDGE_FIELDS = ["frame.number", "ip.src", "ip.proto", "ip.checksum.status",
-                "tcp.checksum.status", "_ws.malformed", "_ws.expert.severity"]
+                "tcp.checksum.status", "_ws.malformed", "_ws.expert.severity",
+                "frame.len"]
 
 
 class CaptureError(RuntimeError):
     pass
 
 
-def judge_pcap(path):
+def judge_pcap(path, gso_above=0):
     """Every frame of a pcap judged by tshark: {source IP: {"frames",
     "tcp", "bad_ip", "bad_tcp", "malformed", "errors", "bad" (frames with
     any of those), "first"}}. Fails
     (CaptureError) when tshark exits non-zero, prints nothing for a capture
     that holds frames, prints a line per frame other than the frame count
     (capinfos), or verifies no TCP checksum at all: a judge that cannot see
-    a bad frame must not report none."""
+    a bad frame must not report none. gso_above: TCP frames longer than
+    this are GSO frames that crossed a veth whole, whose checksum field the
+    kernel left as the pseudo-header sum for the receiver (CHECKSUM_PARTIAL,
+    as in Linux's own): their TCP checksum is not judged ("gso_partial")."""
     p = sh(["tshark", "-n", "-r", path] + NO_PAYLOAD +
            ["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
             "-o", "tcp.analyze_sequence_numbers:FALSE",
@@ -245,12 +249,17 @@ def judge_pcap(path):
         if len(f) != len(JUDGE_FIELDS) or not f[0].isdigit():
             raise CaptureError("tshark line with %d fields, want %d: %r" %
                                (len(f), len(JUDGE_FIELDS), l[:200]))
-        num, src, proto, ipck, tcpck, malformed, sev = f
+        num, src, proto, ipck, tcpck, malformed, sev, flen = f
         d = out.setdefault(src or "-", {"frames": 0, "tcp": 0, "bad_ip": 0,
                                         "bad_tcp": 0, "malformed": 0,
-                                        "errors": 0, "bad": 0, "first": []})
+                                        "errors": 0, "bad": 0, "first": [],
+                                        "gso_partial": 0})
         d["frames"] += 1
         bad = []
+        if (gso_above and proto == "6" and tcpck == "0" and flen.isdigit()
+                and int(flen) > gso_above):
+            d["gso_partial"] += 1
+            tcpck, sev = "2", ""
         if ipck == "0":
             d["bad_ip"] += 1
             bad.append("bad IPv4 checksum")
@@ -288,11 +297,12 @@ class Capture:
     flags and tshark's TCP analysis), or whole too with full=True (then
     they are judged as well); tshark judges devtcp's frames."""
 
-    def __init__(self, tag, full=False):
+    def __init__(self, tag, full=False, gso_above=0):
         self.dev = os.path.join(TMP, tag + ".dev.pcap")
         self.lnx = os.path.join(TMP, tag + ".lnx.pcap")
         self.path = os.path.join(TMP, tag + ".pcap")
         self.full = full
+        self.gso_above = gso_above
         # --immediate-mode: no TPACKET_V3 block batching, whose last partial
         # block tcpdump would drop when SIGINT stops it.
         self.ps = [spawn(["tcpdump", "-i", "eth0", "-n", "--immediate-mode",
@@ -325,7 +335,8 @@ class Capture:
         """judge_pcap() of devtcp's frames ("dev") or Linux's ("lnx", whole
         frames only with full=True), for the frames of that source."""
         src = DEV_IP if which == "dev" else LNX_IP
-        d = judge_pcap(self.dev if which == "dev" else self.lnx)
+        d = judge_pcap(self.dev if which == "dev" else self.lnx,
+                       self.gso_above)
         return d.get(src, {"frames": 0, "tcp": 0, "bad_ip": 0, "bad_tcp": 0,
                            "malformed": 0, "errors": 0, "bad": 0, "first": []})
 
@@ -517,14 +528,29 @@ def linux_recv_start(out_path):
     return p
 
 
+def check_tso(case, text, faults):
+    """devtcp-send's stack handed net_hsplit TSO bursts, which went to the
+    kernel whole as GSO frames (none on caps=notso)."""
+    m = re.findall(r"stack TSO so far: (\d+) bursts, (\d+) segments", text)
+    b, s = (int(m[-1][0]), int(m[-1][1])) if m else (-1, -1)
+    if CAPS == "notso" or "caps=notso" in faults:
+        check(b == 0 and s == 0, "%s: no TSO on caps=notso (%d bursts)" %
+              (case, b))
+    else:
+        check(b > 0 and s >= 2 * b, "%s: TSO bursts sent as GSO frames "
+              "(%d bursts, %d segments)" % (case, b, s))
+
+
 def tx_case(case, path, faults="", device=False, allow_bad=False, full=False,
-            mtu=1500, extra_check=None):
-    """devtcp-send -> socat TCP-LISTEN in the namespace: byte-exact."""
+            mtu=1500, extra_check=None, gso_whole=False):
+    """devtcp-send -> socat TCP-LISTEN in the namespace: byte-exact.
+    gso_whole: veth offloads on, devtcp's GSO frames cross whole (their TCP
+    checksums are left partial by the kernel, see judge_pcap())."""
     out = os.path.join(TMP, case + ".recv")
     ini = os.path.join(TMP, case + ".send.ini")
     with open(ini, "w") as f:
         f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=path, mtu=mtu))
-    cap = Capture(case, full=full)
+    cap = Capture(case, full=full, gso_above=mtu + 14 if gso_whole else 0)
     rcv = linux_recv_start(out)
     snd = spawn([SEND] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
                                 "--", "--config", ini, "--duration", "30"] +
@@ -559,6 +585,7 @@ def tx_case(case, path, faults="", device=False, allow_bad=False, full=False,
     if device:
         check("staged in device memory" in text,
               "%s: payload sent from device memory (--send-device)" % case)
+    check_tso(case, text, faults)
     # ARP, the handshake and the closing handshake are in secs.
     goodput(case, os.path.getsize(path), secs)
     cap.judge(case, allow_bad)
@@ -671,7 +698,9 @@ def case_fault_corrupt():
         check(bad_frames(lnx) == 0, "fault_corrupt_tx: none on Linux's frames "
               "(%d of %d: %s)" % (bad_frames(lnx), lnx["frames"], lnx["first"]))
 
-    tx_case("fault_corrupt_tx", f, faults="corrupt=0.001" + seed,
+    # MSS frames (caps=notso): corrupt= damages frames after their
+    # checksums, and a GSO frame's segments are summed again by the kernel.
+    tx_case("fault_corrupt_tx", f, faults="corrupt=0.001,caps=notso" + seed,
             allow_bad=True, full=True, extra_check=toward_linux)
 
 
@@ -762,8 +791,13 @@ def case_offloads():
             check(text_of(srv).count(TRUNC_LOG) == 1, "offloads_rx: logged "
                   "once (%d)" % text_of(srv).count(TRUNC_LOG))
 
+        def gso_whole(snd, cap):
+            n = cap.count("ip.src==%s && tcp && frame.len > 1514" % DEV_IP)
+            check(n > 0, "offloads_tx: devtcp's GSO frames crossed the veth "
+                  "whole (%d above the MTU)" % n)
+
         rx_case("offloads_rx", [f], extra_check=coalesced, after=send_udp_gso)
-        tx_case("offloads_tx", f)
+        tx_case("offloads_tx", f, extra_check=gso_whole, gso_whole=True)
     finally:
         set_offloads(False)
 

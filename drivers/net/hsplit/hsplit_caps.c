@@ -3,7 +3,7 @@
  * Capability profiles (see hsplit_caps.h). The mlx5 and ice values are the
  * ones DPDK 22.11's drivers report (README.md cites where); offloads the
  * software NIC does not implement (VLAN strip/filter, timestamps, KEEP_CRC)
- * are left out rather than reported and ignored.
+ * are left out rather than reported and ignored. TSO: hsplit_tso.c.
  */
 #include <string.h>
 
@@ -47,19 +47,38 @@ static const uint32_t ice_split_ptypes[] = {
 	RTE_PTYPE_UNKNOWN
 };
 
+/* The software NIC's own TX limits: it gathers any chain. */
+#define HSPLIT_FULL_TSO \
+		.tso = 1, \
+		.tx_nb_seg_max = UINT16_MAX, \
+		.tx_nb_mtu_seg_max = UINT16_MAX, \
+		.tso_mss_min = 64, \
+		.tso_mss_max = 9728, \
+		.tso_max_len = 262144
+
+#define HSPLIT_FULL_RX \
+		.max_nseg = HSPLIT_FULL_NSEG, \
+		.multi_pools = 1, \
+		.offset_allowed = 1, \
+		.len_split = 1, \
+		.rx_offload_capa = HSPLIT_CKSUM_OFFLOADS | \
+			RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER | \
+			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT, \
+		.rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER | \
+			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT, \
+		.split_ptypes = full_split_ptypes
+
 static const struct hsplit_caps hsplit_caps_tab[] = {
 	[HSPLIT_CAPS_FULL] = {
 		.name = "full",
-		.max_nseg = HSPLIT_FULL_NSEG,
-		.multi_pools = 1,
-		.offset_allowed = 1,
-		.len_split = 1,
-		.rx_offload_capa = HSPLIT_CKSUM_OFFLOADS |
-			RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER |
-			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT,
-		.rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER |
-			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT,
-		.split_ptypes = full_split_ptypes,
+		HSPLIT_FULL_RX,
+		HSPLIT_FULL_TSO,
+	},
+	[HSPLIT_CAPS_NOTSO] = {
+		.name = "notso",
+		HSPLIT_FULL_RX,
+		.tx_nb_seg_max = UINT16_MAX,
+		.tx_nb_mtu_seg_max = UINT16_MAX,
 	},
 	/*
 	 * mlx5_dev_infos_get: max_nseg MLX5_MAX_RXQ_NSEG (32), multi_pools
@@ -81,6 +100,19 @@ static const struct hsplit_caps hsplit_caps_tab[] = {
 			RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER |
 			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT,
 		.split_ptypes = NULL,
+		/*
+		 * mlx5_set_txlimit_params: nb_seg_max = nb_mtu_seg_max =
+		 * (MLX5_WQE_SIZE_MAX 960 + 18 - 16 - 16 - 16 - inline bytes)
+		 * / 16 = 40 with the default inline length 290 (58 with
+		 * txq_inline_max=0). No MSS range is checked; the TSO size is
+		 * the HCA's max_lso_cap, not in dev_info: modelled as 256 KiB.
+		 */
+		.tso = 1,
+		.tx_nb_seg_max = 40,
+		.tx_nb_mtu_seg_max = 40,
+		.tso_mss_min = 1,
+		.tso_mss_max = UINT16_MAX,
+		.tso_max_len = 262144,
 	},
 	/*
 	 * ice_dev_info_get: BUFFER_SPLIT in port and queue capabilities,
@@ -97,6 +129,18 @@ static const struct hsplit_caps hsplit_caps_tab[] = {
 			RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT,
 		.rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT,
 		.split_ptypes = ice_split_ptypes,
+		/*
+		 * ice_dev_info_get: tx_desc_lim nb_seg_max ICE_MAX_RING_DESC
+		 * (4096), nb_mtu_seg_max ICE_TX_MTU_SEG_MAX (8); ice_prep_pkts:
+		 * tso_segsz ICE_MIN_TSO_MSS 64 .. ICE_MAX_TSO_MSS 9728, pkt_len
+		 * <= ICE_MAX_TSO_FRAME_SIZE 262144.
+		 */
+		.tso = 1,
+		.tx_nb_seg_max = 4096,
+		.tx_nb_mtu_seg_max = 8,
+		.tso_mss_min = 64,
+		.tso_mss_max = 9728,
+		.tso_max_len = 262144,
 	},
 };
 

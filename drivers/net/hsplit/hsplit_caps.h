@@ -17,6 +17,11 @@
  *   ice   protocol split only (scalar RX path), exactly 2 segments,
  *         multi-pool, no offsets; a length split is refused at queue set-up
  *         (ice refuses it at queue start).
+ *   notso the software NIC's own without TCP segmentation offload (the
+ *         baseline a stack that hands bursts to the NIC is measured
+ *         against).
+ * Every profile but notso offers RTE_ETH_TX_OFFLOAD_TCP_TSO on the loopback
+ * wire, with its NIC's TX limits (tx_desc_lim, MSS range, frame size).
  * Pure: no EAL.
  */
 #ifndef HSPLIT_CAPS_H
@@ -28,6 +33,7 @@ enum hsplit_caps_profile {
 	HSPLIT_CAPS_FULL = 0,
 	HSPLIT_CAPS_MLX5,
 	HSPLIT_CAPS_ICE,
+	HSPLIT_CAPS_NOTSO,
 };
 
 /** What a profile reports and allows. */
@@ -44,6 +50,12 @@ struct hsplit_caps {
 	uint64_t rx_queue_offload_capa;
 	/** Protocol split header combinations, RTE_PTYPE_UNKNOWN ended; NULL: none. */
 	const uint32_t *split_ptypes;
+	uint8_t tso;                /**< RTE_ETH_TX_OFFLOAD_TCP_TSO offered */
+	uint16_t tx_nb_seg_max;     /**< tx_desc_lim.nb_seg_max: buffers of a TSO frame */
+	uint16_t tx_nb_mtu_seg_max; /**< tx_desc_lim.nb_mtu_seg_max */
+	uint16_t tso_mss_min;       /**< tso_segsz accepted */
+	uint16_t tso_mss_max;
+	uint32_t tso_max_len;       /**< pkt_len of a TSO frame at most */
 };
 
 /** The profile's capabilities (@p prof an enum hsplit_caps_profile). */

@@ -36,7 +36,7 @@
  *                      interface only, for applications that call tx_burst
  *                      only with frames to send, which never release held
  *                      TX frames otherwise)
- *   caps=full|mlx5|ice capability profile: what the port reports and does
+ *   caps=full|mlx5|ice|notso capability profile: what the port reports and does
  *                      for buffer split (default full; see hsplit_caps.h)
  */
 #ifndef HSPLIT_DEVARGS_H

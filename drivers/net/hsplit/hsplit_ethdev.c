@@ -86,7 +86,14 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	}
 	info->rx_queue_offload_capa = caps->rx_queue_offload_capa;
 	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
-	info->tx_queue_offload_capa = HSPLIT_TX_OFFLOADS;
+	/*
+	 * TSO: on the loopback wire the NIC model segments (hsplit_tso.c);
+	 * on an interface the kernel gets the frame whole, as GSO, where it
+	 * takes that (hsplit_iface_gso.c).
+	 */
+	if (caps->tso && (p->iface == NULL || hsplit_iface_gso(p)))
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	info->tx_queue_offload_capa = info->tx_offload_capa;
 	info->reta_size = HSPLIT_RETA_SIZE;
 	info->hash_key_size = HSPLIT_RSS_KEY_LEN;
 	info->flow_type_rss_offloads = HSPLIT_RSS_OFFLOAD_ALL;
@@ -98,6 +105,8 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_desc_lim.nb_min = 2 * HSPLIT_BURST;
 	info->rx_desc_lim.nb_align = 1;
 	info->tx_desc_lim = info->rx_desc_lim;
+	info->tx_desc_lim.nb_seg_max = caps->tx_nb_seg_max;
+	info->tx_desc_lim.nb_mtu_seg_max = caps->tx_nb_mtu_seg_max;
 	info->default_rxportconf.burst_size = HSPLIT_BURST;
 	info->default_rxportconf.ring_size = 1024;
 	info->default_rxportconf.nb_queues = 1;
@@ -782,4 +791,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_IFACE "=<Linux interface> "
 	HSPLIT_ARG_IFACE_RING "=<64..65536> "
 	HSPLIT_ARG_IFACE_RX_SOCKETS "=<0..16> "
-	HSPLIT_ARG_CAPS "=full|mlx5|ice");
+	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso");

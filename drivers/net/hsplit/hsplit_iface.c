@@ -43,6 +43,7 @@
 #include <rte_spinlock.h>
 
 #include "hsplit_iface.h"
+#include "hsplit_iface_gso.h"
 #include "hsplit_offload.h"
 #include "hsplit_parse.h"
 #include "hsplit_private.h"
@@ -94,6 +95,7 @@ struct iface_tx_stats {
 	uint64_t bytes;
 	uint64_t ring_full;     /* no free slot for a frame already gathered */
 	uint64_t too_big;       /* above the interface MTU */
+	uint64_t gso_frames;    /* TSO frames handed over whole (GSO) */
 	uint64_t kick_err;      /* send() failed; retried on the next burst */
 	uint64_t kicks;
 	uint64_t kick_cycles;   /* TSC cycles in send() */
@@ -109,6 +111,7 @@ struct iface_rxq_stats {
 struct iface_tx {
 	int fd;
 	uint8_t kick;           /* a send() failed: kick again */
+	uint8_t vnet;           /* a virtio-net header leads every frame (GSO) */
 	uint32_t max_len;       /* largest untagged frame the kernel takes */
 	struct iface_ring r;
 	struct iface_tx_stats st;
@@ -142,6 +145,9 @@ struct hsplit_iface {
 	uint8_t trunc_logged;
 	uint8_t lro;            /* the RX rings take coalesced frames */
 	struct rte_mempool *lro_pool; /* their wire buffers (made at first use) */
+	uint8_t gso;            /* the kernel takes GSO frames (PACKET_VNET_HDR) */
+	/* Wire buffers of TSO frames sent whole, while the port has TSO on. */
+	struct rte_mempool *gso_pool;
 	struct iface_rx rx[HSPLIT_MAX_QUEUES];
 	struct iface_rxq_stats rxq_st[HSPLIT_MAX_QUEUES];
 	struct iface_tx tx[HSPLIT_MAX_QUEUES];
@@ -513,8 +519,20 @@ tx_open(struct hsplit_iface *ifc, uint16_t qid, uint32_t max_frame,
 	fd = sock_v2("TX", ifc->name);
 	if (fd < 0)
 		return fd;
-	/* Straight to the driver: veth has no queue to gain from a qdisc. */
-	if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+	/* TSO on: slots for whole GSO frames, each after its virtio-net header. */
+	t->vnet = ifc->gso_pool != NULL && hsplit_gso_sock_enable(fd) == 0;
+	if (t->vnet) {
+		max_frame = HSPLIT_GSO_HDR + HSPLIT_GSO_MAX_FRAME;
+		nb = RTE_MIN(nb, HSPLIT_GSO_RING);
+	}
+	/*
+	 * Straight to the driver: veth has no queue to gain from a qdisc. Not
+	 * with GSO frames: the direct path drops a frame the device cannot
+	 * take whole (TSO off) instead of segmenting it (__dev_direct_xmit);
+	 * veth's default qdisc (noqueue) costs little.
+	 */
+	if (!t->vnet && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+			sizeof(one)) < 0)
 		HSPLIT_LOG(DEBUG, "iface %s: no PACKET_QDISC_BYPASS: %s",
 			ifc->name, strerror(errno));
 	/* A frame the kernel refuses is skipped, not left to block the ring. */
@@ -533,8 +551,8 @@ tx_open(struct hsplit_iface *ifc, uint16_t qid, uint32_t max_frame,
 	}
 	t->fd = fd;
 	t->kick = 0;
-	t->max_len = RTE_MIN(t->r.frame_size - (uint32_t)IFACE_TX_OFF,
-		ifc->mtu + RTE_ETHER_HDR_LEN);
+	t->max_len = RTE_MIN(t->r.frame_size - (uint32_t)IFACE_TX_OFF -
+		(t->vnet ? HSPLIT_GSO_HDR : 0), ifc->mtu + RTE_ETHER_HDR_LEN);
 	return 0;
 }
 
@@ -585,6 +603,7 @@ hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6])
 			HSPLIT_MAX_QUEUES + q);
 		ifc->tx[q].fd = -1;
 	}
+	ifc->gso = hsplit_gso_supported();
 	p->iface = ifc;
 	HSPLIT_LOG(INFO, "port %u: interface %s (index %u, MTU %u, %02x:%02x:%02x:%02x:%02x:%02x)",
 		p->port_id, ifc->name, idx, ifc->mtu, mac[0], mac[1], mac[2],
@@ -612,8 +631,41 @@ hsplit_iface_close(struct hsplit_port *p)
 		return;
 	hsplit_iface_stop(p);
 	rte_mempool_free(p->iface->lro_pool);
+	rte_mempool_free(p->iface->gso_pool);
 	rte_free(p->iface);
 	p->iface = NULL;
+}
+
+bool
+hsplit_iface_gso(const struct hsplit_port *p)
+{
+	return p->iface != NULL && p->iface->gso;
+}
+
+struct rte_mempool *
+hsplit_iface_gso_pool(const struct hsplit_port *p)
+{
+	return p->iface != NULL ? p->iface->gso_pool : NULL;
+}
+
+/* TSO on (the kernel takes GSO frames): their wire buffers, once. */
+static int
+gso_start(struct hsplit_port *p, struct hsplit_iface *ifc)
+{
+	if (!(p->data->dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO)) {
+		rte_mempool_free(ifc->gso_pool);
+		ifc->gso_pool = NULL;
+		return 0;
+	}
+	if (ifc->gso_pool != NULL)
+		return 0;
+	ifc->gso_pool = hsplit_gso_pool_create(p->port_id);
+	if (ifc->gso_pool == NULL) {
+		HSPLIT_LOG(ERR, "port %u: no memory for %u wire buffers of GSO frames",
+			p->port_id, HSPLIT_GSO_WBUFS);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int
@@ -655,6 +707,9 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 			return -ENOMEM;
 		}
 	}
+	ret = gso_start(p, ifc);
+	if (ret < 0)
+		return ret;
 	for (q = 0; q < HSPLIT_MAX_QUEUES; q++) {
 		struct hsplit_delay *dl = &ifc->rx[q].dl;
 
@@ -1054,23 +1109,29 @@ xmit_now(struct hsplit_txq *tq, struct hsplit_wbuf **wb, uint16_t n)
 	struct tpacket2_hdr *h;
 	struct hsplit_wbuf *w;
 	uint16_t i, queued = 0;
+	uint32_t vh;
 	uint8_t *slot;
 
 	for (i = 0; i < n; i++) {
 		w = wb[i];
 		if (t->fd < 0) {
 			tq->st.peer_down++;
-		} else if (w->len > t->max_len + (w->pi.vlan_tags ? 4u : 0u) ||
-				w->len > t->r.frame_size - IFACE_TX_OFF) {
+		} else if ((w->gso_size == 0 && w->len > t->max_len +
+				(w->pi.vlan_tags ? 4u : 0u)) ||
+				(w->gso_size != 0 && !t->vnet) ||
+				w->len + (t->vnet ? HSPLIT_GSO_HDR : 0) >
+				t->r.frame_size - IFACE_TX_OFF) {
 			t->st.too_big++;
 		} else if (!slot_free(slot = t->r.slot[t->r.head])) {
 			/* Only frames the burst did not reserve (dup, held). */
 			t->st.ring_full++;
 		} else {
 			h = (struct tpacket2_hdr *)slot;
-			rte_memcpy(slot + IFACE_TX_OFF, w->data, w->len);
-			h->tp_len = w->len;
-			h->tp_snaplen = w->len;
+			vh = t->vnet ? hsplit_gso_hdr_write(slot + IFACE_TX_OFF, w) : 0;
+			t->st.gso_frames += w->gso_size != 0;
+			rte_memcpy(slot + IFACE_TX_OFF + vh, w->data, w->len);
+			h->tp_len = w->len + vh;
+			h->tp_snaplen = w->len + vh;
 			__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
 				__ATOMIC_RELEASE);
 			t->r.head = t->r.head + 1 == t->r.nb ? 0 : t->r.head + 1;
@@ -1135,7 +1196,7 @@ enum {
 	X_RX_FCORRUPT, X_RX_COALESCED, X_TX_FRAMES, X_TX_BYTES, X_TX_FULL,
 	X_TX_BIG, X_TX_KICK, X_IF_RX_DROPPED, X_IF_TX_DROPPED,
 	X_RX_SOCKETS, X_RX_SOCKETS_USED, X_RX_DRAINS, X_RX_DRAIN_FULL, X_RX_DRAIN_CYC,
-	X_TX_KICKS, X_TX_KICK_CYC, X_RX_BURST_CYC, X_TX_BURST_CYC, X_NB
+	X_TX_KICKS, X_TX_KICK_CYC, X_RX_BURST_CYC, X_TX_BURST_CYC, X_TX_GSO, X_NB
 };
 
 static const char *const iface_xnames[X_NB] = {
@@ -1149,7 +1210,7 @@ static const char *const iface_xnames[X_NB] = {
 	"iface_if_rx_dropped", "iface_if_tx_dropped",
 	"iface_rx_sockets", "iface_rx_sockets_used", "iface_rx_drains", "iface_rx_drain_full",
 	"iface_rx_drain_cycles", "iface_tx_kicks", "iface_tx_kick_cycles",
-	"iface_rx_burst_cycles", "iface_tx_burst_cycles",
+	"iface_rx_burst_cycles", "iface_tx_burst_cycles", "iface_tx_gso_frames",
 };
 
 /*
@@ -1263,6 +1324,7 @@ hsplit_iface_xstats_get(struct hsplit_port *p, struct rte_eth_xstat *xs,
 		v[X_TX_KICK_CYC] += rd(&s->kick_cycles);
 		v[X_RX_BURST_CYC] += rd(&ifc->rxq_st[i].burst_cycles);
 		v[X_TX_BURST_CYC] += rd(&s->tx_burst_cycles);
+		v[X_TX_GSO] += rd(&s->gso_frames);
 	}
 	v[X_IF_RX_DROPPED] = if_counter(ifc, "rx_dropped");
 	v[X_IF_TX_DROPPED] = if_counter(ifc, "tx_dropped");

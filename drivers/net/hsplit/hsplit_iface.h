@@ -31,6 +31,7 @@
 #ifndef HSPLIT_IFACE_H
 #define HSPLIT_IFACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ethdev.h>
@@ -53,6 +54,15 @@ int hsplit_iface_probe(struct hsplit_port *p, uint8_t mac[6]);
 uint32_t hsplit_iface_mtu(struct hsplit_port *p);
 
 /** The pool of coalesced frames' wire buffers, or NULL (LRO never started). */
+/**
+ * Whether the kernel takes GSO frames on this port's interface (TSO is
+ * offered then: a TSO frame goes to the kernel whole).
+ */
+bool hsplit_iface_gso(const struct hsplit_port *p);
+
+/** Wire buffers of whole TSO frames while the port has TSO on, else NULL. */
+struct rte_mempool *hsplit_iface_gso_pool(const struct hsplit_port *p);
+
 struct rte_mempool *hsplit_iface_lro_pool(const struct hsplit_port *p);
 
 /** Detach and free the backend (port closed); closes what start opened. */

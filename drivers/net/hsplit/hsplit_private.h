@@ -75,6 +75,9 @@ struct hsplit_wbuf {
 	uint16_t queue;         /**< receiving queue */
 	/** Delay line: TSC before which the frame is not received (0: now). */
 	uint64_t due;
+	/** A TSO frame sent whole (interface backend): MSS and header bytes. */
+	uint16_t gso_size;
+	uint16_t gso_hdr_len;
 	struct hsplit_pkt_info pi;
 	uint8_t data[HSPLIT_WIRE_DATA] __rte_cache_aligned;
 };
@@ -175,6 +178,9 @@ struct hsplit_txq_stats {
 	uint64_t copy_calls;
 	uint64_t drop_copy_err;
 	uint64_t drop_too_big;
+	uint64_t tso_frames;     /**< TSO frames segmented */
+	uint64_t tso_segs;       /**< segments they became */
+	uint64_t drop_tso_bad;   /**< TSO frames outside the profile's limits */
 	uint64_t peer_down;      /**< no started peer / queue: dropped */
 	uint64_t loss;           /**< injected */
 	uint64_t dup;

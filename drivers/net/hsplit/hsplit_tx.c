@@ -23,26 +23,40 @@
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
 
+#include "hsplit_caps.h"
+#include "hsplit_iface.h"
+#include "hsplit_iface_gso.h"
 #include "hsplit_offload.h"
 #include "hsplit_parse.h"
 #include "hsplit_private.h"
+#include "hsplit_tso.h"
 
+/*
+ * Wire frames one chunk puts on the wire: a burst of frames, or the
+ * segments of TSO frames (one of HSPLIT_TSO_SEGS_MAX always fits).
+ */
+#define HSPLIT_TX_CHUNK_WB HSPLIT_TSO_SEGS_MAX
 /* Device-segment copies one engine takes per TX chunk. */
-#define HSPLIT_TX_OPS (HSPLIT_BURST * 8)
+#define HSPLIT_TX_OPS (HSPLIT_TX_CHUNK_WB * 4)
 
-/* Per-frame bookkeeping of a burst. */
+/* Per-wire-frame bookkeeping of a chunk. */
 struct tx_frame {
-	uint8_t bad;       /* dropped: too big or a copy refused */
+	uint8_t bad;       /* dropped: a copy refused */
 	uint8_t eng_mask;
 	uint16_t last_op[HSPLIT_MAX_ENGINES];
+	/* What the NIC does to it once gathered: checksums, TSO fix-up. */
+	uint64_t ol_flags;
+	uint16_t l2_len, l3_len;
+	struct hsplit_tso_seg tso;
 };
 
 /* A chunk whose copies are in flight (the queue's in-flight ring). */
 struct hsplit_tx_chunk {
 	struct rte_mbuf *pkts[HSPLIT_BURST];
-	uint16_t n;
-	struct hsplit_wbuf *wb[HSPLIT_BURST];
-	struct tx_frame f[HSPLIT_BURST];
+	uint16_t n;        /* mbufs taken (freed once gathered) */
+	uint16_t nw;       /* wire frames */
+	struct hsplit_wbuf *wb[HSPLIT_TX_CHUNK_WB];
+	struct tx_frame f[HSPLIT_TX_CHUNK_WB];
 	uint64_t last[HSPLIT_MAX_ENGINES];   /* ticket to wait for; 0: none */
 	uint64_t tsc;                        /* started (tx_chunk_start) */
 	/* Its copies in the queue's merge buffer: [op_lo, op_hi) per engine. */
@@ -158,23 +172,36 @@ host_pool_known(const struct hsplit_txq *q, const struct rte_mempool *mp)
 }
 
 
-/* Gather one chain; device segments become copies in the queue's batch. */
+/*
+ * Gather @p len bytes from byte @p off of a chain to @p pos of a wire
+ * buffer; device segments become copies in the queue's batch.
+ */
 static int
-gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
-	uint16_t nops[HSPLIT_MAX_ENGINES], struct dt_copy_op ops[][HSPLIT_TX_MERGE],
-	struct tx_frame *f)
+gather(struct hsplit_txq *q, struct rte_mbuf *m, uint32_t off, uint32_t len_all,
+	uint8_t *dst, struct tx_frame *f)
 {
+	uint16_t *nops = q->mn;
+	struct dt_copy_op (*ops)[HSPLIT_TX_MERGE] = q->mops;
 	uint32_t pos = 0;
 	int idx, r;
 
-	for (; m != NULL; m = m->next) {
-		const void *src = rte_pktmbuf_mtod(m, const void *);
-		uint16_t len = m->data_len;
+	for (; m != NULL && pos < len_all; m = m->next) {
+		const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = m->data_len;
 
+		if (off >= len) {
+			off -= len;
+			continue;
+		}
+		src += off;
+		len -= off;
+		off = 0;
+		if (len > len_all - pos)
+			len = len_all - pos;
 		if (len == 0)
 			continue;
 		if (RTE_MBUF_DIRECT(m) && host_pool_known(q, m->pool)) {
-			rte_memcpy(wb->data + pos, src, len);
+			rte_memcpy(dst + pos, src, len);
 			pos += len;
 			continue;
 		}
@@ -186,12 +213,12 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, struct hsplit_wbuf *wb,
 				q->host_pool[q->hp_next] = m->pool;
 				q->hp_next = (q->hp_next + 1) % HSPLIT_HOST_POOLS;
 			}
-			rte_memcpy(wb->data + pos, src, len);
+			rte_memcpy(dst + pos, src, len);
 		} else {
 			if (nops[idx] >= HSPLIT_TX_MERGE)
 				return -ENOSPC;
 			ops[idx][nops[idx]] = (struct dt_copy_op){
-				.dst = wb->data + pos, .src = src, .len = len };
+				.dst = dst + pos, .src = src, .len = len };
 			f->last_op[idx] = nops[idx]++;
 			f->eng_mask |= (uint8_t)(1u << idx);
 			q->st.copy_bytes += len;
@@ -246,7 +273,7 @@ tx_submit(struct hsplit_txq *q)
 				continue;
 			}
 			c->last[e] = queued > c->op_lo[e] ? t0 + queued - 1 : 0;
-			for (i = 0; i < c->n; i++)
+			for (i = 0; i < c->nw; i++)
 				if ((c->f[i].eng_mask & (1u << e)) &&
 						c->f[i].last_op[e] >= queued && !c->f[i].bad) {
 					c->f[i].bad = 1;
@@ -263,16 +290,21 @@ static void
 wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 {
 	struct hsplit_port *p = q->port;
-	struct hsplit_wbuf *out[2 * HSPLIT_BURST + 1], *c;
+	struct hsplit_wbuf *out[2 * HSPLIT_TX_CHUNK_WB + 1], *c;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		if (p->loss_thr && hsplit_prng_next(&q->prng) < p->loss_thr) {
 			q->st.loss++;
-			rte_mempool_put(p->wire_pool, wb[i]);
+			rte_mempool_put(rte_mempool_from_obj(wb[i]), wb[i]);
 			continue;
 		}
-		if (p->corrupt_thr && hsplit_prng_next(&q->prng) < p->corrupt_thr &&
+		/*
+		 * Not a GSO frame: the kernel sums its segments again when it
+		 * cuts it, so a byte flipped here would arrive valid.
+		 */
+		if (p->corrupt_thr && wb[i]->gso_size == 0 &&
+				hsplit_prng_next(&q->prng) < p->corrupt_thr &&
 				hsplit_wire_corrupt(wb[i], hsplit_prng_next(&q->prng)) == 0) {
 			/* Classify again: the peer's NIC verifies, trusts nothing. */
 			hsplit_wire_classify(p->peer, wb[i], 0);
@@ -291,9 +323,12 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 		} else {
 			out[k++] = wb[i];
 		}
+		/* A GSO frame is not duplicated: no wire buffer holds it. */
 		if (p->dup_thr && hsplit_prng_next(&q->prng) < p->dup_thr &&
+				wb[i]->gso_size == 0 &&
 				rte_mempool_get(p->wire_pool, (void **)&c) == 0) {
 			c->len = wb[i]->len;
+			c->gso_size = 0;
 			c->rss_hash = wb[i]->rss_hash;
 			c->rx_flags = wb[i]->rx_flags;
 			c->queue = wb[i]->queue;
@@ -308,32 +343,112 @@ wire_out(struct hsplit_txq *q, struct hsplit_wbuf **wb, uint16_t n)
 		hsplit_wire_deliver(p->peer, out, k, q);
 }
 
-/* Take up to @p n frames: wire buffers, gathers, copies submitted. */
+/*
+ * A frame that is not segmented: one wire buffer, gathered whole. A TSO
+ * frame sent whole (GSO, @p pl) gets both checksums and its MSS.
+ */
+static void
+tx_frame_whole(struct hsplit_txq *q, struct rte_mbuf *m,
+	const struct hsplit_tso_plan *pl, struct hsplit_wbuf *wb,
+	struct tx_frame *f)
+{
+	wb->len = m->pkt_len;
+	wb->gso_size = pl != NULL ? pl->mss : 0;
+	wb->gso_hdr_len = pl != NULL ? pl->hdr_len : 0;
+	f->ol_flags = pl != NULL ? RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+		RTE_MBUF_F_TX_TCP_CKSUM : m->ol_flags;
+	f->l2_len = m->l2_len;
+	f->l3_len = m->l3_len;
+	if (gather(q, m, 0, m->pkt_len, wb->data, f) < 0) {
+		q->st.drop_copy_err++;
+		f->bad = 1;
+	}
+}
+
+/*
+ * The segments of TSO frame @p m, one wire buffer each: its headers, then
+ * its slice of the payload; each is summed as a frame of its own.
+ */
+static void
+tx_frame_tso(struct hsplit_txq *q, struct rte_mbuf *m,
+	const struct hsplit_tso_plan *pl, struct hsplit_wbuf **wb,
+	struct tx_frame *f)
+{
+	uint32_t off, len;
+	uint16_t k;
+
+	for (k = 0; k < pl->nseg; k++) {
+		off = (uint32_t)k * pl->mss;
+		len = RTE_MIN((uint32_t)pl->mss, pl->payload - off);
+		wb[k]->len = pl->hdr_len + len;
+		wb[k]->gso_size = 0;
+		f[k].ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+			RTE_MBUF_F_TX_TCP_CKSUM;
+		f[k].l2_len = m->l2_len;
+		f[k].l3_len = m->l3_len;
+		f[k].tso = (struct hsplit_tso_seg){ .idx = k, .nseg = pl->nseg,
+			.off = off };
+		if (gather(q, m, 0, pl->hdr_len, wb[k]->data, &f[k]) < 0 ||
+				gather(q, m, pl->hdr_len + off, len,
+					wb[k]->data + pl->hdr_len, &f[k]) < 0) {
+			q->st.drop_copy_err++;
+			f[k].bad = 1;
+		}
+	}
+	q->st.tso_frames++;
+	q->st.tso_segs += pl->nseg;
+}
+
+/*
+ * Wire frames frame @p m becomes: 1, the segments of a TSO frame (or one
+ * GSO frame where the interface takes them: *@p pool is then its pool),
+ * or 0 when it is dropped (too big, a TSO frame outside the limits).
+ */
+static uint16_t
+tx_frame_count(struct hsplit_txq *q, const struct rte_mbuf *m,
+	struct hsplit_tso_plan *pl, struct rte_mempool **pool)
+{
+	*pool = q->port->wire_pool;
+	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+		if (hsplit_tso_plan(m, hsplit_caps_get(q->port->da.caps), pl) != 0 ||
+				m->pkt_len > HSPLIT_GSO_MAX_FRAME) {
+			q->st.drop_tso_bad++;
+			return 0;
+		}
+		if (q->port->iface == NULL)
+			return pl->nseg;
+		*pool = hsplit_iface_gso_pool(q->port);
+		if (*pool != NULL)
+			return 1;
+		/* TSO frames on an interface without GSO: not offered. */
+		q->st.drop_tso_bad++;
+		return 0;
+	}
+	if (m->pkt_len > HSPLIT_MAX_FRAME || m->pkt_len < RTE_ETHER_HDR_LEN) {
+		q->st.drop_too_big++;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Take up to @p n frames while their wire frames fit the chunk: wire
+ * buffers, gathers, copies queued for submission.
+ */
 static uint16_t
 tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
-	struct hsplit_tx_chunk *c)
+	struct hsplit_tx_chunk *c, bool *full)
 {
-	struct hsplit_port *p = q->port;
-	uint16_t i;
+	struct hsplit_tso_plan pl;
+	struct rte_mempool *pool;
+	uint16_t i, k;
 	uint32_t e;
 
 	n = hsplit_pace(q, pkts, n);
 	if (n == 0)
 		return 0;
 	c->tsc = rte_rdtsc();
-	if (rte_mempool_get_bulk(p->wire_pool, (void **)c->wb, n) != 0) {
-		/* Out of wire buffers: send what we can, one at a time. */
-		for (i = 0; i < n; i++)
-			if (rte_mempool_get(p->wire_pool, (void **)&c->wb[i]) != 0)
-				break;
-		hsplit_pace_refund(q, pkts + i, (uint16_t)(n - i));
-		n = i;
-		if (n == 0)
-			return 0;
-	}
-	memcpy(c->pkts, pkts, sizeof(pkts[0]) * n);
-	c->n = n;
-	memset(c->f, 0, sizeof(c->f[0]) * n);
+	c->nw = 0;
 	/* Room for a whole chunk's copies in the merge buffer. */
 	for (e = 0; e < q->nb_eng; e++)
 		if (q->mn[e] > HSPLIT_TX_MERGE - HSPLIT_TX_OPS)
@@ -345,20 +460,32 @@ tx_chunk_start(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n,
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (m->pkt_len > HSPLIT_MAX_FRAME || m->pkt_len < RTE_ETHER_HDR_LEN) {
-			q->st.drop_too_big++;
-			c->f[i].bad = 1;
+		k = tx_frame_count(q, m, &pl, &pool);
+		if (c->nw + k > HSPLIT_TX_CHUNK_WB) {
+			*full = true;
+			break;
+		}
+		/* Out of wire buffers: the rest waits for the next burst. */
+		if (k > 0 && rte_mempool_get_bulk(pool,
+				(void **)(c->wb + c->nw), k) != 0)
+			break;
+		memset(c->f + c->nw, 0, sizeof(c->f[0]) * k);
+		if (k == 0)
 			continue;
-		}
-		c->wb[i]->len = m->pkt_len;
-		if (gather(q, m, c->wb[i], q->mn, q->mops, &c->f[i]) < 0) {
-			q->st.drop_copy_err++;
-			c->f[i].bad = 1;
-		}
+		if (!(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG))
+			tx_frame_whole(q, m, NULL, c->wb[c->nw], &c->f[c->nw]);
+		else if (pool != q->port->wire_pool)
+			tx_frame_whole(q, m, &pl, c->wb[c->nw], &c->f[c->nw]);
+		else
+			tx_frame_tso(q, m, &pl, c->wb + c->nw, c->f + c->nw);
+		c->nw = (uint16_t)(c->nw + k);
 	}
+	hsplit_pace_refund(q, pkts + i, (uint16_t)(n - i));
 	for (e = 0; e < HSPLIT_MAX_ENGINES; e++)
 		c->op_hi[e] = q->mn[e];
-	return n;
+	memcpy(c->pkts, pkts, sizeof(pkts[0]) * i);
+	c->n = i;
+	return i;
 }
 
 /* Whether every copy of chunk @p c completed (never waits). */
@@ -392,7 +519,7 @@ static void
 tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 {
 	struct hsplit_port *p = q->port;
-	struct hsplit_wbuf *good[HSPLIT_BURST];
+	struct hsplit_wbuf *good[HSPLIT_TX_CHUNK_WB];
 	uint16_t i, ng = 0;
 	unsigned int done;
 	uint32_t e;
@@ -406,17 +533,20 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 		q->st.copy_wait_cycles += rte_rdtsc() - t0;
 	}
 	tx_copy_lat(q, c);
-	for (i = 0; i < c->n; i++) {
-		struct rte_mbuf *m = c->pkts[i];
+	for (i = 0; i < c->nw; i++) {
+		const struct tx_frame *f = &c->f[i];
 		struct hsplit_wbuf *wb = c->wb[i];
 
-		if (c->f[i].bad) {
-			rte_mempool_put(p->wire_pool, wb);
+		if (f->bad) {
+			rte_mempool_put(rte_mempool_from_obj(wb), wb);
 			continue;
 		}
+		if (f->tso.nseg != 0)
+			hsplit_tso_fix(wb->data, wb->len, f->l2_len, f->l3_len,
+				&f->tso);
 		hsplit_parse(wb->data, wb->len, &wb->pi);
-		done = hsplit_tx_cksum(wb->data, wb->len, m->ol_flags,
-			m->l2_len, m->l3_len, &wb->pi);
+		done = hsplit_tx_cksum(wb->data, wb->len, f->ol_flags,
+			f->l2_len, f->l3_len, &wb->pi);
 		hsplit_wire_classify(p->peer, wb, done);
 		q->st.packets++;
 		q->st.bytes += wb->len;
@@ -436,7 +566,7 @@ tx_reap(struct hsplit_txq *q)
 		if (!tx_chunk_done(q, c))
 			return;
 		tx_chunk_finish(q, c);
-		q->fl_frames -= c->n;
+		q->fl_frames -= c->nw;
 		q->fl_head++;
 	}
 }
@@ -451,7 +581,7 @@ tx_drain(struct hsplit_txq *q)
 		struct hsplit_tx_chunk *c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
 
 		tx_chunk_finish(q, c);
-		q->fl_frames -= c->n;
+		q->fl_frames -= c->nw;
 		q->fl_head++;
 	}
 }
@@ -462,6 +592,7 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 	struct hsplit_txq *q = txq;
 	struct hsplit_tx_chunk *c;
 	uint16_t sent = 0, k, r;
+	bool full;
 
 	if (q->held != NULL &&
 			rte_rdtsc() - q->held_tsc > rte_get_tsc_hz() / 1000000 * HSPLIT_HOLD_US) {
@@ -478,18 +609,20 @@ hsplit_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
 				tx_submit(q);
 			c = &q->fl[q->fl_head & HSPLIT_TX_FLIGHT_MASK];
 			tx_chunk_finish(q, c);
-			q->fl_frames -= c->n;
+			q->fl_frames -= c->nw;
 			q->fl_head++;
 		}
 		c = &q->fl[q->fl_tail & HSPLIT_TX_FLIGHT_MASK];
 		k = (uint16_t)RTE_MIN(n - sent, HSPLIT_BURST);
-		r = tx_chunk_start(q, pkts + sent, k, c);
+		full = false;
+		r = tx_chunk_start(q, pkts + sent, k, c, &full);
 		if (r == 0)
 			break;
 		q->fl_tail++;
-		q->fl_frames += r;
+		q->fl_frames += c->nw;
 		sent = (uint16_t)(sent + r);
-		if (r < k)
+		/* Paced or out of wire buffers: the rest waits. */
+		if (r < k && !full)
 			break;
 	}
 	if (q->fl_sub != q->fl_tail)

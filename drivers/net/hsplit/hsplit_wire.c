@@ -25,6 +25,7 @@
 #include "hsplit_iface.h"
 #include "hsplit_offload.h"
 #include "hsplit_private.h"
+#include "hsplit_tso.h"
 
 /* @p ops, @p ops2: the driver's ops tables (capability profiles differ in ops). */
 int
@@ -141,9 +142,13 @@ hsplit_pace(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
 	if (q->tokens > q->bucket_max)
 		q->tokens = q->bucket_max;
 	q->last_tsc = now;
+	/*
+	 * A frame goes while the bucket is not empty and may leave it in
+	 * debt: a TSO frame's segments can cost more than the bucket holds.
+	 */
 	for (i = 0; i < n; i++) {
-		cost = (double)pkts[i]->pkt_len + HSPLIT_WIRE_OVERHEAD;
-		if (q->tokens < cost)
+		cost = (double)hsplit_tso_wire_len(pkts[i], HSPLIT_WIRE_OVERHEAD);
+		if (q->tokens <= 0.0)
 			break;
 		q->tokens -= cost;
 	}
@@ -159,7 +164,8 @@ hsplit_pace_refund(struct hsplit_txq *q, struct rte_mbuf **pkts, uint16_t n)
 	if (q->bytes_per_tsc == 0)
 		return;
 	for (i = 0; i < n; i++)
-		q->tokens += (double)pkts[i]->pkt_len + HSPLIT_WIRE_OVERHEAD;
+		q->tokens += (double)hsplit_tso_wire_len(pkts[i],
+			HSPLIT_WIRE_OVERHEAD);
 }
 
 void
