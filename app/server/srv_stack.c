@@ -390,6 +390,7 @@ stack_report(const struct srv_stack *s)
 			SRV_DROP(drop_hdr_in_device),
 			SRV_DROP(drop_unsupported_proto),
 			SRV_DROP(drop_tx_no_mbuf), SRV_DROP(drop_tx_ring_full),
+			SRV_DROP(drop_tx_linear),
 			SRV_DROP(drop_no_neighbour),
 			SRV_DROP(drop_neigh_hold_full),
 			SRV_DROP(drop_l4_cksum_unknown),

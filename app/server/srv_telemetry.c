@@ -55,6 +55,7 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	/* Receive coalescing within a burst. */
 	ADD(rx_coalesced); ADD(rx_gro_runs); ADD(rx_gro_frames);
 	ADD(tx_tso_bursts); ADD(tx_tso_segs); ADD(tx_cycles); ADD(tx_burst_cycles);
+	ADD(drop_tx_linear);
 }
 
 static void

@@ -328,6 +328,8 @@ struct dt_dp_stats {
 	/* Transmit cost (TSC cycles), next to the receive side's rx_cycles. */
 	uint64_t tx_cycles;              /**< building frames from the engine's segments (lib/dp's own) */
 	uint64_t tx_burst_cycles;        /**< in the NIC's tx_burst (a software NIC's transmit included) */
+	/* Ports without multi-segment TX (frames written into one buffer). */
+	uint64_t drop_tx_linear;         /**< frames that did not fit one buffer: dropped (resent later) */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

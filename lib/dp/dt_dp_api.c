@@ -187,6 +187,8 @@ dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 		return -EINVAL;
 	if (buf->device && !st->conf.tx_cksum_offload)
 		return -ENOTSUP;   /* no CPU checksum over device payload */
+	if (buf->device && st->tx_linear)
+		return -ENOTSUP;   /* one-buffer frames: the CPU would copy device payload */
 	if (c->s_n >= st->conf.txq_cap)
 		return -DT_DP_E_FULL;
 	s = &c->sends[(c->s_head + c->s_n) % st->conf.txq_cap];

@@ -249,13 +249,14 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	if (c->tx_cksum)
 		tx_off |= info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
-	if (c->tx_multi_seg) {
-		if (!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
-			return port_fail(err, errlen, -ENOTSUP,
-				"port %u (%s) has no multi-segment TX", port,
-				info.driver_name);
+	/*
+	 * Without multi-segment TX the stacks write each frame into one
+	 * buffer (dt_dp_linear.c): a port that can send frames at all is
+	 * never refused for it.
+	 */
+	if (c->tx_multi_seg &&
+			(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
 		tx_off |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	}
 	/*
 	 * TSO where the NIC offers it: a send burst leaves as one header and
 	 * a payload chain the NIC segments. It sums every segment itself, so

@@ -172,6 +172,8 @@ struct dt_dp_stack {
 	bool lro;                   /**< the port coalesces TCP frames (RX LRO) */
 	/** TSO: payload bytes one burst may carry (dt_tcp_cfg.tso_max), 0: off. */
 	uint32_t tso_max;
+	bool tx_linear;            /* the port has no multi-segment TX (dt_dp_linear.c) */
+	uint32_t linear_mss;       /* tx_linear: the MSS one header buffer holds */
 	unsigned int lcore;
 
 	/* Payload region behind the RX queue. */
@@ -385,6 +387,11 @@ uint32_t dt_dp_nexthop(const struct dt_dp_stack *st, uint32_t dst);
 struct rte_eth_dev_info;
 struct rte_eth_conf;
 /** TSO for the port's configuration and limits (sets tso_max). */
+/* dt_dp_linear.c: ports without multi-segment TX. */
+void dt_dp_linear_init(struct dt_dp_stack *st, const struct rte_eth_dev_info *info);
+/** Make @p m one buffer; 0, or negative when it does not fit. */
+int dt_dp_linear_frame(struct dt_dp_stack *st, struct rte_mbuf *m);
+
 void dt_dp_tso_init(struct dt_dp_stack *st, const struct rte_eth_dev_info *info,
 	const struct rte_eth_conf *conf);
 /** Mark header mbuf @p m of a @p payload-byte burst for the NIC to cut at @p mss. */

@@ -162,6 +162,11 @@ tcp_cfg_init(struct dt_dp_stack *st)
 				st->conf.port_id, t->mss, st->mtu, st->mtu - 40);
 		t->mss = (uint16_t)(st->mtu - 40);
 	}
+	if (st->tx_linear && t->mss > st->linear_mss) {
+		DT_DP_LOG(WARNING, "port %u: MSS %u does not fit one TX buffer: using %u",
+			st->conf.port_id, t->mss, st->linear_mss);
+		t->mss = (uint16_t)st->linear_mss;
+	}
 	t->rcv_space = st->conf.window;
 	t->tso_max = st->tso_max;
 	/* ACKs owed by a burst's segments go out once, after the burst. */
@@ -276,6 +281,7 @@ port_init(struct dt_dp_stack *st)
 	st->mtu = mtu;
 	st->lro = !!(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO);
 	dt_dp_tso_init(st, &info, &conf);
+	dt_dp_linear_init(st, &info);
 	return dt_dp_rss_init(st);
 }
 

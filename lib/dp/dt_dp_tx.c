@@ -27,6 +27,12 @@ dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (unlikely(st->tx_linear) && m->nb_segs > 1 &&
+			dt_dp_linear_frame(st, m) != 0) {
+		st->st.drop_tx_linear++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	st->txb[(st->txb_head + st->txb_n) & (DT_DP_TXBUF - 1)] = m;
 	st->txb_n++;
 }
