@@ -52,11 +52,12 @@ if [ "${DEVTCP_NO_ASAN:-0}" != 1 ]; then
 	nice ninja -C "$asan" >/dev/null || { ninja -C "$asan" | tail -30; rc=1; }
 	# Left out under ASan: the interop suite (root, Linux peers: too slow
 	# on 2 cores), and the tests that load our drivers into stock DPDK
-	# programs (dpdk-test, dpdk-testpmd) or attach one (dpdk-proc-info) to
+	# programs (dpdk-test, dpdk-testpmd) or attach one (dpdk-proc-info:
+	# apps_server_sigterm, apps_hints) to
 	# ours: an ASan-built plugin cannot load into an uninstrumented program;
 	# and dp_transfer (1 GiB, two busy lcores: past its deadline under ASan
 	# here; dp_transfer_jumbo and dp_faults run the same code).
-	san_skip='gpu_sim_dpdk_test_gpudev|gpu_cuda_dpdk_test_gpudev|hsplit_testpmd|apps_server_sigterm|dp_transfer'
+	san_skip='gpu_sim_dpdk_test_gpudev|gpu_cuda_dpdk_test_gpudev|hsplit_testpmd|apps_server_sigterm|apps_hints|dp_transfer'
 	san_tests=$(meson test -C "$asan" --list --suite unit --suite component \
 		--suite fuzz 2>/dev/null | sed -n 's|^devtcp:[a-z0-9_]* / ||p' |
 		grep -vxE "$san_skip")

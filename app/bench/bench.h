@@ -80,6 +80,7 @@ struct bench_opts {
 	bool payload_host;       /* payload region in host memory, not on the GPU */
 	int16_t gpu_id;
 	bool verify;             /* check every payload byte (CPU alias or GPU kernel) */
+	bool rss_blind;          /* --rss-blind: connect without the server's RSS */
 	bool quiet;              /* no live progress line */
 	const char *json_path;
 	uint16_t tx_port, rx_port;
@@ -488,5 +489,16 @@ bench_mode_is_tcp(enum bench_mode m)
 	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY ||
 		bench_mode_is_conns(m);
 }
+
+/* bench_rss.c: the server port's RSS, for RSS-aware opens. */
+#define BENCH_RSS_RETA_MAX 512
+struct bench_rss {
+	uint8_t key[64];
+	uint16_t reta[BENCH_RSS_RETA_MAX];
+	uint16_t reta_size;
+	bool l4;
+};
+/** Read port @p port's RSS key and table; 0 or a negative errno. */
+int bench_rss_get(uint16_t port, struct bench_rss *r);
 
 #endif /* BENCH_H */

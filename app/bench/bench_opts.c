@@ -64,6 +64,9 @@ bench_usage(const char *prog)
 		"                    wire is paced to it) and the reference of %%-of-line-rate\n"
 		"                    (with real ports: the reference only). Without it, a\n"
 		"                    port's rate= devarg, else raw's rate in the same run\n"
+		"  --rss-blind       open connections without looking at the server port's RSS\n"
+		"                    (by default, with several server stacks, each connection\n"
+		"                    takes a source port that lands it on the next server stack)\n"
 		"  --verify          check every payload byte against the sender's pattern,\n"
 		"                    per connection: device bytes through the GPU's CPU mapping\n"
 		"                    (gpu_sim) or by a kernel on the GPU (gpu_cuda), in batches\n"
@@ -245,6 +248,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		{"payload-mem", required_argument, NULL, 'p'},
 		{"rate", required_argument, NULL, 'r'},
 		{"verify", no_argument, NULL, 'v'},
+		{"rss-blind", no_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"json", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
@@ -352,6 +356,9 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'v':
 			o->verify = true;
+			break;
+		case 'R':
+			o->rss_blind = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -113,6 +113,8 @@ struct bt_run {
 	uint32_t cli_closed, srv_accepted, srv_closed, srv_eof; /* __atomic */
 	struct bt_side sides[2 * BT_MAX_STACKS];
 	unsigned int lcore_of[2 * BT_MAX_STACKS]; /* the lcore polling each side */
+	struct bench_rss srss;   /* the server port's RSS (several server stacks) */
+	bool srss_ok;
 	unsigned int nb_sides;
 };
 
@@ -391,6 +393,30 @@ cli_sample(struct bt_side *s, struct bt_conn *c)
  * that the neighbour is resolved and no SYN waits in (or overflows) the
  * ARP hold queue and then for a retransmission timeout.
  */
+/*
+ * Connection g of the run (client stack ci's j-th is g = ci + j * clients)
+ * goes to server stack g % servers: a source port the server's RSS sends
+ * there, so every server stack carries its share.
+ */
+static int
+cli_connect(struct bt_side *s, struct bt_conn *c)
+{
+	struct bt_run *run = s->run;
+	uint32_t ci = (uint32_t)(s - run->sides) - run->nsrv;
+	struct dt_dp_peer_rss pr;
+
+	if (!run->srss_ok)
+		return dt_dp_connect(s->st, rte_cpu_to_be_32(BT_SRV_IP),
+			BT_SRV_PORT, c, &c->id);
+	pr.key = run->srss.key;
+	pr.reta = run->srss.reta;
+	pr.reta_size = run->srss.reta_size;
+	pr.l4 = run->srss.l4;
+	pr.queue = (uint16_t)((ci + s->nb * run->ncli) % run->nsrv);
+	return dt_dp_connect_rss(s->st, rte_cpu_to_be_32(BT_SRV_IP),
+		BT_SRV_PORT, c, &c->id, &pr);
+}
+
 static void
 cli_open(struct bt_side *s)
 {
@@ -404,8 +430,7 @@ cli_open(struct bt_side *s)
 		memset(c, 0, sizeof(*c));
 		c->total = run->env->opts->bytes != 0 ? run->env->opts->bytes :
 			UINT64_MAX;
-		r = dt_dp_connect(s->st, rte_cpu_to_be_32(BT_SRV_IP),
-			BT_SRV_PORT, c, &c->id);
+		r = cli_connect(s, c);
 		if (r == 0)
 			r = dt_dp_conn_stats_get(s->st, c->id, &cs);
 		if (r != 0) {
@@ -924,6 +949,8 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 				return -ENOMEM;
 		}
 	}
+	run->srss_ok = run->nsrv > 1 && !o->rss_blind &&
+		bench_rss_get(env->sport, &run->srss) == 0;
 	return 0;
 }
 

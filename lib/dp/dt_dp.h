@@ -198,6 +198,30 @@ int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
 int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	void *udata, dt_dp_conn_t *conn);
 
+/**
+ * Where the peer's NIC must deliver a connection's segments, for
+ * dt_dp_connect_rss(): the peer port's RSS (Toeplitz key, redirection
+ * table) and the RX queue wanted there. A sender that knows its receiver's
+ * RSS (a loopback benchmark, a peer that published it) spreads its
+ * connections evenly over the receiver's stacks instead of leaving it to
+ * chance.
+ */
+struct dt_dp_peer_rss {
+	const uint8_t *key;      /**< the peer port's RSS key (as rte_eth_dev_rss_hash_conf_get gives it) */
+	const uint16_t *reta;    /**< its redirection table */
+	uint16_t reta_size;
+	uint16_t queue;          /**< the peer's RX queue the connection must reach */
+	bool l4;                 /**< the peer hashes the TCP ports too (RTE_ETH_RSS_NONFRAG_IPV4_TCP) */
+};
+
+/**
+ * dt_dp_connect(), with a local port that the peer's RSS (@p peer) also
+ * sends to @p peer->queue. Costs more port candidates (1 in this side's
+ * queues times the peer's); -DT_DP_E_NOPORT when none is left.
+ */
+int dt_dp_connect_rss(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	void *udata, dt_dp_conn_t *conn, const struct dt_dp_peer_rss *peer);
+
 /** Attach user data to a connection (e.g. after ACCEPTED). */
 int dt_dp_set_udata(struct dt_dp_stack *st, dt_dp_conn_t conn, void *udata);
 

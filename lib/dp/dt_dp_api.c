@@ -106,6 +106,13 @@ int
 dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	void *udata, dt_dp_conn_t *conn)
 {
+	return dt_dp_connect_rss(st, raddr, rport, udata, conn, NULL);
+}
+
+int
+dt_dp_connect_rss(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	void *udata, dt_dp_conn_t *conn, const struct dt_dp_peer_rss *peer)
+{
 	uint32_t ra = rte_be_to_cpu_32(raddr);
 	struct dt_tcp_tuple t;
 	struct dt_dp_conn *c;
@@ -122,7 +129,10 @@ dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	t.laddr = st->ip;
 	t.raddr = ra;
 	t.rport = rport;
-	r = dt_dp_rss_pick_port(st, ra, rport, &t.lport);
+	if (peer != NULL && (peer->key == NULL || peer->reta == NULL ||
+			peer->reta_size == 0))
+		return -EINVAL;
+	r = dt_dp_rss_pick_port(st, ra, rport, peer, &t.lport);
 	if (r != 0)
 		return r;
 	c = dt_dp_conn_alloc(st);

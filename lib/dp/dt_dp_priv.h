@@ -437,8 +437,8 @@ void dt_dp_icmp_input(struct dt_dp_stack *st, struct rte_mbuf *m,
 
 /* ---- RSS (dt_dp_rss.c) ---- */
 int dt_dp_rss_init(struct dt_dp_stack *st);
-int dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr,
-	uint16_t rport, uint16_t *lport);
+int dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
+	const struct dt_dp_peer_rss *peer, uint16_t *lport);
 
 static inline struct dt_dp_mbuf_meta *
 dt_dp_meta(const struct dt_dp_stack *st, struct rte_mbuf *m)

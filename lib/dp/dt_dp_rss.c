@@ -72,9 +72,20 @@ rss_queue(const struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	return st->reta[h % st->reta_size];
 }
 
+/* Queue the peer's NIC picks for a segment from us:lport to raddr:rport. */
+static uint16_t
+peer_queue(const struct dt_dp_stack *st, const struct dt_dp_peer_rss *peer,
+	uint32_t raddr, uint16_t rport, uint16_t lport)
+{
+	uint32_t t[3] = { st->ip, raddr, (uint32_t)lport << 16 | rport };
+	uint32_t h = rte_softrss(t, peer->l4 ? 3 : 2, peer->key);
+
+	return peer->reta[h % peer->reta_size];
+}
+
 int
 dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
-	uint16_t *lport)
+	const struct dt_dp_peer_rss *peer, uint16_t *lport)
 {
 	const uint32_t range = DT_DP_EPH_HI - DT_DP_EPH_LO + 1;
 	struct dt_tcp_tuple t = { .laddr = st->ip, .raddr = raddr,
@@ -93,6 +104,8 @@ dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 				rss_queue(st, raddr, rport, p) != st->conf.rxq) {
 			continue;
 		}
+		if (peer != NULL && peer_queue(st, peer, raddr, rport, p) != peer->queue)
+			continue;
 		t.lport = p;
 		if (dt_dp_conn_lookup(st, &t) != NULL || dt_dp_lst_find(st, p) != NULL)
 			continue;
