@@ -490,15 +490,4 @@ bench_mode_is_tcp(enum bench_mode m)
 		bench_mode_is_conns(m);
 }
 
-/* bench_rss.c: the server port's RSS, for RSS-aware opens. */
-#define BENCH_RSS_RETA_MAX 512
-struct bench_rss {
-	uint8_t key[64];
-	uint16_t reta[BENCH_RSS_RETA_MAX];
-	uint16_t reta_size;
-	bool l4;
-};
-/** Read port @p port's RSS key and table; 0 or a negative errno. */
-int bench_rss_get(uint16_t port, struct bench_rss *r);
-
 #endif /* BENCH_H */

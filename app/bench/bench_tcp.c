@@ -113,7 +113,7 @@ struct bt_run {
 	uint32_t cli_closed, srv_accepted, srv_closed, srv_eof; /* __atomic */
 	struct bt_side sides[2 * BT_MAX_STACKS];
 	unsigned int lcore_of[2 * BT_MAX_STACKS]; /* the lcore polling each side */
-	struct bench_rss srss;   /* the server port's RSS (several server stacks) */
+	struct dt_dp_port_rss srss; /* the server port's RSS (several server stacks) */
 	bool srss_ok;
 	unsigned int nb_sides;
 };
@@ -949,8 +949,10 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 				return -ENOMEM;
 		}
 	}
+	/* The openers spread their connections with it (cli_connect). */
 	run->srss_ok = run->nsrv > 1 && !o->rss_blind &&
-		bench_rss_get(env->sport, &run->srss) == 0;
+		dt_dp_port_rss_get(env->sport, &run->srss) == 0 &&
+		run->srss.reta_size != 0;
 	return 0;
 }
 

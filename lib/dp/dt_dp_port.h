@@ -112,6 +112,24 @@ int dt_dp_port_start(uint16_t port_id, const struct dt_dp_port_conf *conf,
  */
 int dt_dp_port_stop(uint16_t port_id);
 
+/** A port's RSS as the NIC applies it (dt_dp_port_rss_get()). */
+struct dt_dp_port_rss {
+	uint8_t key[64];          /**< Toeplitz key, key_len bytes */
+	uint8_t key_len;
+	uint16_t reta[512];       /**< redirection table: queue per hash bucket */
+	uint16_t reta_size;       /**< 0: the port has no RSS (one RX queue) */
+	bool l4;                  /**< TCP ports hashed too (RTE_ETH_RSS_NONFRAG_IPV4_TCP) */
+};
+
+/**
+ * Read a started port's RSS key and redirection table: what a stack needs
+ * to know where the NIC sends a 4-tuple, and what a sender that knows its
+ * receiver gives dt_dp_connect_rss() (struct dt_dp_peer_rss).
+ * @return 0 (reta_size 0 with one RX queue), -ENOTSUP (a key or table
+ *         larger than the struct holds), or the ethdev call's error.
+ */
+int dt_dp_port_rss_get(uint16_t port_id, struct dt_dp_port_rss *rss);
+
 /**
  * Whether the NIC splits headers matching the cumulative ptype @p mask
  * into their own segment (rte_eth_buffer_split_get_supported_hdr_ptypes).

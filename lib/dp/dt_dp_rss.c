@@ -10,54 +10,82 @@
 #include <rte_ethdev.h>
 #include <rte_thash.h>
 
+#include "dt_dp_log.h"
+#include "dt_dp_port.h"
 #include "dt_dp_priv.h"
 
 int
-dt_dp_rss_init(struct dt_dp_stack *st)
+dt_dp_port_rss_get(uint16_t port, struct dt_dp_port_rss *r)
 {
-	struct rte_eth_rss_reta_entry64 reta[DT_DP_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_reta_entry64 reta[RTE_DIM(r->reta) / RTE_ETH_RETA_GROUP_SIZE];
 	struct rte_eth_rss_conf rc;
 	struct rte_eth_dev_info info;
-	uint16_t i, port = st->conf.port_id;
-	int r;
+	uint16_t i;
+	int ret;
 
-	st->eph_next = (uint16_t)(DT_DP_EPH_LO +
-		rte_rand_max(DT_DP_EPH_HI - DT_DP_EPH_LO + 1));
-	r = rte_eth_dev_info_get(port, &info);
-	if (r != 0)
-		return r;
-	st->nb_rxq = info.nb_rx_queues;
-	if (st->nb_rxq <= 1)
+	memset(r, 0, sizeof(*r));
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (info.nb_rx_queues <= 1)
 		return 0;
-	if (info.hash_key_size > DT_DP_RSS_KEY_MAX ||
-			info.reta_size > DT_DP_RETA_MAX || info.reta_size == 0) {
+	if (info.hash_key_size > sizeof(r->key) ||
+			info.reta_size > RTE_DIM(r->reta) || info.reta_size == 0) {
 		DT_DP_LOG(ERR, "port %u: RSS key %u bytes / RETA %u entries unsupported",
 			port, info.hash_key_size, info.reta_size);
 		return -ENOTSUP;
 	}
 	memset(&rc, 0, sizeof(rc));
-	rc.rss_key = st->rss_key;
+	rc.rss_key = r->key;
 	rc.rss_key_len = info.hash_key_size;
-	r = rte_eth_dev_rss_hash_conf_get(port, &rc);
-	if (r != 0) {
+	ret = rte_eth_dev_rss_hash_conf_get(port, &rc);
+	if (ret != 0) {
 		DT_DP_LOG(ERR, "port %u: cannot read the RSS key: %s", port,
-			rte_strerror(-r));
-		return r;
+			rte_strerror(-ret));
+		return ret;
 	}
-	st->rss_l4 = (rc.rss_hf & RTE_ETH_RSS_NONFRAG_IPV4_TCP) != 0;
+	r->key_len = info.hash_key_size;
+	r->l4 = (rc.rss_hf & RTE_ETH_RSS_NONFRAG_IPV4_TCP) != 0;
 	memset(reta, 0, sizeof(reta));
 	for (i = 0; i < info.reta_size / RTE_ETH_RETA_GROUP_SIZE; i++)
 		reta[i].mask = UINT64_MAX;
-	r = rte_eth_dev_rss_reta_query(port, reta, info.reta_size);
-	if (r != 0) {
+	ret = rte_eth_dev_rss_reta_query(port, reta, info.reta_size);
+	if (ret != 0) {
 		DT_DP_LOG(ERR, "port %u: cannot read the RSS table: %s", port,
-			rte_strerror(-r));
-		return r;
+			rte_strerror(-ret));
+		return ret;
 	}
-	st->reta_size = info.reta_size;
 	for (i = 0; i < info.reta_size; i++)
-		st->reta[i] = reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i %
+		r->reta[i] = reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i %
 			RTE_ETH_RETA_GROUP_SIZE];
+	r->reta_size = info.reta_size;
+	return 0;
+}
+
+int
+dt_dp_rss_init(struct dt_dp_stack *st)
+{
+	struct dt_dp_port_rss r;
+	struct rte_eth_dev_info info;
+	int ret;
+
+	st->eph_next = (uint16_t)(DT_DP_EPH_LO +
+		rte_rand_max(DT_DP_EPH_HI - DT_DP_EPH_LO + 1));
+	ret = rte_eth_dev_info_get(st->conf.port_id, &info);
+	if (ret != 0)
+		return ret;
+	st->nb_rxq = info.nb_rx_queues;
+	if (st->nb_rxq <= 1)
+		return 0;
+	ret = dt_dp_port_rss_get(st->conf.port_id, &r);
+	if (ret != 0)
+		return ret;
+	RTE_BUILD_BUG_ON(sizeof(r.key) > DT_DP_RSS_KEY_MAX);
+	RTE_BUILD_BUG_ON(RTE_DIM(r.reta) > DT_DP_RETA_MAX);
+	memcpy(st->rss_key, r.key, sizeof(r.key));
+	memcpy(st->reta, r.reta, sizeof(r.reta));
+	st->reta_size = r.reta_size;
+	st->rss_l4 = r.l4;
 	return 0;
 }
 
