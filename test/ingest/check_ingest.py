@@ -52,8 +52,14 @@ PREFIX = "dting%d" % PID
 EAL = ["--lcores", "0@0,1@1,2@0", "--in-memory", "--no-pci",
        "--file-prefix", PREFIX,
        "--log-level=lib.eal:warning"]
-procs = []
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+from dtcheck import Checker  # noqa: E402
+
+CK = Checker(NS)
+procs = CK.procs
+failures = CK.failures
 
 
 def python_with_numpy():
@@ -97,55 +103,23 @@ on_client_exit = {on_exit}
 """
 
 
-def log(msg):
-    print(msg, flush=True)
+log, text, wait_text = Checker.log, dtcheck.text, dtcheck.wait_text
 
 
 def check(cond, what):
-    log(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+    return CK.check(cond, what)
 
 
 def skip(why):
-    log("SKIP: " + why)
-    sys.exit(77)
+    CK.skip(why)
 
 
 def spawn(cmd, ns=False, out=None, **kw):
-    if ns:
-        cmd = ["ip", "netns", "exec", NS] + cmd
-    f = open(out, "w") if out else subprocess.DEVNULL
-    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
-                         start_new_session=True, **kw)
-    p.out_path = out
-    procs.append(p)
-    return p
-
-
-def text(p):
-    return open(p.out_path).read() if p.out_path else ""
-
-
-def wait_text(p, pat, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if re.search(pat, text(p)):
-            return True
-        if p.poll() is not None:
-            return bool(re.search(pat, text(p)))
-        time.sleep(0.05)
-    return False
+    return CK.spawn(cmd, out=out, ns=ns, **kw)
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
+    CK.kill_all()
     subprocess.run([NETNS_SH, "down", NS], capture_output=True)
     if os.environ.get("DT_INGEST_KEEP"):
         log("kept logs in " + TMP)

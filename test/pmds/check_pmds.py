@@ -29,8 +29,14 @@ NS = "dtpmd%d" % (os.getpid() % 100000)
 DEV_IP, LNX_IP = "10.84.0.1", "10.84.0.2"
 TMP = tempfile.mkdtemp(prefix="dtpmds")
 EAL = ["-l", "0-1", "--in-memory", "--no-pci", "--log-level=lib.eal:warning"]
-procs = []
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+from dtcheck import Checker  # noqa: E402
+
+CK = Checker(NS)
+procs = CK.procs
+failures = CK.failures
 
 INI_PORT = """[port]
 mtu = 1500
@@ -60,43 +66,28 @@ chunk = 64K
 """
 
 
-def log(msg):
-    print(msg, flush=True)
+log = Checker.log
 
 
 def check(cond, what):
-    log(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+    return CK.check(cond, what)
 
 
 def skip(why):
-    log("SKIP: " + why)
-    cleanup()
-    sys.exit(77)
+    CK.skip(why, cleanup)
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+    CK.kill_all()
     subprocess.run([NETNS_SH, "down", NS], capture_output=True)
     shutil.rmtree(TMP, ignore_errors=True)
 
 
 def spawn(cmd, out, ns=False):
-    if ns:
-        cmd = ["ip", "netns", "exec", NS] + cmd
-    p = subprocess.Popen(cmd, stdout=open(out, "w"), stderr=subprocess.STDOUT,
-                         start_new_session=True, cwd="/")
-    p.out = out
-    procs.append(p)
-    return p
+    return CK.spawn(cmd, out=out, ns=ns, cwd="/")
 
 
-def text(p):
-    return open(p.out).read()
+text = dtcheck.text
 
 
 def sha(path):
