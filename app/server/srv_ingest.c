@@ -438,11 +438,11 @@ client_reclaimed(const struct srv_ingest *ing, const struct srv_ingest_client *c
 static void
 client_release(struct srv_ingest *ing, struct srv_ingest_client *cl)
 {
-	uint64_t held = 0;
+	uint64_t bad = 0;
 	unsigned int i;
 
 	for (i = 0; i < ing->app->nb_stacks; i++)
-		held += cl->pair[i].bad_tokens;
+		bad += cl->pair[i].bad_tokens;
 	if (cl->bye)
 		ing->st.detached++;
 	else
@@ -452,7 +452,7 @@ client_release(struct srv_ingest *ing, struct srv_ingest_client *cl)
 		cl->id, cl->name, (int)cl->pid, cl->bye ? "detached" : "went away without detaching",
 		ing->app->cfg.ingest_on_exit == SRV_INGEST_EXIT_REOFFER ?
 		"offered to the port's other clients" : "reset",
-		held ? " (it gave back tokens it did not hold)" : "");
+		bad ? " (it gave back tokens it did not hold)" : "");
 	close(cl->fd);
 	client_free_mem(cl);
 	__atomic_store_n(&cl->state, ING_FREE, __ATOMIC_RELEASE);

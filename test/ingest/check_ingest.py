@@ -20,6 +20,11 @@ cases:
             still running once the other port's stream is done, byte-exact),
             then SIGUSR1 makes it give them back and its stream completes
             byte-exact.
+  hostile   a client writes random tokens into its token rings, then an
+            index ten rings ahead, before it holds anything: the server
+            counts them (telemetry bad_tokens), logs it when the client
+            leaves, and both that client's stream and another client's
+            are byte-exact.
   refusals  too many clients (EUSERS), a port not served (ENOENT), another
             protocol version (EPROTO), a uid not allowed (EACCES): each a
             clear refusal on the client and a counter on the server.
@@ -343,6 +348,30 @@ def telemetry(cmd):
     return None
 
 
+def case_hostile():
+    srv = start_server("hostile")
+    fa, fb = rand_file("ha", 4 * MIB), rand_file("hb", 4 * MIB)
+    bad = take("bad", 5002, "--hostile", "--timeout", 60)
+    check(wait_text(bad, r"hostile: scribbled", 20), "the hostile client wrote its tokens")
+    good = take("good", 5001, "--timeout", 60)
+    time.sleep(0.5)
+    t = telemetry("/devtcp/ingest") or {}
+    cl = [v for k, v in t.items() if k.startswith("client") and
+          isinstance(v, dict) and v.get("port") == 5002]
+    check(len(cl) == 1 and cl[0]["bad_tokens"] > 0,
+          "telemetry counts the hostile client's bad tokens (%s)" % (cl or t))
+    rcs = waitall(send([fa], 5002) + send([fb], 5001), 60)
+    waitall([bad, good], 30)
+    check(rcs == [0, 0], "both senders finished (%s)" % rcs)
+    check(streams_of(text(bad)) == [(0, 4 * MIB, sha(fa))],
+          "the hostile client's own stream is byte-exact")
+    check(streams_of(text(good)) == [(0, 4 * MIB, sha(fb))],
+          "the other client's stream is byte-exact")
+    check(stop(srv) == 0, "server exit 0")
+    check("gave back tokens it did not hold" in text(srv),
+          "the server's line for the client says it gave back tokens it did not hold")
+
+
 def raw_hello(version):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(SOCK)
@@ -404,6 +433,7 @@ def main():
     try:
         {"streams": case_streams, "kill": lambda: case_kill(False),
          "reoffer": lambda: case_kill(True), "hold": case_hold,
+         "hostile": case_hostile,
          "refusals": case_refusals}[CASE]()
     except Exception as e:  # a failure to run is a failure
         failures.append("%s: %r" % (CASE, e))

@@ -12,6 +12,10 @@
  *                    [--hold] [--die-after BYTES] [--name NAME]
  *   --hold          keep every token until SIGUSR1 (flow control test)
  *   --die-after B   SIGKILL itself after B payload bytes
+ *   --hostile       right after attaching, before it holds anything, write
+ *                   random tokens into every token ring and then an index
+ *                   far past the ring (what a broken or hostile client can
+ *                   do to shared memory); then take its streams normally
  * Exit: 0 when --streams streams ended, 2 on timeout, 3 refused (the
  * reason on stderr as "refused: CODE MESSAGE"), 4 the server went away.
  */
@@ -26,6 +30,7 @@
 
 #include "dt_app_sha256.h"
 #include "dt_client.h"
+#include "dt_client_priv.h"
 
 #define MAX_STREAMS 256
 #define BURST 64
@@ -65,6 +70,36 @@ find(struct stream *t, uint64_t id, bool create)
 	return NULL;
 }
 
+/*
+ * Scribble on the token rings behind the library's back: 1000 random
+ * tokens per ring, then an index 10 rings ahead. The server must count
+ * them and go on; this client holds nothing yet, so nothing of its own is
+ * given back by mistake.
+ */
+static void
+hostile(struct dt_client *c)
+{
+	uint32_t i, k, n = c->w.ring_size;
+
+	srand((unsigned int)getpid());
+	for (i = 0; i < c->w.nb_stacks; i++) {
+		struct dt_client_pair *p = &c->pairs[i];
+
+		for (k = 0; k < 1000; k++) {
+			p->tok[p->tok_head & (n - 1)] = (uint32_t)rand();
+			p->tok_head++;
+			if ((k + 1) % (n / 2) == 0)
+				__atomic_store_n(&p->tok_idx->head, p->tok_head,
+					__ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&p->tok_idx->head, p->tok_head, __ATOMIC_RELEASE);
+		usleep(20000);
+		p->tok_head += 10 * n;
+		__atomic_store_n(&p->tok_idx->head, p->tok_head, __ATOMIC_RELEASE);
+	}
+	printf("hostile: scribbled on %u token rings\n", c->w.nb_stacks);
+}
+
 static double
 now_s(void)
 {
@@ -77,7 +112,7 @@ now_s(void)
 static void
 usage(const char *p)
 {
-	fprintf(stderr, "usage: %s SOCKET PORT [--quota N] [--streams N] [--timeout SEC] [--hold] [--die-after BYTES] [--name NAME]\n", p);
+	fprintf(stderr, "usage: %s SOCKET PORT [--quota N] [--streams N] [--timeout SEC] [--hold] [--hostile] [--die-after BYTES] [--name NAME]\n", p);
 	exit(1);
 }
 
@@ -132,7 +167,7 @@ main(int argc, char **argv)
 	uint64_t total = 0, die_after = 0;
 	unsigned int want = 1, ended = 0, nheld = 0;
 	double timeout = 60, t0;
-	bool hold = false;
+	bool hold = false, bad = false;
 	const uint8_t *alias;
 	int i, n, rc = 2;
 
@@ -143,6 +178,8 @@ main(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		if (strcmp(argv[i], "--hold") == 0)
 			hold = true;
+		else if (strcmp(argv[i], "--hostile") == 0)
+			bad = true;
 		else if (i + 1 >= argc)
 			usage(argv[0]);
 		else if (strcmp(argv[i], "--quota") == 0)
@@ -170,6 +207,8 @@ main(int argc, char **argv)
 		st.client_id, st.nb_stacks, st.ring_size,
 		dt_client_mem(c) == DT_CLIENT_MEM_CPU ? "cpu" : "cuda",
 		dt_client_region_len(c));
+	if (bad)
+		hostile(c);
 	if (alias == NULL) {
 		fprintf(stderr, "the region has no CPU alias here: cannot hash\n");
 		dt_client_detach(c);
