@@ -7,7 +7,10 @@
 # NCCL_NET=Socket over the same pair, and prints both tables side by side.
 #
 # From the bundle (scripts/device-bundle.sh), as root:
-#   .bundle/run.sh h200-nccl.sh [OUTDIR] [both|devtcp|socket]
+#   .bundle/run.sh h200-nccl.sh [OUTDIR] [both|devtcp|socket|p2p|all]
+#   p2p: NCCL's own path between the ranks' GPUs (one NCCL host: P2P over
+#   NVLink/PCIe, NCCL_NVLS_ENABLE=0), the upper reference of a two-GPU run
+#   (RANK_GPUS=0,1); all: devtcp, socket and p2p.
 # Environment: MIN (8M), MAX (1G), ITERS (5), MTU (1500), GPU (0),
 #   RANK_GPUS (unset: both ranks on GPU; "0,1": rank 0 on GPU 0, rank 1 on
 #   GPU 1, each seeing only its own: the two-GPU run of issue 27, on a
@@ -179,6 +182,13 @@ rank() {  # variant side rank
 		env+=(NCCL_NET_PLUGIN="$plugin" NCCL_NET=devtcp NCCL_SOCKET_IFNAME="c$S"
 			DEVTCP_NCCL_CONFIG="$out/devtcp-$side.ini"
 			DEVTCP_NCCL_EAL="-l $l0-$l1 --in-memory --file-prefix dtnccl$r --no-pci $eal_d --vdev=net_hsplit0,iface=d$S,iface_ring=$RING,wire_bufs=$WIRE_BUFS${HSPLIT_ARGS:+,$HSPLIT_ARGS} --vdev=${GPU_VDEV:-gpu_cuda0,device=0${GPU_ARGS:+,$GPU_ARGS}}")
+	elif [ "$variant" = p2p ]; then
+		# One host for NCCL: it picks P2P between the GPUs, no network.
+		# The ranks sit in two network namespaces, and NCCL passes cuMem
+		# handles over abstract Unix sockets, which do not cross them:
+		# legacy CUDA IPC handles instead (NCCL_CUMEM_ENABLE=0; not run yet).
+		env=("${env[@]/NCCL_HOSTID=host$S/NCCL_HOSTID=hostAB}")
+		env+=(NCCL_NET_PLUGIN=none NCCL_SOCKET_IFNAME="c$S" NCCL_CUMEM_ENABLE=0)
 	else
 		env+=(NCCL_NET_PLUGIN=none NCCL_NET=Socket NCCL_SOCKET_IFNAME="d$S")
 	fi
@@ -207,7 +217,7 @@ run() {  # variant
 	rank "$v" b 1 & pb=$!
 	wait $pa || rc=$?
 	wait $pb || rc=$?
-	grep -h -E "NET/devtcp|NET/Plugin|Using network|via NET|NET/Socket" \
+	grep -h -E "NET/devtcp|NET/Plugin|Using network|via NET|NET/Socket|via P2P" \
 		"$out/$v-rank0.log" "$out/$v-rank1.log" > "$out/nccl-info-$v.txt" || true
 	sed -n '/^# /,$p' "$out/$v-rank0.log"
 	# The plugin's reports of requests pending for stall_report ms.
@@ -226,15 +236,21 @@ run() {  # variant
 rc=0
 case $which in
 both) run devtcp || rc=1; run socket || rc=1 ;;
-devtcp|socket) run "$which" || rc=1 ;;
-*) echo "usage: $0 [OUTDIR] [both|devtcp|socket]" >&2; exit 2 ;;
+devtcp|socket|p2p) run "$which" || rc=1 ;;
+all) run devtcp || rc=1; run socket || rc=1; run p2p || rc=1 ;;
+*) echo "usage: $0 [OUTDIR] [both|devtcp|socket|p2p|all]" >&2; exit 2 ;;
 esac
 
 if [ -f "$out/devtcp.json" ] && [ -f "$out/socket.json" ]; then
 	"$PY" - "$out" <<'PYEOF' | tee "$out/compare.txt"
-import json, sys
+import json, os, sys
 d = json.load(open(sys.argv[1] + "/devtcp.json"))["rows"]
 s = json.load(open(sys.argv[1] + "/socket.json"))["rows"]
+p2p = sys.argv[1] + "/p2p.json"
+if os.path.exists(p2p):
+    for a, c in zip(d, json.load(open(p2p))["rows"]):
+        print(f"p2p reference {c['op']:<11} {c['bytes']:>11}: busbw {c['busbw_GBps']:.3f} "
+              f"GB/s {'y' if c['correct'] else 'N'}, devtcp at {a['busbw_GBps'] / c['busbw_GBps']:.3f} of it")
 print(f"{'op':<11} {'bytes':>11} | {'devtcp algbw':>12} {'busbw':>7} ok | "
       f"{'socket algbw':>12} {'busbw':>7} ok | ratio")
 for a, b in zip(d, s):
