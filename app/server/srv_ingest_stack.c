@@ -126,6 +126,26 @@ node_drop(struct srv_ingest_stack *is, uint32_t idx)
 	is->free_nodes[is->nb_free_nodes++] = idx;
 }
 
+/* Free every node of stream @p sidx, DATA buffers back to lib/dp; how many. */
+static uint32_t
+stream_drain(struct srv_stack *s, uint32_t sidx)
+{
+	struct srv_ingest_stack *is = s->ing;
+	struct srv_ingest_stream *st = &is->streams[sidx];
+	uint32_t released = 0;
+
+	while (st->head != NONE) {
+		struct srv_ingest_node *n = &is->nodes[st->head];
+
+		if (n->flags & DT_CLIENT_F_DATA) {
+			dt_dp_release(s->st, n->dp_token);
+			released++;
+		}
+		node_drop(is, st->head);
+	}
+	return released;
+}
+
 /* ---- streams ------------------------------------------------------------ */
 
 static uint32_t
@@ -268,8 +288,7 @@ on_accepted(struct srv_stack *s, const struct dt_dp_event *ev)
 	if (!stream_assign(s, sidx) && s->app->cfg.ingest_no_client_reset) {
 		SRV_LOG(INFO, "stack %u: connection %" PRIx64 " on port %u reset: no ingest client attached for it",
 			s->queue, ev->conn, ev->listen_port);
-		while (is->streams[sidx].head != NONE)
-			node_drop(is, is->streams[sidx].head);
+		stream_drain(s, sidx);
 		is->streams[sidx].ended = true;
 		is->unassigned--;
 		is->resets++;
@@ -458,15 +477,7 @@ stream_reset_all(struct srv_stack *s, uint32_t sidx)
 	struct srv_ingest_stack *is = s->ing;
 	struct srv_ingest_stream *st = &is->streams[sidx];
 
-	while (st->head != NONE) {
-		struct srv_ingest_node *n = &is->nodes[st->head];
-
-		if (n->flags & DT_CLIENT_F_DATA) {
-			dt_dp_release(s->st, n->dp_token);
-			is->reclaimed_chunks++;
-		}
-		node_drop(is, st->head);
-	}
+	is->reclaimed_chunks += stream_drain(s, sidx);
 	st->ended = true;
 	if (!st->dp_closed) {
 		dt_dp_abort(s->st, st->conn);
@@ -594,17 +605,8 @@ srv_ingest_stack_fini(struct srv_stack *s)
 	if (is == NULL)
 		return;
 	/* Before the stack goes: every buffer still held goes back. */
-	for (k = 0; is->streams != NULL && k < is->nb_active; k++) {
-		struct srv_ingest_stream *st = &is->streams[is->active[k]];
-
-		while (st->head != NONE) {
-			struct srv_ingest_node *n = &is->nodes[st->head];
-
-			if (n->flags & DT_CLIENT_F_DATA)
-				dt_dp_release(s->st, n->dp_token);
-			node_drop(is, st->head);
-		}
-	}
+	for (k = 0; is->streams != NULL && k < is->nb_active; k++)
+		stream_drain(s, is->active[k]);
 	free(is->nodes);
 	free(is->free_nodes);
 	free(is->streams);

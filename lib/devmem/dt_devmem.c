@@ -776,30 +776,6 @@ dt_devmem_region_dmabuf_export(const struct dt_devmem_region *r, int *fd)
 	return 0;
 }
 
-int
-dt_devmem_region_ipc_export(const struct dt_devmem_region *r,
-	struct dt_devmem_ipc *ipc)
-{
-	int ret;
-
-	if (ipc == NULL) {
-		rte_errno = EINVAL;
-		return -EINVAL;
-	}
-	memset(ipc, 0, sizeof(*ipc));
-	ipc->fd = -1;
-	if (r->gpu_id == RTE_GPU_ID_NONE || r->prov->ipc_export == NULL)
-		return dm_fail(r->name, "ipc_export", ENOTSUP,
-			"%s cannot share its memory with another process",
-			dt_devmem_region_provider(r));
-	ret = r->prov->ipc_export(r->gpu_id, r->base, r->len, ipc);
-	if (ret < 0)
-		return dm_fail(r->name, "ipc_export", -ret,
-			"[%p, +%zu) on gpu %d (%s)", r->base, r->len, r->gpu_id,
-			r->prov->name);
-	return 0;
-}
-
 /* The host-registration hook of @p gpu_id's provider, or NULL. */
 static int
 dm_host_op(int16_t gpu_id, void *ptr, size_t len, bool reg)
