@@ -15,6 +15,7 @@
 
 #include "srv.h"
 #include "srv_ingest.h"
+#include "srv_ingest_slots.h"
 
 #define NONE SRV_INGEST_NONE
 
@@ -383,21 +384,20 @@ stream_push(struct srv_stack *s, uint32_t sidx)
 	uint32_t mask = cl->ring_size - 1, head0 = p->desc_head;
 
 	while (st->first_pending != NONE && p->nb_free > 0) {
-		uint32_t idx = st->first_pending, slot;
+		uint32_t idx = st->first_pending, slot, tok;
 		struct srv_ingest_node *n = &is->nodes[idx];
 		struct dt_client_desc *d = &p->desc[p->desc_head & mask];
 
-		slot = p->free_slots[--p->nb_free];
-		p->slots[slot].node = idx;
-		/* 15 bits: the client marks a held slot with gen + 1 in 16. */
-		p->slots[slot].gen = (uint16_t)((p->slots[slot].gen + 1) & 0x7fff);
+		/* Kept here: the descriptor is shared memory the client can write. */
+		tok = srv_ing_slot_give(p, idx);
+		slot = tok & 0xffff;
 		d->offset = n->offset;
 		d->aux = (n->flags & DT_CLIENT_F_OPEN) ? st->consumed : 0;
 		d->len = n->len;
 		d->flags = n->flags;
 		d->stack = stack_index(s);
 		d->stream = st->serial;
-		d->token = dt_client_token(slot, p->slots[slot].gen);
+		d->token = tok;
 		if (n->flags & DT_CLIENT_F_HOST) {
 			/* Host bytes (the NIC's split left them in a header buffer). */
 			memcpy(p->linear + (uint64_t)slot * s->app->ingest->linear_size,
@@ -410,7 +410,6 @@ stream_push(struct srv_stack *s, uint32_t sidx)
 		n->given = true;
 		st->first_pending = n->next;
 		is->pending--;
-		p->held++;
 		p->desc_head++;
 	}
 	if (p->desc_head != head0) {
@@ -442,28 +441,16 @@ static void
 take_tokens(struct srv_stack *s, struct srv_ingest_client *cl,
 	struct srv_ingest_pair *p)
 {
-	uint32_t head = load_acq(&p->tok_idx->head), mask = cl->ring_size - 1;
+	uint32_t mask = cl->ring_size - 1, n, node;
 
-	if (head - p->tok_tail > cl->ring_size) {
-		/* The client wrote an index it cannot have: skip to it. */
-		p->bad_tokens++;
-		p->tok_tail = head;
-		return;
-	}
-	while (p->tok_tail != head) {
-		uint32_t tok = p->tok[p->tok_tail & mask], slot = tok & 0xffff;
-		struct srv_ingest_slot *sl = &p->slots[slot];
-
+	n = srv_ing_tok_avail(p, cl->ring_size, load_acq(&p->tok_idx->head));
+	for (; n > 0; n--) {
+		/* One read of the client's word: checks and use see the same. */
+		node = srv_ing_slot_take(p, cl->ring_size, p->tok[p->tok_tail & mask]);
 		p->tok_tail++;
-		if (slot >= cl->ring_size || sl->node == NONE ||
-				sl->gen != (uint16_t)(tok >> 16)) {
-			p->bad_tokens++;
+		if (node == SRV_INGEST_NONE)
 			continue;
-		}
-		node_returned(s, sl->node);
-		sl->node = NONE;
-		p->free_slots[p->nb_free++] = slot;
-		p->held--;
+		node_returned(s, node);
 		s->ing->tokens++;
 	}
 	store_rel(&p->tok_idx->tail, p->tok_tail);

@@ -163,6 +163,9 @@ struct dt_client_stats {
 	uint32_t client_id;       /**< as the server numbered it */
 	uint16_t nb_stacks;
 	uint32_t ring_size;       /**< quota per stack */
+	uint64_t bad_descs;       /**< descriptors a broken server wrote (a slot
+				    *  outside the ring or held, bytes outside
+				    *  the region): skipped */
 };
 
 void dt_client_stats_get(const struct dt_client *c, struct dt_client_stats *s);

@@ -35,32 +35,70 @@ tok_push(struct dt_client *c, struct dt_client_pair *p, uint32_t token)
 	p->tok_head++;
 }
 
+/*
+ * A DATA descriptor the server cannot have written: a slot outside the
+ * ring or already held, a generation over 15 bits, or bytes outside the
+ * region (or the slot's linear buffer). The server is trusted, but a broken one must not make this
+ * process write outside its tables or hand out a view past the mapping.
+ */
+static bool
+desc_bad(const struct dt_client *c, const struct dt_client_pair *p,
+	const struct dt_client_desc *d)
+{
+	uint32_t slot = d->token & 0xffff;
+
+	/* Generations are 15 bits: held[] marks a slot with gen + 1 in 16. */
+	if (slot >= c->w.ring_size || p->held[slot] != 0 || (d->token >> 31) != 0)
+		return true;
+	if (d->flags & DT_CLIENT_F_HOST)
+		return d->len > c->w.linear_size;
+	return d->offset > c->w.region_len || d->len > c->w.region_len - d->offset;
+}
+
 static void
-decode(struct dt_client *c, struct dt_client_pair *p, uint16_t stack,
+decode_data(struct dt_client *c, struct dt_client_pair *p,
 	const struct dt_client_desc *d, struct dt_client_chunk *ch)
 {
+	uint32_t slot = d->token & 0xffff;
+
+	if (desc_bad(c, p, d)) {
+		c->st.bad_descs++;
+		/* A slot of ours goes back, so the server does not starve. */
+		if (slot < c->w.ring_size && p->held[slot] == 0)
+			tok_push(c, p, d->token);
+		return;   /* kind 0: not handed out */
+	}
+	ch->kind = DT_CLIENT_DATA;
+	ch->len = d->len;
+	p->held[slot] = (uint16_t)((d->token >> 16) + 1);
+	c->st.held++;
+	c->st.chunks++;
+	c->st.bytes += d->len;
+	if (d->flags & DT_CLIENT_F_HOST) {
+		ch->host = true;
+		ch->offset = UINT64_MAX;
+		ch->addr = p->linear + (uint64_t)slot * c->w.linear_size;
+		c->st.host_bytes += d->len;
+	} else {
+		ch->offset = d->offset;
+		ch->addr = (const uint8_t *)c->base + d->offset;
+	}
+}
+
+static void
+decode(struct dt_client *c, struct dt_client_pair *p, uint16_t stack,
+	const struct dt_client_desc *shared, struct dt_client_chunk *ch)
+{
+	/* One read of the shared descriptor: checks and use see the same. */
+	struct dt_client_desc dl = *(const volatile struct dt_client_desc *)shared;
+	const struct dt_client_desc *d = &dl;
+
 	memset(ch, 0, sizeof(*ch));
 	ch->stream = (uint64_t)stack << 32 | d->stream;
 	ch->stack = stack;
 	ch->token = d->token;
 	if (d->flags & DT_CLIENT_F_DATA) {
-		uint32_t slot = d->token & 0xffff;
-
-		ch->kind = DT_CLIENT_DATA;
-		ch->len = d->len;
-		p->held[slot] = (uint16_t)((d->token >> 16) + 1);
-		c->st.held++;
-		c->st.chunks++;
-		c->st.bytes += d->len;
-		if (d->flags & DT_CLIENT_F_HOST) {
-			ch->host = true;
-			ch->offset = UINT64_MAX;
-			ch->addr = p->linear + (uint64_t)slot * c->w.linear_size;
-			c->st.host_bytes += d->len;
-		} else {
-			ch->offset = d->offset;
-			ch->addr = (const uint8_t *)c->base + d->offset;
-		}
+		decode_data(c, p, d, ch);
 		return;
 	}
 	/* Control descriptors hold their slot only until they are read. */
@@ -190,7 +228,8 @@ take_back(struct dt_client *c, struct dt_client_pair *p, uint32_t token)
 {
 	uint32_t slot = token & 0xffff;
 
-	if (slot >= c->w.ring_size || p->held[slot] != (uint16_t)((token >> 16) + 1))
+	if (slot >= c->w.ring_size || p->held[slot] == 0 ||
+			p->held[slot] != (uint16_t)((token >> 16) + 1))
 		return false;
 	p->held[slot] = 0;
 	c->st.held--;

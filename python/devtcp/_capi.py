@@ -89,6 +89,7 @@ class DtClientStats(ctypes.Structure):
         ("client_id", ctypes.c_uint32),
         ("nb_stacks", ctypes.c_uint16),
         ("ring_size", ctypes.c_uint32),
+        ("bad_descs", ctypes.c_uint64),
     ]
 
 

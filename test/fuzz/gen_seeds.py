@@ -4,7 +4,7 @@
 
 The seeds are committed; this script documents how they were made and
 remakes them: python3 test/fuzz/gen_seeds.py
-[net|tcp|dp|nccl_wire|ini|cli_flow ...]. Each seed
+[net|tcp|dp|nccl_wire|ini|cli_flow|ingest ...]. Each seed
 is a short scenario in the target's input encoding (see the comment at the
 top of each fuzz_*.c): valid headers for fuzz_net, handshakes, transfers,
 loss, SACK, close for fuzz_tcp, frames for fuzz_dp. None of them trips a
@@ -530,11 +530,40 @@ def gen_cli_flow():
         write("cli_flow", name, text.encode())
 
 
+def gen_ingest():
+    """fuzz_ingest: byte 0 side|ring; server ops, or client descriptors
+    then rounds {head (4 bytes), what to give back}."""
+    u32 = lambda v: struct.pack("<I", v & 0xffffffff)
+    # Server, ring 16: give 4, return two of them, a forged token, a head
+    # two rings ahead, give 16 (the ring runs out), return the rest.
+    ops = bytes([0, 0, 0, 0, 1, 2, 1, 0]) + bytes([2]) + u32(0x00030001) + \
+        bytes([3]) + u32(40) + bytes([0] * 16) + bytes([1, 5] * 8)
+    write("ingest", "server_give_take", bytes([0]) + ops)
+    write("ingest", "server_ring128", bytes([6]) + bytes([0] * 130) +
+          bytes([1, 0] * 64))
+
+    def desc(offset, ln, flags, token, aux=0, stream=1):
+        return struct.pack("<QQIHHII", offset, aux, ln, flags, 0, stream, token)
+    OPEN, DATA, HOST, FIN = 1, 2, 4, 8   # enum dt_client_desc_flag
+    good = desc(0, 0, OPEN, 0) + desc(0, 4096, DATA, 0x10001) + \
+        desc(4096, 4096, DATA, 0x10002) + desc(0, 100, DATA | HOST, 0x10003) + \
+        desc(0, 0, FIN, 4)
+    write("ingest", "client_stream", bytes([1]) + good + bytes(32 * 11) +
+          u32(5) + bytes([1]))
+    # A broken server: a slot outside the ring, bytes past the region, the
+    # same slot twice, a 16-bit generation, a head far ahead.
+    bad = desc(0, 10, DATA, 0x10040) + desc(65000, 4096, DATA, 0x10001) + \
+        desc(0, 10, DATA, 0x10002) + desc(0, 10, DATA, 0x10002) + \
+        desc(0, 10, DATA, 0xffff0003)
+    write("ingest", "client_broken_server", bytes([1]) + bad + bytes(32 * 11) +
+          u32(5) + bytes([3]) + u32(1000) + bytes([0]))
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["net", "tcp", "dp", "nccl_wire", "ini",
-                             "cli_flow"]
+                             "cli_flow", "ingest"]
     for w in which:
         {"net": gen_net, "tcp": gen_tcp, "dp": gen_dp,
          "nccl_wire": gen_nccl_wire, "ini": gen_ini,
-         "cli_flow": gen_cli_flow,
+         "cli_flow": gen_cli_flow, "ingest": gen_ingest,
          "crashers": gen_crashers}[w]()
