@@ -28,6 +28,24 @@ def _status(a: argparse.Namespace) -> int:
     return 0
 
 
+def _clients(a: argparse.Namespace) -> int:
+    from . import _telemetry as tel
+    path = a.telemetry_socket or tel.socket_path(a.file_prefix)
+    try:
+        ingest = tel.query(path, tel.INGEST_CMD)
+    except (OSError, ValueError) as e:
+        print("devtcp: telemetry at %s: %s (is devtcp-server running with "
+              "this --file-prefix?)" % (path, e), file=sys.stderr)
+        return 1
+    if not ingest:
+        print("devtcp: the server at %s has no ingest consumer "
+              "([consumer] mode = ingest)" % path, file=sys.stderr)
+        return 1
+    for line in tel.clients_table(ingest):
+        print(line)
+    return 0
+
+
 def _recv(a: argparse.Namespace) -> int:
     """Take streams concurrently, hash each through the chosen views; the
     output lines are test/ingest/ingest_take's (the C client's)."""
@@ -165,6 +183,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                    "detach, as [ingest] on_client_exit says" % DEFAULT_PORT)
     s.add_argument("--name", default="devtcp status")
     s.set_defaults(fn=_status)
+    c = sub.add_parser("clients", help="list the clients attached to a "
+                       "devtcp-server (its telemetry, /devtcp/ingest): "
+                       "ports, streams, quotas, held chunks, bad tokens")
+    c.add_argument("-f", "--file-prefix", default="rte",
+                   help="the server's EAL --file-prefix (default rte: also "
+                   "an --in-memory server's)")
+    c.add_argument("--telemetry-socket", metavar="PATH",
+                   help="the telemetry socket itself (the server prints it "
+                   "at start-up)")
+    c.set_defaults(fn=_clients)
     r = sub.add_parser("recv", help="take streams (all at once), hash each "
                        "through DLPack views, print its bytes and SHA-256 "
                        "(CPU-readable chunks: gpu_sim or a CPU alias)")

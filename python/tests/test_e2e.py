@@ -385,6 +385,46 @@ def test_cli_status_recv_and_refusal(server):
     assert len(re.findall(r"ingest: client refused", srv.text())) == 1
 
 
+def test_cli_clients_lists_a_holder(server):
+    """python -m devtcp clients: the server's telemetry lists an attached
+    client with its port, stream, quota and the chunks it holds; a prefix
+    nobody runs is a clear error (exit 1)."""
+    n = 4 << 20
+    srv = server(1, n, quota=128)
+    m = re.search(r"telemetry: .*\(socket (\S+);", srv.text())
+    assert m, srv.text()[-2000:]
+    env = dict(os.environ)
+    if not env.get("DEVTCP_TEST_INSTALLED"):
+        env["PYTHONPATH"] = os.path.dirname(HERE)
+    run = lambda *a: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "devtcp", "clients"] + list(a), env=env,
+        capture_output=True, text=True, timeout=60)
+    with devtcp.Client(srv.sock, 5001, name="pytest-lister") as c:
+        s = next(c.streams(timeout=30))
+        held, got = [], 0
+        for ch in s.chunks(timeout=30):
+            held.append(ch)
+            got += ch.len
+            if len(held) == 16:
+                break
+        p = run("--telemetry-socket", m.group(1))
+        assert p.returncode == 0, p.stdout + p.stderr
+        rows = [ln.split() for ln in p.stdout.splitlines()
+                if "pytest-lister" in ln]
+        assert len(rows) == 1, p.stdout
+        head = p.stdout.splitlines()[0].split()
+        row = dict(zip(head, rows[0]))
+        assert row["port"] == "5001" and row["streams"] == "1", p.stdout
+        assert row["quota"] == "128" and int(row["held"]) >= 16, p.stdout
+        assert re.search(r"1 attached, 0 detached, 0 died, 0 refused", p.stdout)
+        for ch in held:
+            ch.release()
+        total, _ = s.sha256(timeout=60)
+        assert got + total == n and s.state == "fin"
+    p = run("-f", "devtcp-no-such-prefix")
+    assert p.returncode == 1 and "telemetry at" in p.stderr, p.stderr
+
+
 def test_reoffer_after_a_python_client_dies(server):
     """on_client_exit = reoffer: a Python client (python -m devtcp recv)
     SIGKILLs itself mid-stream; this client is re-offered its streams from
