@@ -33,7 +33,8 @@
 # script (a device bundle's bin/: .bundle/run.sh server-vs-bounce.sh ...), or
 # the build tree (build/ or $DEVTCP_BUILD) of the repository it is in.
 # DEVTCP_EAL_ARGS (set by .bundle/run.sh) is added to devtcp-server's EAL
-# arguments. Example, on this VM: bench/server-vs-bounce.sh --size 256M
+# arguments; SVB_WINDOW (default 4M) is its [limits] window. Example, on
+# this VM: bench/server-vs-bounce.sh --size 256M
 set -euo pipefail
 
 prog=$(basename "$0")
@@ -227,7 +228,7 @@ start_server() {
 	buffer_size = $bufsz
 	header_buffers = 16384
 	[limits]
-	window = 4M
+	window = ${SVB_WINDOW:-4M}
 	[consumer]
 	mode = $consumer
 	$extra
