@@ -28,23 +28,6 @@
 
 /* ----------------------------------------------------------- validation */
 
-/* [a, a + len) inside the window; written so that nothing overflows. */
-static inline int
-dt_copy_cuda_inside(const struct dt_copy_engine *w, uintptr_t a, size_t len)
-{
-	uintptr_t off = a - (uintptr_t)w->base;
-
-	return off < w->len && len <= w->len - off;
-}
-
-static inline int
-dt_copy_cuda_overlaps(const struct dt_copy_engine *w, uintptr_t a, size_t len)
-{
-	uintptr_t b = (uintptr_t)w->base;
-
-	return a < b + w->len && (len > b - a || a >= b);
-}
-
 /*
  * Direction of a copy; -EFAULT for a range straddling the window edge (half
  * device, half host), -EINVAL for host to host (not this engine's job).
@@ -152,7 +135,7 @@ dt_copy_cuda_stage_refused(struct dt_copy_cuda_chan *ch)
 	if (ch->failed)
 		return;
 	ch->failed = 1;
-	GPU_CUDA_LOG(ERR, "copy engine: the scatter kernel refused %u staged copies, the first to 0x%" PRIx64 " (%u bytes from ring offset %u; window [%p, +%zu)); channel stopped",
+	GPU_CUDA_LOG(ERR, "copy engine: the scatter or gather kernel refused %u copies, the first to 0x%" PRIx64 " (%u bytes; ring offset or source window offset %u; window [%p, +%zu)); channel stopped",
 		e->bad, e->dst, e->len, e->off, ch->e->head.base, ch->e->head.len);
 }
 
@@ -555,4 +538,6 @@ const struct dt_copy_engine_ops dt_copy_cuda_ops = {
 	.completed = dt_copy_cuda_completed,
 	.failed = dt_copy_cuda_failed,
 	.destroy = dt_copy_cuda_destroy,
+	.gather_target = dt_copy_cuda_gather_target,
+	.gather = dt_copy_cuda_gather,
 };

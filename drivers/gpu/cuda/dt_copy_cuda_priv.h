@@ -33,6 +33,8 @@
  */
 #define DT_COPY_CUDA_STAGE_RING (8u << 20)
 #define DT_COPY_CUDA_STAGE_GROUP_MAX (DT_COPY_CUDA_STAGE_RING / 2)
+/* Copies one gather takes (one launch); a bigger one is taken in parts. */
+#define DT_COPY_CUDA_GATHER_MAX 1024
 
 enum dt_copy_cuda_dir {
 	DT_COPY_CUDA_HTOD,
@@ -95,6 +97,13 @@ struct dt_copy_cuda_chan {
 	 * space is reused only after that submit completed.
 	 */
 	int use_stage;
+	/*
+	 * Gathers (dt_copy_cuda_gather.c): the ring holds each one's targets
+	 * and descriptors, and gtgt[] the target of each copy being queued.
+	 */
+	int use_gather;
+	struct dt_copy_gather_targets tgt;
+	uint8_t gtgt[DT_COPY_CUDA_GATHER_MAX];
 	int stage_zc;                   /* the kernel reads the host ring */
 	uint32_t stage_max;
 	uint8_t *stage_h;               /* pinned host ring (cuMemHostAlloc) */
@@ -182,6 +191,23 @@ dt_copy_cuda_leave(struct dt_copy_cuda_chan *ch, int pushed)
 	ch->xs.cycles_driver += rte_rdtsc() - t0;
 }
 
+/* [a, a + len) inside the window; written so that nothing overflows. */
+static inline int
+dt_copy_cuda_inside(const struct dt_copy_engine *w, uintptr_t a, size_t len)
+{
+	uintptr_t off = a - (uintptr_t)w->base;
+
+	return off < w->len && len <= w->len - off;
+}
+
+static inline int
+dt_copy_cuda_overlaps(const struct dt_copy_engine *w, uintptr_t a, size_t len)
+{
+	uintptr_t b = (uintptr_t)w->base;
+
+	return a < b + w->len && (len > b - a || a >= b);
+}
+
 /* dt_copy_cuda.c */
 void dt_copy_cuda_reap(struct dt_copy_cuda_chan *ch);
 void dt_copy_cuda_retire_all(struct dt_copy_cuda_chan *ch);
@@ -197,6 +223,12 @@ void dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch);
 int dt_copy_cuda_stage_reserve(struct dt_copy_cuda_chan *ch, size_t need,
 	uint64_t *pos);
 void dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch);
+
+/* dt_copy_cuda_gather.c: the ops of dt_copy.h */
+int dt_copy_cuda_gather_target(struct dt_copy_chan *dch, void *base,
+	size_t len);
+int dt_copy_cuda_gather(struct dt_copy_chan *dch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *ticket);
 
 /* dt_copy_cuda_chan.c */
 CUresult dt_copy_cuda_host_alloc_mapped(struct dt_copy_cuda_chan *ch,

@@ -214,9 +214,10 @@ dt_copy_cuda_stage(struct dt_copy_cuda_chan *ch)
 }
 
 /*
- * Staging rings and the scatter kernel, in the AUTO, STAGED and
- * STAGED_PER_COPY modes; the context is current. Failing here is not an
- * error: the channel then issues every copy directly, and says so once.
+ * Staging rings and the scatter kernel, used by staging in the AUTO, STAGED
+ * and STAGED_PER_COPY modes and by gathers in every mode; the context is
+ * current. Failing here is not an error: the channel then issues every copy
+ * directly, and says so once.
  * Where the host ring cannot be mapped for the kernel, it is copied to a
  * device ring first.
  */
@@ -228,19 +229,20 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 	const char *what = "cuMemHostAlloc";
 	CUresult res = CUDA_SUCCESS;
 	void *h = NULL;
+	int want_stage;
 
+	want_stage = (ch->e->mode == DT_COPY_CUDA_MODE_AUTO ||
+			ch->e->mode == DT_COPY_CUDA_MODE_STAGED ||
+			ch->e->mode == DT_COPY_CUDA_MODE_STAGED_PER_COPY) &&
+		ch->e->stage_max != 0;
 	ch->xs.stage_read = ch->e->stage_read;
-	if ((ch->e->mode != DT_COPY_CUDA_MODE_AUTO &&
-			ch->e->mode != DT_COPY_CUDA_MODE_STAGED &&
-			ch->e->mode != DT_COPY_CUDA_MODE_STAGED_PER_COPY) ||
-			ch->e->stage_max == 0)
-		return;
 	if (gpu_cuda_kernels_load(p) != 0 || p->fn_scatter == NULL) {
-		GPU_CUDA_LOG(WARNING, "copy engine: no scatter kernel (see above): small host->device copies are issued directly");
+		if (want_stage)
+			GPU_CUDA_LOG(WARNING, "copy engine: no scatter kernel (see above): small host->device copies are issued directly");
 		return;
 	}
 	if (api->cuMemHostAlloc == NULL || api->cuMemFreeHost == NULL) {
-		GPU_CUDA_LOG(WARNING, "copy engine: libcuda lacks cuMemHostAlloc/cuMemFreeHost: small host->device copies are issued directly");
+		GPU_CUDA_LOG(WARNING, "copy engine: libcuda lacks cuMemHostAlloc/cuMemFreeHost: no staging, no gathers");
 		return;
 	}
 	if (ch->xs.stage_read == DT_COPY_CUDA_STAGE_READ_HOST) {
@@ -287,6 +289,13 @@ dt_copy_cuda_stage_init(struct dt_copy_cuda_chan *ch)
 	}
 	memset(h, 0, 64);
 	ch->serr_h = h;
+	/*
+	 * Gathers write host memory at the address the CPU uses: only where
+	 * registered host memory has the same address on the device.
+	 */
+	ch->use_gather = p->fn_gather != NULL && p->can_use_host_ptr;
+	if (!want_stage)
+		return;
 	ch->stage_max = ch->e->stage_max;
 	ch->use_stage = 1;
 }

@@ -29,6 +29,7 @@ extern "C" {
 struct rte_mempool;
 struct dt_copy_engine;
 struct dt_copy_chan;
+struct dt_copy_op;
 
 /**
  * Export part of a device allocation as a dma-buf file descriptor
@@ -245,6 +246,17 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
  * order is kept). "Host memory" is memory the CPU can read: a source inside
  * an allocation of this device but outside the window is copied directly.
  *
+ * Gathers (dt_copy.h's gather op, whatever the copy mode): a channel's
+ * gather targets must be host memory registered with this device
+ * (rte_gpu_mem_register(), rte_pmd_gpu_cuda_mempool_register()) on a GPU
+ * that maps it at the same address (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+ * anything else is refused with -ENOTSUP, and so is every target where the
+ * kernels are missing. A gather is one launch of the gather kernel: its
+ * threads read the window and store into the targets over PCIe (uint4
+ * stores), then the submit's completion word is written as for a submit.
+ * Targets must stay registered while the channel is open. Counted in
+ * gather_launches and gathered.
+ *
  * @param gpu_dev_id  gpudev id of a gpu_cuda device
  * @param base        start of the window: inside one rte_gpu_mem_alloc()
  *                    allocation of that device
@@ -387,7 +399,7 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t stage_refused; /**< staged copies the scatter kernel refused (outside the window or ring): the channel stopped */
 	/* Driver calls by kind. */
 	uint64_t calls_memcpy;       /**< cuMemcpy{HtoD,DtoH,DtoD}Async, the staging ring's included */
-	uint64_t calls_launch;       /**< cuLaunchKernel (scatter) */
+	uint64_t calls_launch;       /**< cuLaunchKernel (scatter, gather) */
 	uint64_t calls_event_record; /**< cuEventRecord */
 	uint64_t calls_event_query;  /**< cuEventQuery */
 	uint64_t calls_write_value;  /**< cuStreamWriteValue64 */
@@ -404,6 +416,9 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t retired_stream; /**< submits seen complete by cuStreamQuery/cuStreamSynchronize */
 	uint32_t completion;     /**< in use now: DT_COPY_CUDA_COMPLETION_MEMOP or _EVENT */
 	uint32_t stage_read;     /**< in use now (enum dt_copy_cuda_stage_read); staging may be off */
+	/* Gathers (dt_copy.h's gather op: device->host into registered host memory). */
+	uint64_t gather_launches; /**< gather kernel launches (one per gather call) */
+	uint64_t gathered;        /**< copies those launches carried */
 };
 
 /**
@@ -457,6 +472,20 @@ int dt_copy_cuda_chan_test_fault(struct dt_copy_chan *ch);
  */
 int dt_copy_cuda_chan_test_stage_bad(struct dt_copy_chan *ch, uintptr_t dst,
 	uint32_t len, uint64_t *ticket);
+
+/**
+ * For tests: queue one gather of @p op (dt_copy.h's gather op), bypassing
+ * the CPU's check of its source (the engine's window) and destination (the
+ * channel's first gather target), as a corrupted descriptor would. The
+ * gather kernel must refuse it without writing and without a fault; its
+ * ticket goes to *ticket and must never complete, and the channel stops
+ * (stage_refused counts it) while the context lives on.
+ * @return 0; -EINVAL for a bad argument; -ENOTSUP when the channel does
+ *         not gather; -EIO when it stopped or a CUDA call failed; -EBUSY
+ *         when its ring of submits is full; -ENOSPC when the staging ring is
+ */
+int dt_copy_cuda_chan_test_gather_bad(struct dt_copy_chan *ch,
+	const struct dt_copy_op *op, uint64_t *ticket);
 
 /**
  * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).
