@@ -245,7 +245,9 @@ tx_queue_ops(struct hsplit_txq *q, struct hsplit_eng *e,
 	uint16_t k;
 	int g, r;
 
-	if (e->gather == 0) {
+	if (e->gather == 0 && q->port->da.tx_gather_off) {
+		e->gather = -1;
+	} else if (e->gather == 0) {
 		pools[0] = q->port->wire_pool;
 		pools[1] = hsplit_iface_gso_pool(q->port);
 		hsplit_eng_gather_setup(e, q->port->port_id, pools, 2);
