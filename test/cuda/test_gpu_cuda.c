@@ -1946,6 +1946,79 @@ test_gather_per_copy_events(void)
 }
 
 /*
+ * An engine over any device address of the device's context
+ * (dt_copy_cuda_engine_create_any(), what the NCCL plugin needs for
+ * buffers it did not allocate): its window is one small buffer, yet it
+ * copies host->device, device->device and device->host into another
+ * allocation, and gathers from there into registered host memory; a
+ * context other than the primary one is refused.
+ */
+static void
+test_any_address(void)
+{
+	const size_t len = MiB;
+	uint8_t *d1 = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *d2 = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len), *back = host_buf(len);
+	uint8_t *wire = host_buf(2 * GATHER_WB);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	struct dt_copy_op op[2];
+	void *ctx = NULL;
+	uint64_t t;
+
+	DT_REQUIRE(d1 != NULL && d2 != NULL && src != NULL && back != NULL &&
+		wire != NULL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_context(gpu_id, &ctx), 0);
+	DT_CHECK(ctx != NULL);
+	ce = dt_copy_cuda_engine_create_any(gpu_id, (uint8_t *)ctx + 64, d1,
+		4096);
+	DT_CHECK(ce == NULL && rte_errno == ENOTSUP);
+	DT_CHECK(dt_copy_cuda_engine_create_any(gpu_id, NULL, d1, 0) == NULL);
+	ce = dt_copy_cuda_engine_create_any(gpu_id, ctx, d1, 4096);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	pattern_fill(src, len, 5);
+	/* Host -> d1 (beyond the window), d1 -> d2, d2 -> host. */
+	op[0] = (struct dt_copy_op){ d1 + 8192, src, (uint32_t)(len - 8192) };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	op[0] = (struct dt_copy_op){ d2 + 1, d1 + 8192, 100000 };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	op[0] = (struct dt_copy_op){ back, d2 + 1, 100000 };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK(memcmp(back, src, 100000) == 0);
+	/* A gather from d2 (outside the window) into the wire buffers. */
+	if (have_kernels()) {
+		memset(wire, 0xee, 2 * GATHER_WB);
+		DT_CHECK_EQ(dt_copy_gather_target(ch, wire, 2 * GATHER_WB), 0);
+		op[0] = (struct dt_copy_op){ wire + 66, d2 + 1, 8948 };
+		op[1] = (struct dt_copy_op){ wire + GATHER_WB + 54, d2 + 9001, 1448 };
+		DT_CHECK_EQ(dt_copy_gather(ch, op, 2, &t), 2);
+		DT_CHECK_EQ(wait_ticket(ch, t), 0);
+		DT_CHECK(memcmp(wire + 66, src, 8948) == 0);
+		DT_CHECK(memcmp(wire + GATHER_WB + 54, src + 9000, 1448) == 0);
+		DT_CHECK_EQ(wire[65], 0xee);
+		/* Targets are still checked. */
+		op[0] = (struct dt_copy_op){ back, d2, 64 };
+		DT_CHECK_EQ(dt_copy_gather(ch, op, 1, &t), -EFAULT);
+		DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+		DT_CHECK_EQ(xs.gather_launches, 1);
+		DT_CHECK_EQ(xs.gathered, 2);
+	}
+	DT_CHECK_EQ(dt_copy_chan_failed(ch), 0);
+	dt_copy_chan_close(ch);
+	dt_copy_engine_destroy(ce);
+	rte_gpu_mem_free(gpu_id, d1);
+	rte_gpu_mem_free(gpu_id, d2);
+	host_buf_free(src);
+	host_buf_free(back);
+	host_buf_free(wire);
+}
+
+/*
  * Close frees what is left, even under a live engine (gpudev releases the
  * device whatever close returns); the engine can still be closed and
  * destroyed afterwards. Remove then finds nothing to do.
@@ -2163,6 +2236,7 @@ main(int argc, char **argv)
 	DT_RUN(test_gather);
 	DT_RUN(test_gather_read_device);
 	DT_RUN(test_gather_per_copy_events);
+	DT_RUN(test_any_address);
 	DT_RUN(test_close);
 
 	ret = dt_test_summary();

@@ -37,8 +37,12 @@ dt_copy_cuda_classify(const struct dt_copy_engine *w,
 	const struct dt_copy_op *op)
 {
 	uintptr_t d = (uintptr_t)op->dst, s = (uintptr_t)op->src;
-	int d_in = dt_copy_cuda_inside(w, d, op->len);
-	int s_in = dt_copy_cuda_inside(w, s, op->len);
+	int d_in, s_in;
+
+	if (((const struct dt_copy_cuda_engine *)w)->any)
+		return DT_COPY_CUDA_UVA;
+	d_in = dt_copy_cuda_inside(w, d, op->len);
+	s_in = dt_copy_cuda_inside(w, s, op->len);
 
 	if ((!d_in && dt_copy_cuda_overlaps(w, d, op->len)) ||
 			(!s_in && dt_copy_cuda_overlaps(w, s, op->len)))
@@ -254,6 +258,10 @@ dt_copy_cuda_issue_one(struct dt_copy_cuda_chan *ch,
 		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoHAsync(
 			(void *)r->dst, (CUdeviceptr)r->src, r->len,
 			ch->stream));
+	case DT_COPY_CUDA_UVA:
+		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyAsync(
+			(CUdeviceptr)r->dst, (CUdeviceptr)r->src, r->len,
+			ch->stream));
 	default:
 		return DT_COPY_CUDA_TIMED(ch, api->cuMemcpyDtoDAsync(
 			(CUdeviceptr)r->dst, (CUdeviceptr)r->src, r->len,
@@ -366,7 +374,8 @@ dt_copy_cuda_add(struct dt_copy_cuda_chan *ch, const struct dt_copy_op *op,
 	r->len = op->len;
 	r->dir = dir;
 	ch->xs.merged++;
-	if (dir == DT_COPY_CUDA_DTOH)
+	/* A unified-address copy may write host memory too. */
+	if (dir == DT_COPY_CUDA_DTOH || dir == DT_COPY_CUDA_UVA)
 		ch->pending_dtoh = 1;
 	return 0;
 }

@@ -17,29 +17,13 @@
 
 /* ---------------------------------------------------------- public API */
 
-struct dt_copy_engine *
-dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
+/* The engine over @p p (a reference is taken), its defaults from devargs. */
+static struct dt_copy_engine *
+dt_copy_cuda_engine_new(struct gpu_cuda_priv *p, void *base, size_t len,
+	int any)
 {
-	struct gpu_cuda_priv *p = gpu_cuda_priv_get(gpu_dev_id);
 	struct dt_copy_cuda_engine *e;
-	int idx;
 
-	if (p == NULL) {
-		GPU_CUDA_LOG(ERR, "copy engine: gpudev %d is not a gpu_cuda device",
-			gpu_dev_id);
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	rte_rwlock_read_lock(&p->lock);
-	idx = len == 0 ? -1 :
-		gpu_cuda_ranges_find(&p->allocs, (uintptr_t)base, len);
-	rte_rwlock_read_unlock(&p->lock);
-	if (idx < 0) {
-		GPU_CUDA_LOG(ERR, "copy engine: window [%p, +%zu) is not inside one allocation of gpudev %d",
-			base, len, gpu_dev_id);
-		rte_errno = EINVAL;
-		return NULL;
-	}
 	e = rte_zmalloc("dt_copy_cuda", sizeof(*e), RTE_CACHE_LINE_SIZE);
 	if (e == NULL) {
 		rte_errno = ENOMEM;
@@ -53,9 +37,80 @@ dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
 	e->stage_max = p->stage_max;
 	e->completion = (enum dt_copy_cuda_completion)p->completion;
 	e->stage_read = (enum dt_copy_cuda_stage_read)p->stage_read;
+	e->any = any;
 	rte_spinlock_init(&e->lock);
 	__atomic_fetch_add(&p->refs, 1, __ATOMIC_ACQ_REL);
 	return &e->head;
+}
+
+/* The device's state, or NULL with rte_errno = ENODEV (logged). */
+static struct gpu_cuda_priv *
+dt_copy_cuda_dev(int16_t gpu_dev_id)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(gpu_dev_id);
+
+	if (p == NULL) {
+		GPU_CUDA_LOG(ERR, "copy engine: gpudev %d is not a gpu_cuda device",
+			gpu_dev_id);
+		rte_errno = ENODEV;
+	}
+	return p;
+}
+
+struct dt_copy_engine *
+dt_copy_cuda_engine_create(int16_t gpu_dev_id, void *base, size_t len)
+{
+	struct gpu_cuda_priv *p = dt_copy_cuda_dev(gpu_dev_id);
+	int idx;
+
+	if (p == NULL)
+		return NULL;
+	rte_rwlock_read_lock(&p->lock);
+	idx = len == 0 ? -1 :
+		gpu_cuda_ranges_find(&p->allocs, (uintptr_t)base, len);
+	rte_rwlock_read_unlock(&p->lock);
+	if (idx < 0) {
+		GPU_CUDA_LOG(ERR, "copy engine: window [%p, +%zu) is not inside one allocation of gpudev %d",
+			base, len, gpu_dev_id);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return dt_copy_cuda_engine_new(p, base, len, 0);
+}
+
+struct dt_copy_engine *
+dt_copy_cuda_engine_create_any(int16_t gpu_dev_id, void *cu_ctx, void *base,
+	size_t len)
+{
+	struct gpu_cuda_priv *p = dt_copy_cuda_dev(gpu_dev_id);
+
+	if (p == NULL)
+		return NULL;
+	if (len == 0 || (uintptr_t)base + len < (uintptr_t)base) {
+		GPU_CUDA_LOG(ERR, "copy engine: window [%p, +%zu) is empty or wraps",
+			base, len);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* Kernels and streams live in the device's primary context. */
+	if (cu_ctx != NULL && cu_ctx != (void *)p->ctx) {
+		GPU_CUDA_LOG(ERR, "copy engine: context %p is not the primary context of gpudev %d (%p): not supported",
+			cu_ctx, gpu_dev_id, (void *)p->ctx);
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	return dt_copy_cuda_engine_new(p, base, len, 1);
+}
+
+int
+rte_pmd_gpu_cuda_context(int16_t gpu_dev_id, void **cu_ctx)
+{
+	struct gpu_cuda_priv *p = gpu_cuda_priv_get(gpu_dev_id);
+
+	if (p == NULL || cu_ctx == NULL)
+		return p == NULL ? -ENODEV : -EINVAL;
+	*cu_ctx = (void *)p->ctx;
+	return 0;
 }
 
 int

@@ -32,7 +32,8 @@ dt_copy_cuda_gather_target(struct dt_copy_chan *dch, void *base, size_t len)
 	int reg;
 
 	if (len == 0 || b + len < b ||
-			dt_copy_cuda_overlaps(&ch->e->head, b, len))
+			(!ch->e->any && dt_copy_cuda_overlaps(&ch->e->head, b,
+				len)))
 		return -EINVAL;
 	if (!ch->use_gather)
 		return -ENOTSUP;
@@ -58,8 +59,9 @@ dt_copy_cuda_gather_check(struct dt_copy_cuda_chan *ch,
 	int t;
 
 	for (i = 0; i < n; i++) {
-		if (!dt_copy_cuda_inside(&ch->e->head, (uintptr_t)ops[i].src,
-				ops[i].len))
+		/* An any-address engine's sources are the caller's word. */
+		if (!ch->e->any && !dt_copy_cuda_inside(&ch->e->head,
+				(uintptr_t)ops[i].src, ops[i].len))
 			break;
 		t = dt_copy_gather_targets_find(&ch->tgt, ops[i].dst,
 			ops[i].len);
@@ -76,8 +78,9 @@ dt_copy_cuda_gather_launch(struct dt_copy_cuda_chan *ch, CUdeviceptr tbl_d,
 	uint32_t n)
 {
 	struct gpu_cuda_priv *p = ch->e->p;
-	unsigned long long win = (unsigned long long)(uintptr_t)ch->e->head.base;
-	unsigned long long win_len = ch->e->head.len;
+	unsigned long long win = ch->e->any ? 0 :
+		(unsigned long long)(uintptr_t)ch->e->head.base;
+	unsigned long long win_len = ch->e->any ? ~0ull : ch->e->head.len;
 	unsigned int ntgt = ch->tgt.n;
 	CUdeviceptr descs_d = tbl_d + ntgt * sizeof(struct gpu_cuda_gather_tgt);
 	void *args[7] = { &descs_d, &n, &tbl_d, &ntgt, &win, &win_len,

@@ -40,6 +40,8 @@ enum dt_copy_cuda_dir {
 	DT_COPY_CUDA_HTOD,
 	DT_COPY_CUDA_DTOH,
 	DT_COPY_CUDA_DTOD,
+	/* Any-address engine: the driver tells by unified addressing. */
+	DT_COPY_CUDA_UVA,
 };
 
 struct dt_copy_cuda_chan;
@@ -48,6 +50,12 @@ struct dt_copy_cuda_engine {
 	struct dt_copy_engine head;     /* first: dt_copy.h casts */
 	struct gpu_cuda_priv *p;
 	enum dt_copy_cuda_mode mode;
+	/*
+	 * dt_copy_cuda_engine_create_any(): copies may address any device
+	 * memory of the context, the window only names the engine in the
+	 * registry; every copy is a cuMemcpyAsync (or part of a batch).
+	 */
+	int any;
 	uint32_t stage_max;             /* largest staged copy; 0: no staging */
 	enum dt_copy_cuda_completion completion;
 	enum dt_copy_cuda_stage_read stage_read;

@@ -270,6 +270,42 @@ struct dt_copy_engine *dt_copy_cuda_engine_create(int16_t gpu_dev_id,
 	void *base, size_t len);
 
 /**
+ * A copy engine over ANY CUDA device address of a context, not one window:
+ * for a library whose buffers come from elsewhere (NCCL's cudaMalloc'd
+ * buffers in the training process), so that it shares gpu_cuda's copy
+ * machinery (batched copies, completion through the memop word, gathers)
+ * instead of carrying its own. Copies are cuMemcpyAsync by unified
+ * address (or one cuMemcpyBatchAsync per submit where the mode allows);
+ * nothing is staged, and the engine does not check where a copy's device
+ * side lies: the caller answers for its addresses. Gathers (dt_copy.h)
+ * read any device address and write only the channel's targets, which
+ * must be host memory registered with @p gpu_dev_id (as for
+ * dt_copy_cuda_engine_create()); the kernel checks the targets.
+ *
+ * @param gpu_dev_id  gpudev id of a gpu_cuda device: its libcuda table,
+ *                    its kernels and its host registrations are used
+ * @param cu_ctx      the CUcontext the copies run in: NULL or the device's
+ *                    primary context (rte_pmd_gpu_cuda_context()), the
+ *                    one the CUDA runtime uses; any other is refused
+ *                    (ENOTSUP), since the kernels are loaded there
+ * @param base        a window that names the engine in dt_copy's registry
+ *                    (dt_copy_registry_add(), _add_range() for more):
+ *                    where a NIC learns which engine reads a buffer
+ * @param len         its length (not 0)
+ * @return the engine, or NULL with rte_errno set (ENODEV, EINVAL, ENOTSUP,
+ *         ENOMEM); destroy it with dt_copy_engine_destroy()
+ */
+struct dt_copy_engine *dt_copy_cuda_engine_create_any(int16_t gpu_dev_id,
+	void *cu_ctx, void *base, size_t len);
+
+/**
+ * The CUcontext gpudev @p gpu_dev_id works in (its retained primary
+ * context), as a void pointer so that callers need no CUDA header.
+ * @return 0, -ENODEV (not a gpu_cuda device), -EINVAL
+ */
+int rte_pmd_gpu_cuda_context(int16_t gpu_dev_id, void **cu_ctx);
+
+/**
  * How a channel issues a batch of merged copies. The default is the
  * device's copy_mode= devarg (auto when absent). Whatever the mode, a
  * channel that cannot set up or use staging (no kernels, no pinned memory,
