@@ -31,7 +31,7 @@ MIB = 1 << 20
 PAT_LEN = 4 * MIB
 BURST = 8192
 BATCH_MIN = 2048
-BATCH_WAIT = 0.0005
+BATCH_WAIT_US = 500
 
 
 _NP = {ctypes.c_uint64: "<u8", ctypes.c_void_p: "<u8", ctypes.c_uint32: "<u4",
@@ -44,8 +44,6 @@ CHUNK_DT = np.dtype({
     "offsets": [getattr(_capi.DtClientChunk, f).offset
                 for f, _ in _capi.DtClientChunk._fields_],
     "itemsize": ctypes.sizeof(_capi.DtClientChunk)})
-CHUNK_SZ = ctypes.sizeof(_capi.DtClientChunk)
-CHUNK_P = ctypes.POINTER(_capi.DtClientChunk)
 
 
 def pattern():
@@ -176,36 +174,18 @@ def main(argv):
     while not fin:
         arr = ring[k % len(ring)]
         # Batches of at least BATCH_MIN chunks, or what came within
-        # BATCH_WAIT of the first: each batch costs a few GPU launches and
-        # some Python, whatever its size. Chunks held close the TCP window:
-        # finished batches go back at once.
-        n = 0
-        t_first = None
-        while n < BURST:
-            m = api.poll(h, ctypes.cast(ctypes.addressof(arr) + n * CHUNK_SZ,
-                                        CHUNK_P), BURST - n)
-            if m < 0:
-                raise SystemExit("server gone before the stream ended")
-            if m > 0:
-                if t_first is None:
-                    t_first = time.monotonic()
-                n += m
-                v = np.frombuffer(arr, dtype=CHUNK_DT, count=n)
-                if n >= BATCH_MIN or (v["kind"][n - m:n] >= _capi.FIN).any():
-                    break
-                continue
-            reap(False)
-            if t_first is not None and time.monotonic() - t_first > BATCH_WAIT:
-                break
-            if t_first is None:
-                if inflight:
-                    reap(True)   # nothing new: the window waits for these
-                else:
-                    time.sleep(0.00005)
+        # BATCH_WAIT_US (one C call that spins: a few chunks a poll would
+        # otherwise cost a ctypes call and numpy views each): each batch
+        # costs a few GPU launches and some Python, whatever its size.
+        # Chunks held close the TCP window: finished batches go back at once.
+        n = api.poll_batch(h, arr, BURST, BATCH_MIN, BATCH_WAIT_US)
+        if n < 0:
+            raise SystemExit("server gone before the stream ended")
         if n == 0:
+            reap(bool(inflight))   # nothing new: the window waits for these
             continue
         if t0 is None:
-            t0 = t_first
+            t0 = time.monotonic()
         v = np.frombuffer(arr, dtype=CHUNK_DT, count=n)
         kinds = v["kind"]
         data = kinds == _capi.DATA

@@ -43,9 +43,9 @@ cp bench/nccl/*.sh bench/nccl/*.py "$dest/bin/"
 find "$build/drivers" -name 'librte_*.so' -exec cp {} "$dest/plugins/" \;
 # The NCCL net plugin (NCCL_NET_PLUGIN=DEST/plugins/libnccl-net-devtcp.so);
 # its RPATH ($ORIGIN/../lib) finds the bundled libraries.
-[ -f "$build/app/nccl-net/libnccl-net-devtcp.so" ] ||
-	{ echo "device-bundle: $build/app/nccl-net/libnccl-net-devtcp.so not built" >&2; exit 1; }
-cp "$build/app/nccl-net/libnccl-net-devtcp.so" "$dest/plugins/"
+[ -f "$build/plugins/nccl/libnccl-net-devtcp.so" ] ||
+	{ echo "device-bundle: $build/plugins/nccl/libnccl-net-devtcp.so not built" >&2; exit 1; }
+cp "$build/plugins/nccl/libnccl-net-devtcp.so" "$dest/plugins/"
 # DPDK's own drivers that EAL needs at run time (no PCI on that machine's
 # DPDK-less image: the mempool handler and the vdev bus are enough).
 pmddir=$(ls -d "$(pkg-config --variable=libdir libdpdk)"/dpdk/pmds-* | head -n 1)

@@ -109,7 +109,7 @@ nice ninja -C "$cov_build" $(for t in "${targets[@]}"; do
 	echo test/fuzz/fuzz_$t; done) >/dev/null ||
 	{ echo "coverage build failed" >&2; exit 1; }
 declare -A srcs=([net]="lib/net" [tcp]="lib/tcp" [dp]="lib/dp"
-	[nccl_wire]="app/nccl-net" [ini]="app/common" [cli_flow]="app/cli")
+	[nccl_wire]="plugins/nccl" [ini]="app/common" [cli_flow]="app/cli")
 for t in "${targets[@]}"; do
 	bin=$cov_build/test/fuzz/fuzz_$t
 	[ -x "$bin" ] || continue

@@ -104,6 +104,18 @@ int dt_client_attach(const struct dt_client_conf *conf, struct dt_client **out,
 int dt_client_poll(struct dt_client *c, struct dt_client_chunk *out, uint16_t n);
 
 /**
+ * Take chunks until at least @p min are out, a FIN or RESET is among them,
+ * @p n are out, or @p wait_us microseconds have passed since the call:
+ * dt_client_poll() in a loop, so that a consumer that handles chunks in
+ * batches (a GPU gather per batch) makes one call per batch, not one per
+ * few chunks. It spins: a poll-mode consumer owns its CPU.
+ * @return the number taken (0: none within @p wait_us), or -ESHUTDOWN as
+ *         dt_client_poll() (only when nothing was taken).
+ */
+int dt_client_poll_batch(struct dt_client *c, struct dt_client_chunk *out,
+	uint16_t n, uint16_t min, uint32_t wait_us);
+
+/**
  * Give back the buffers of @p n DATA chunks (any order, any streams).
  * @return 0, or -EINVAL when a chunk is not one this client holds (nothing
  *         of that chunk is given back).

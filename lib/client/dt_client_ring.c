@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "dt_client.h"
 #include "dt_client_priv.h"
@@ -135,6 +136,52 @@ dt_client_poll(struct dt_client *c, struct dt_client_chunk *out, uint16_t n)
 	if (++c->idle_polls % CL_IDLE_CHECK == 0 && server_gone(c))
 		return -ESHUTDOWN;
 	return 0;
+}
+
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A FIN or RESET among @p ch[0..n): the stream ended, the batch may too. */
+static bool
+has_end(const struct dt_client_chunk *ch, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ch[i].kind == DT_CLIENT_FIN || ch[i].kind == DT_CLIENT_RESET)
+			return true;
+	return false;
+}
+
+int
+dt_client_poll_batch(struct dt_client *c, struct dt_client_chunk *out,
+	uint16_t n, uint16_t min, uint32_t wait_us)
+{
+	uint64_t deadline = now_us() + wait_us;
+	uint16_t k = 0;
+	int m;
+
+	if (min > n)
+		min = n;
+	for (;;) {
+		m = dt_client_poll(c, out + k, (uint16_t)(n - k));
+		if (m < 0)
+			return k > 0 ? k : m;
+		if (m > 0 && has_end(out + k, m))
+			return k + m;
+		k = (uint16_t)(k + m);
+		if (k >= min || k == n)
+			return k;
+		/* The clock is read only while the rings are dry. */
+		if (m == 0 && now_us() >= deadline)
+			return k;
+	}
 }
 
 /* Check and clear the slot of @p token on @p p; false: not held. */

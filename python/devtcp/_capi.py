@@ -124,6 +124,12 @@ class CApi(Protocol):
     def poll(self, handle: object, out: "ctypes.Array[DtClientChunk]",
              n: int) -> int: ...
 
+    def poll_batch(self, handle: object, out: "ctypes.Array[DtClientChunk]",
+                   n: int, min: int, wait_us: int) -> int:
+        """Up to ``n`` chunks, returning once ``min`` are out, a stream
+        ended, or ``wait_us`` passed (dt_client_poll_batch())."""
+        ...
+
     def release(self, handle: object, chunks: "ctypes.Array[DtClientChunk]",
                 n: int) -> int: ...
 
@@ -222,6 +228,8 @@ def _declare(lib: ctypes.CDLL) -> None:
                                             ctypes.POINTER(P),
                                             ctypes.POINTER(DtClientError)]),
         "dt_client_poll": (ctypes.c_int, [P, ChunkP, ctypes.c_uint16]),
+        "dt_client_poll_batch": (ctypes.c_int, [P, ChunkP, ctypes.c_uint16,
+                                                ctypes.c_uint16, ctypes.c_uint32]),
         "dt_client_release": (ctypes.c_int, [P, ChunkP, ctypes.c_uint16]),
         "dt_client_release_token": (ctypes.c_int, [P, ctypes.c_uint16,
                                                    ctypes.c_uint32]),
@@ -270,6 +278,10 @@ class LibCApi:
     def poll(self, handle: object, out: "ctypes.Array[DtClientChunk]",
              n: int) -> int:
         return int(self.lib.dt_client_poll(handle, out, n))
+
+    def poll_batch(self, handle: object, out: "ctypes.Array[DtClientChunk]",
+                   n: int, min: int, wait_us: int) -> int:
+        return int(self.lib.dt_client_poll_batch(handle, out, n, min, wait_us))
 
     def release(self, handle: object, chunks: "ctypes.Array[DtClientChunk]",
                 n: int) -> int:

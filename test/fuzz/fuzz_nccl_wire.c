@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target over the NCCL plugin's wire protocol
- * (app/nccl-net/nn_wire.c): the per-flow hello, the listener's grouping of
+ * (plugins/nccl/nn_wire.c): the per-flow hello, the listener's grouping of
  * flows into comms, and the 16-byte {magic, tag, size} message header with
  * the slice, fit and agreement rules the receive path applies to it. The
  * peer is untrusted: flows come late, out of order, twice, lying about

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The plugin's receive path (app/nccl-net/nn_rx.c) without EAL: one flow,
+ * The plugin's receive path (plugins/nccl/nn_rx.c) without EAL: one flow,
  * two copy channels whose completion the test controls (the copies land at
  * submit; "completed" moves only when the test says), chunks handed in as
  * the stack would. A chunk may be read by both channels (the end of one

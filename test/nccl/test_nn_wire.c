@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the NCCL plugin's wire protocol (app/nccl-net/nn_wire.c):
+ * Unit tests of the NCCL plugin's wire protocol (plugins/nccl/nn_wire.c):
  * what fuzz_nccl_wire judges, as fixed cases, and the peers that lie
  * (issue 25): a flow count that differs between a comm's hellos used to
  * complete the comm with flows that never came (nn_accept() then built

@@ -346,9 +346,6 @@ nn_listener_port(const struct nn_listener *l, const struct nn_stack *s)
 	return (uint16_t)(l->port + s->idx);
 }
 
-/* A stack's counters and its queues' at WARNING (stall reports, nn_plugin.c). */
-void nn_stack_report(const struct nn_stack *s);
-
 /* The lcore loop (nn_lcore.c). */
 int nn_lcore_main(void *arg);
 void nn_post_event(struct rte_ring *r, uint32_t type, int32_t val, void *obj);

@@ -89,9 +89,6 @@ nn_count_call(enum nn_call k)
 		__atomic_fetch_add(&rt->calls[k], 1, __ATOMIC_RELAXED);
 }
 
-/** Log the stacks' and copy channels' counters through NCCL's logger. */
-void nn_stats_log(struct nn_rt *rt);
-
 /**
  * Free/total buffers of the pools the data path draws on (the software
  * NIC's wire and LRO pools, headers, payload region), as one line: a pool
@@ -99,12 +96,6 @@ void nn_stats_log(struct nn_rt *rt);
  * @return what snprintf() returned for @p buf
  */
 int nn_pools_line(const struct nn_rt *rt, char *buf, size_t len);
-
-/**
- * The port's non-zero xstats, several lines: at INFO, or at WARNING for a
- * stall report (@p stall; per-queue counters left to the stacks' lines).
- */
-void nn_port_xstats_log(struct nn_rt *rt, bool stall);
 
 /** Warn once when the CUDA streams outnumber the context's hardware queues. */
 void nn_cuda_streams_check(struct nn_rt *rt);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "nn.h"
+#include "nn_report.h"
 #include "nn_rt.h"
 
 struct nn_wd_snap {

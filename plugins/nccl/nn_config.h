@@ -4,7 +4,7 @@
  * The plugin's configuration file (DEVTCP_NCCL_CONFIG), read with
  * devtcp-server's INI conventions (app/common/dt_app_ini.h). Pure C.
  *
- * Sections and keys (app/nccl-net/nccl-net.ini documents each one):
+ * Sections and keys (plugins/nccl/nccl-net.ini documents each one):
  *  - [eal]: args = the EAL command line (overridden by DEVTCP_NCCL_EAL);
  *  - [port]: name (ethdev name, e.g. net_hsplit0 or a PCI address), mtu,
  *    rxd, txd, tx_cksum, lro (default no);

@@ -31,6 +31,7 @@
 #include <rte_random.h>
 
 #include "dt_dp_port.h"
+#include "nn_report.h"
 #include "nn_rt.h"
 #include "rte_pmd_hsplit.h"
 #ifdef NN_HAVE_CUDA
