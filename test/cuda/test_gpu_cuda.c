@@ -1976,6 +1976,10 @@ test_any_address(void)
 		4096);
 	DT_CHECK(ce == NULL && rte_errno == ENOTSUP);
 	DT_CHECK(dt_copy_cuda_engine_create_any(gpu_id, NULL, d1, 0) == NULL);
+	/* No window at all: an engine that is not registered. */
+	ce = dt_copy_cuda_engine_create_any(gpu_id, NULL, NULL, 0);
+	DT_CHECK(ce != NULL);
+	dt_copy_engine_destroy(ce);
 	ce = dt_copy_cuda_engine_create_any(gpu_id, ctx, d1, 4096);
 	DT_REQUIRE(ce != NULL);
 	ch = dt_copy_chan_open(ce);

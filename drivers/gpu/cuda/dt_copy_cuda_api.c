@@ -86,7 +86,9 @@ dt_copy_cuda_engine_create_any(int16_t gpu_dev_id, void *cu_ctx, void *base,
 
 	if (p == NULL)
 		return NULL;
-	if (len == 0 || (uintptr_t)base + len < (uintptr_t)base) {
+	/* No window (NULL, 0) is fine: the engine is then not registered. */
+	if ((len == 0 && base != NULL) ||
+			(uintptr_t)base + len < (uintptr_t)base) {
 		GPU_CUDA_LOG(ERR, "copy engine: window [%p, +%zu) is empty or wraps",
 			base, len);
 		rte_errno = EINVAL;

@@ -291,7 +291,8 @@ struct dt_copy_engine *dt_copy_cuda_engine_create(int16_t gpu_dev_id,
  * @param base        a window that names the engine in dt_copy's registry
  *                    (dt_copy_registry_add(), _add_range() for more):
  *                    where a NIC learns which engine reads a buffer
- * @param len         its length (not 0)
+ * @param len         its length; NULL and 0 for none (an engine that is
+ *                    not registered, e.g. a receive gather's)
  * @return the engine, or NULL with rte_errno set (ENODEV, EINVAL, ENOTSUP,
  *         ENOMEM); destroy it with dt_copy_engine_destroy()
  */

@@ -541,6 +541,24 @@ rte_pmd_hsplit_lro_pool(uint16_t port_id)
 	return mp;
 }
 
+struct rte_mempool *
+rte_pmd_hsplit_gso_pool(uint16_t port_id)
+{
+	struct rte_mempool *mp;
+	struct hsplit_port *p;
+	int err = 0;
+
+	p = port_checked(port_id, &err);
+	if (p == NULL) {
+		rte_errno = -err;
+		return NULL;
+	}
+	mp = hsplit_iface_gso_pool(p);
+	if (mp == NULL)
+		rte_errno = ENOENT;
+	return mp;
+}
+
 static int
 hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 {
