@@ -284,6 +284,10 @@ hsplit_port_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* hsplit_ethdev.c */
+/** The port behind @p port_id if it is a net_hsplit port, else NULL with *err -ENODEV/-ENOTSUP. */
+struct hsplit_port *hsplit_port_checked(uint16_t port_id, int *err);
+
 /* hsplit_wire.c */
 int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops,
 	const struct eth_dev_ops *ops2);
