@@ -113,8 +113,11 @@ struct dt_copy_engine_ops {
 		uint16_t n, uint64_t *ticket);
 };
 
-/** Gather targets one channel holds at most. */
-#define DT_COPY_GATHER_TARGETS 8
+/**
+ * Gather targets one channel holds at most (after merging adjacent ones: a
+ * mempool on fragmented hugepages has a chunk per page or so).
+ */
+#define DT_COPY_GATHER_TARGETS 32
 
 /** A channel's gather targets (engines embed it; see dt_copy_engine_ops.gather_target). */
 struct dt_copy_gather_targets {
@@ -126,8 +129,11 @@ struct dt_copy_gather_targets {
 };
 
 /**
- * Add [@p base, @p base + @p len) to @p t (a range already inside one
- * target is not added again).
+ * Add [@p base, @p base + @p len) to @p t: a range already inside one
+ * target is not added again, and one that starts where a target ends (or
+ * ends where one starts) extends it, so that a pool's consecutive chunks
+ * take one slot. Every byte of a merged target was added, so checked by
+ * the engine, as a range of its own.
  * @return 0, -EINVAL (empty or wrapping range), -ENOSPC (table full)
  */
 static inline int
@@ -139,10 +145,20 @@ dt_copy_gather_targets_add(struct dt_copy_gather_targets *t, const void *base,
 
 	if (len == 0 || b + len < b)
 		return -EINVAL;
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n; i++) {
 		if (b - t->t[i].base < t->t[i].len &&
 				len <= t->t[i].len - (b - t->t[i].base))
 			return 0;
+		if (b == t->t[i].base + t->t[i].len) {
+			t->t[i].len += len;
+			return 0;
+		}
+		if (b + len == t->t[i].base) {
+			t->t[i].base = b;
+			t->t[i].len += len;
+			return 0;
+		}
+	}
 	if (t->n == DT_COPY_GATHER_TARGETS)
 		return -ENOSPC;
 	t->t[t->n].base = b;

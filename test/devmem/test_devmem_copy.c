@@ -342,9 +342,22 @@ test_cpu_engine_gather(void)
 	DT_CHECK_EQ(ticket, 5);
 	DT_CHECK(memcmp(other, w.side + 16, 16) == 0);
 
-	/* The table holds DT_COPY_GATHER_TARGETS ranges. */
-	for (k = 1; k < DT_COPY_GATHER_TARGETS; k++)
-		DT_CHECK_EQ(dt_copy_gather_target(ch, other + 16 * k, 8), 0);
+	/* Adjacent ranges merge into one target, either side. */
+	DT_CHECK_EQ(dt_copy_gather_target(ch, other + 64, 32), 0);
+	DT_CHECK_EQ(dt_copy_gather_target(ch, other + 96, 32), 0);
+	DT_CHECK_EQ(dt_copy_gather_target(ch, other + 32, 32), 0);
+	ops[0] = (struct dt_copy_op){ other + 40, w.base + 64, 80 };
+	DT_CHECK_EQ(dt_copy_gather(ch, ops, 1, &ticket), 1);
+	DT_CHECK(memcmp(other + 40, w.side + 64, 80) == 0);
+	/* ... not across a gap: [other + 128, + 8) is not a target. */
+	ops[0] = (struct dt_copy_op){ other + 120, w.base, 16 };
+	DT_CHECK_EQ(dt_copy_gather(ch, ops, 1, &ticket), -EFAULT);
+	/*
+	 * The table holds DT_COPY_GATHER_TARGETS ranges (2 so far; the
+	 * others in a mapping of their own, with gaps: no merge).
+	 */
+	for (k = 2; k < DT_COPY_GATHER_TARGETS; k++)
+		DT_CHECK_EQ(dt_copy_gather_target(ch, w.side + 256 * k, 8), 0);
 	DT_CHECK_EQ(dt_copy_gather_target(ch, other + 200, 8), -ENOSPC);
 	/* A range inside a target already there takes no slot. */
 	DT_CHECK_EQ(dt_copy_gather_target(ch, wire + 64, 64), 0);
