@@ -181,6 +181,13 @@ struct bench_result {
 	/* Client stacks' transmit cycles: frame building, the NIC's tx_burst. */
 	uint64_t tx_stack_cycles, tx_burst_cycles;
 	uint64_t tx_tso_bursts, tx_tso_segs;
+	/*
+	 * The client NIC's transmit copies (its tx_q xstats): chunks with
+	 * device payload and their start-to-wire TSC cycles, its copy-engine
+	 * calls, and how many of them were one-launch gathers.
+	 */
+	uint64_t nic_tx_copy_chunks, nic_tx_copy_cycles;
+	uint64_t nic_tx_copy_calls, nic_tx_copy_gathers;
 	uint64_t stack_drops;       /* every drop counter of both stacks, summed */
 	uint64_t tcp_errors;        /* resets, errors, refused sends */
 	uint64_t events_overflow;   /* must be 0 */
@@ -379,6 +386,8 @@ void bench_write_json_conns(FILE *f, const struct bench_result *r);
 
 /* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
 uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
+/* Sum of the port's TX queue xstats named tx_q<N><suffix>. */
+uint64_t bench_xstat_sum_tx(uint16_t port, const char *suffix);
 
 /* bench_sample.c */
 /*

@@ -181,8 +181,9 @@ struct bench_ctx {
 	uint8_t *tx_host;
 };
 
-uint64_t
-bench_xstat_sum(uint16_t port, const char *suffix)
+/* Sum of the port's xstats named <prefix><N><suffix>. */
+static uint64_t
+xstat_sum(uint16_t port, const char *prefix, const char *suffix)
 {
 	struct rte_eth_xstat_name *names;
 	struct rte_eth_xstat *vals;
@@ -201,7 +202,8 @@ bench_xstat_sum(uint16_t port, const char *suffix)
 		for (i = 0; i < n; i++) {
 			size_t l = strlen(names[i].name);
 
-			if (strncmp(names[i].name, "rx_q", 4) == 0 && l >= sl &&
+			if (strncmp(names[i].name, prefix, strlen(prefix)) == 0 &&
+					l >= sl &&
 					strcmp(names[i].name + l - sl, suffix) == 0)
 				sum += vals[i].value;
 		}
@@ -209,6 +211,18 @@ bench_xstat_sum(uint16_t port, const char *suffix)
 	free(names);
 	free(vals);
 	return sum;
+}
+
+uint64_t
+bench_xstat_sum(uint16_t port, const char *suffix)
+{
+	return xstat_sum(port, "rx_q", suffix);
+}
+
+uint64_t
+bench_xstat_sum_tx(uint16_t port, const char *suffix)
+{
+	return xstat_sum(port, "tx_q", suffix);
 }
 
 /*

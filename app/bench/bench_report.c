@@ -568,6 +568,10 @@ bench_write_json(int fd, const struct bench_opts *o,
 			"\"tx_stack_cycles_per_kbyte\": %.1f, "
 			"\"tx_burst_cycles_per_kbyte\": %.1f, "
 			"\"tx_tso_bursts\": %" PRIu64 ", \"tx_tso_segs\": %" PRIu64 ", "
+			"\"nic_tx_copy_chunks\": %" PRIu64 ", "
+			"\"nic_tx_copy_latency_us\": %.1f, "
+			"\"nic_tx_copy_calls\": %" PRIu64 ", "
+			"\"nic_tx_copy_gathers\": %" PRIu64 ", "
 			"\"retransmits\": %" PRIu64 ", \"missed\": %" PRIu64 ", "
 			"\"cksum_bad\": %" PRIu64 ", \"stack_drops\": %" PRIu64 ", "
 			"\"tcp_errors\": %" PRIu64 ", \"events_overflow\": %" PRIu64 ", "
@@ -591,6 +595,10 @@ bench_write_json(int fd, const struct bench_opts *o,
 			1000.0 * ratio(r->tx_stack_cycles, r->sent_bytes),
 			1000.0 * ratio(r->tx_burst_cycles, r->sent_bytes),
 			r->tx_tso_bursts, r->tx_tso_segs,
+			r->nic_tx_copy_chunks,
+			r->tsc_hz != 0 ? 1e6 * ratio(r->nic_tx_copy_cycles,
+				r->nic_tx_copy_chunks) / (double)r->tsc_hz : 0.0,
+			r->nic_tx_copy_calls, r->nic_tx_copy_gathers,
 			r->retransmits, r->missed, r->cksum_bad, r->stack_drops,
 			r->tcp_errors, r->events_overflow, r->verified_bytes,
 			r->verify_errors, r->verify_batches, r->copy_errors,

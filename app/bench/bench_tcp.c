@@ -887,6 +887,13 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 	res->copy_bytes = res->cpu_copy_bytes;
 	res->nic_copy_bytes = bench_xstat_sum(env->sport, "_copy_bytes");
 	res->split_frames = bench_xstat_sum(env->sport, "_split_packets");
+	res->nic_tx_copy_chunks = bench_xstat_sum_tx(env->cport,
+		"_copy_latency_chunks");
+	res->nic_tx_copy_cycles = bench_xstat_sum_tx(env->cport,
+		"_copy_latency_cycles");
+	res->nic_tx_copy_calls = bench_xstat_sum_tx(env->cport, "_copy_calls");
+	res->nic_tx_copy_gathers = bench_xstat_sum_tx(env->cport,
+		"_copy_gathers");
 	if (rte_eth_stats_get(env->sport, &es) == 0) {
 		res->rx_bytes = es.ibytes;
 		res->missed = es.imissed + es.rx_nombuf;
@@ -1071,6 +1078,7 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		goto out;
 	rte_eth_stats_reset(env->sport);
 	rte_eth_xstats_reset(env->sport);
+	rte_eth_xstats_reset(env->cport);
 	r = tcp_sides_create(env, run, mode);
 	if (r != 0)
 		goto stop;

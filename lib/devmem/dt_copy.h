@@ -19,6 +19,11 @@
  * through the simulator's device-side mapping) in this library; a CUDA engine
  * (batched asynchronous copies on a stream) plugs in through the same ops.
  *
+ * Gather (optional): many device-to-host copies into host memory that the
+ * device writes directly (a NIC's registered wire buffers) as one device
+ * operation, for a transmit burst; each channel declares the host ranges
+ * its gathers may write, and a copy outside them is refused.
+ *
  * The registry maps an address range to its engine so that a driver holding
  * an mbuf can find how to reach its buffer. It lives in a named memzone so
  * that every copy of this code in the process (the application and a plugin
@@ -28,6 +33,7 @@
 #ifndef DT_COPY_H
 #define DT_COPY_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,7 +83,107 @@ struct dt_copy_engine_ops {
 	int (*failed)(struct dt_copy_chan *ch);
 	/** Free the engine (all channels closed). */
 	void (*destroy)(struct dt_copy_engine *ce);
+	/**
+	 * Optional (NULL: the engine has no gather; use submit). Let this
+	 * channel's gathers write host memory [@p base, @p base + @p len), a
+	 * gather target: memory the engine's device can write directly (on a
+	 * GPU: host memory registered with it and mapped at the same address).
+	 * Returns 0, -ENOSPC (DT_COPY_GATHER_TARGETS reached), -EINVAL, or
+	 * -ENOTSUP when this channel cannot gather (then use submit) or the
+	 * device cannot write that range.
+	 */
+	int (*gather_target)(struct dt_copy_chan *ch, void *base, size_t len);
+	/**
+	 * Optional (NULL when gather_target is). Queue @p n copies from the
+	 * engine's window to the channel's gather targets as ONE device
+	 * operation (a GPU: one kernel launch whose completion is known by the
+	 * same means as a submit's). Tickets follow submit's: one per copy, in
+	 * the channel's single sequence, completed in order.
+	 *
+	 * Each copy's source must lie inside the window and its destination
+	 * inside one target. A copy that does not is refused as submit refuses
+	 * one: the engine queues the copies before it and returns their count,
+	 * or -EFAULT (counted in stats.errors) when it is the first. An engine
+	 * may also take a prefix for want of room (a count < @p n) or nothing
+	 * (0: retry after a poll); the caller resubmits the rest. A copy that
+	 * got past these checks and still leaves the window or the targets on
+	 * the device (a bug) is not made: the channel stops (failed()).
+	 */
+	int (*gather)(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
+		uint16_t n, uint64_t *ticket);
 };
+
+/**
+ * Gather targets one channel holds at most (after merging adjacent ones: a
+ * mempool on fragmented hugepages has a chunk per page or so).
+ */
+#define DT_COPY_GATHER_TARGETS 32
+
+/** A channel's gather targets (engines embed it; see dt_copy_engine_ops.gather_target). */
+struct dt_copy_gather_targets {
+	uint32_t n;
+	struct {
+		uintptr_t base;
+		size_t len;
+	} t[DT_COPY_GATHER_TARGETS];
+};
+
+/**
+ * Add [@p base, @p base + @p len) to @p t: a range already inside one
+ * target is not added again, and one that starts where a target ends (or
+ * ends where one starts) extends it, so that a pool's consecutive chunks
+ * take one slot. Every byte of a merged target was added, so checked by
+ * the engine, as a range of its own.
+ * @return 0, -EINVAL (empty or wrapping range), -ENOSPC (table full)
+ */
+static inline int
+dt_copy_gather_targets_add(struct dt_copy_gather_targets *t, const void *base,
+	size_t len)
+{
+	uintptr_t b = (uintptr_t)base;
+	uint32_t i;
+
+	if (len == 0 || b + len < b)
+		return -EINVAL;
+	for (i = 0; i < t->n; i++) {
+		if (b - t->t[i].base < t->t[i].len &&
+				len <= t->t[i].len - (b - t->t[i].base))
+			return 0;
+		if (b == t->t[i].base + t->t[i].len) {
+			t->t[i].len += len;
+			return 0;
+		}
+		if (b + len == t->t[i].base) {
+			t->t[i].base = b;
+			t->t[i].len += len;
+			return 0;
+		}
+	}
+	if (t->n == DT_COPY_GATHER_TARGETS)
+		return -ENOSPC;
+	t->t[t->n].base = b;
+	t->t[t->n].len = len;
+	t->n++;
+	return 0;
+}
+
+/**
+ * Index of the target of @p t that holds all of [@p a, @p a + @p len), or
+ * -1. Written so that nothing overflows.
+ */
+static inline int
+dt_copy_gather_targets_find(const struct dt_copy_gather_targets *t,
+	const void *a, size_t len)
+{
+	uintptr_t p = (uintptr_t)a;
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (p - t->t[i].base < t->t[i].len &&
+				len <= t->t[i].len - (p - t->t[i].base))
+			return (int)i;
+	return -1;
+}
 
 /** Counters of one channel; read by xstats and benchmarks. */
 struct dt_copy_stats {
@@ -140,6 +246,39 @@ static inline int
 dt_copy_chan_failed(struct dt_copy_chan *ch)
 {
 	return ch->ce->ops->failed != NULL ? ch->ce->ops->failed(ch) : 0;
+}
+
+/** Whether @p ch's engine gathers (dt_copy_engine_ops.gather). */
+static inline int
+dt_copy_has_gather(const struct dt_copy_chan *ch)
+{
+	return ch->ce->ops->gather != NULL && ch->ce->ops->gather_target != NULL;
+}
+
+/**
+ * Let @p ch's gathers write host range [@p base, @p base + @p len); see
+ * dt_copy_engine_ops.gather_target.
+ * @return 0, or a negative errno (-ENOTSUP: no gather on this channel)
+ */
+static inline int
+dt_copy_gather_target(struct dt_copy_chan *ch, void *base, size_t len)
+{
+	if (!dt_copy_has_gather(ch))
+		return -ENOTSUP;
+	return ch->ce->ops->gather_target(ch, base, len);
+}
+
+/**
+ * Queue @p n copies from the engine's window to @p ch's gather targets as
+ * one device operation; see dt_copy_engine_ops.gather.
+ */
+static inline int
+dt_copy_gather(struct dt_copy_chan *ch, const struct dt_copy_op *ops,
+	uint16_t n, uint64_t *ticket)
+{
+	if (!dt_copy_has_gather(ch))
+		return -ENOTSUP;
+	return ch->ce->ops->gather(ch, ops, n, ticket);
 }
 
 /**

@@ -12,6 +12,11 @@
  * event per submit) would. Each submit is one record in a ring per
  * channel; a full ring makes submit return 0 (the caller retries later),
  * as the CUDA engine's event ring does.
+ *
+ * Gathers (dt_copy.h) are the same synchronous copies, checked as a GPU's
+ * gather kernel checks them: source in the window, destination in one of
+ * the channel's targets. That is what lets CI run a software NIC's
+ * transmit gather, and its refusals, without a GPU.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -47,6 +52,7 @@ struct dt_copy_cpu_chan {
 	uint64_t lat_tsc;           /* latency in TSC cycles; 0: synchronous */
 	uint64_t done;              /* highest ticket reported complete */
 	uint32_t head, tail;        /* free-running indexes into pend[] */
+	struct dt_copy_gather_targets tgt; /* where gathers may write */
 	struct dt_copy_cpu_pend pend[DT_COPY_CPU_RING];
 };
 
@@ -122,9 +128,37 @@ cpu_chan_close(struct dt_copy_chan *ch)
 	rte_free(container_of(ch, struct dt_copy_cpu_chan, ch));
 }
 
+/*
+ * Addresses the CPU uses for copy @p op; -EFAULT when it may not be made.
+ * A gather's copy must read the window and write one of the channel's
+ * targets, as the device would check them.
+ */
+static inline int
+cpu_op_xlate(const struct dt_copy_cpu_engine *e,
+	const struct dt_copy_cpu_chan *c, const struct dt_copy_op *op,
+	int gather, uintptr_t *dst, uintptr_t *src)
+{
+	if (gather) {
+		uintptr_t off = (uintptr_t)op->src - (uintptr_t)e->ce.base;
+
+		if (off >= e->ce.len || op->len > e->ce.len - off ||
+				dt_copy_gather_targets_find(&c->tgt, op->dst,
+					op->len) < 0)
+			return -EFAULT;
+		*src = e->cpu_side + off;
+		*dst = (uintptr_t)op->dst;
+		return 0;
+	}
+	if (cpu_xlate(e, (uintptr_t)op->dst, op->len, dst) < 0 ||
+			cpu_xlate(e, (uintptr_t)op->src, op->len, src) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* Submit or gather: the same synchronous copies, checked differently. */
 static int
-cpu_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
-	uint64_t *ticket)
+cpu_queue(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
+	uint64_t *ticket, int gather)
 {
 	const struct dt_copy_cpu_engine *e = cpu_engine(ch->ce);
 	struct dt_copy_cpu_chan *c = cpu_chan(ch);
@@ -143,8 +177,7 @@ cpu_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
 	for (i = 0; i < n; i++) {
 		uintptr_t dst, src;
 
-		if (cpu_xlate(e, (uintptr_t)ops[i].dst, ops[i].len, &dst) < 0 ||
-		    cpu_xlate(e, (uintptr_t)ops[i].src, ops[i].len, &src) < 0)
+		if (cpu_op_xlate(e, c, &ops[i], gather, &dst, &src) < 0)
 			break;
 		rte_memcpy((void *)dst, (const void *)src, ops[i].len);
 		bytes += ops[i].len;
@@ -170,6 +203,36 @@ cpu_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
 	if (ticket != NULL)
 		*ticket = ch->next_ticket - 1;
 	return i;
+}
+
+static int
+cpu_submit(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
+	uint64_t *ticket)
+{
+	return cpu_queue(ch, ops, n, ticket, 0);
+}
+
+/*
+ * One "device operation" here is one call: the copies are made in it, so
+ * the engine checks what a GPU's gather kernel would before writing.
+ */
+static int
+cpu_gather(struct dt_copy_chan *ch, const struct dt_copy_op *ops, uint16_t n,
+	uint64_t *ticket)
+{
+	return cpu_queue(ch, ops, n, ticket, 1);
+}
+
+/* A target is host memory: never a range that touches the window. */
+static int
+cpu_gather_target(struct dt_copy_chan *ch, void *base, size_t len)
+{
+	const struct dt_copy_engine *ce = ch->ce;
+	uintptr_t b = (uintptr_t)base, w = (uintptr_t)ce->base;
+
+	if (len == 0 || b + len < b || (b < w + ce->len && w < b + len))
+		return -EINVAL;
+	return dt_copy_gather_targets_add(&cpu_chan(ch)->tgt, base, len);
 }
 
 static uint64_t
@@ -232,6 +295,8 @@ static const struct dt_copy_engine_ops dt_copy_cpu_ops = {
 	.submit = cpu_submit,
 	.completed = cpu_completed,
 	.destroy = cpu_destroy,
+	.gather_target = cpu_gather_target,
+	.gather = cpu_gather,
 };
 
 struct dt_copy_engine *

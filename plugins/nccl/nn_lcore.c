@@ -533,8 +533,7 @@ nn_lcore_main(void *arg)
 		return -rte_errno;
 	}
 	if (rt->gpu_cuda) {
-		struct dt_copy_engine *ce = nn_cuda_engine_create(NULL, 0,
-			rt->cuda_ordinal);
+		struct dt_copy_engine *ce = nn_cuda_engine_create(rt, NULL, 0);
 
 		s->cuda_ch = ce == NULL ? NULL : dt_copy_chan_open(ce);
 		if (s->cuda_ch == NULL)

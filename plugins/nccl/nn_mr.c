@@ -124,8 +124,8 @@ mr_cuda_send(struct nn_rt *rt, struct nn_mr *mr)
 	int rc;
 
 	if (rt->tx_cuda_ce == NULL) {
-		rt->tx_cuda_ce = nn_cuda_engine_create((void *)mr->base, mr->len,
-			rt->cuda_ordinal);
+		rt->tx_cuda_ce = nn_cuda_engine_create(rt, (void *)mr->base,
+			mr->len);
 		if (rt->tx_cuda_ce == NULL) {
 			NN_WARN("regMr: no CUDA copy engine for send buffers: %s",
 				rte_strerror(rte_errno));
@@ -175,8 +175,7 @@ mr_device(struct nn_rt *rt, struct nn_mr *mr, bool for_send)
 		mr->tx_ce = dt_devmem_engine_create_default(rt->gpu_id,
 			(void *)mr->base, mr->len, NULL);
 	else
-		mr->tx_ce = nn_cuda_engine_create((void *)mr->base, mr->len,
-			rt->cuda_ordinal);
+		mr->tx_ce = nn_cuda_engine_create(rt, (void *)mr->base, mr->len);
 	if (mr->tx_ce == NULL) {
 		NN_WARN("regMr: no copy engine for device buffer [%p, +%zu): %s",
 			(void *)mr->base, mr->len, rte_strerror(rte_errno));

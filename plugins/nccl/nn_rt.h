@@ -37,6 +37,7 @@ struct nn_rt {
 	bool port_started;
 	struct rte_mempool *wire_registered; /* NIC wire pool pinned for CUDA */
 	struct rte_mempool *lro_registered;  /* and its LRO pool */
+	struct rte_mempool *gso_registered;  /* and its GSO (TSO frames) pool */
 	uint32_t users;              /* inits not finalized (nn_rt_use) */
 	uint64_t calls[NN_CALL__COUNT]; /* atomic: NCCL's calls (watchdog) */
 	uint64_t reqs_posted, reqs_done; /* atomic: requests given to / done for NCCL */
@@ -133,9 +134,14 @@ const struct nn_unpack_meta *nn_unpack_meta(const struct nn_comm *c);
 /* CUDA helpers (nn_cuda.c; stubs without the CUDA headers). */
 /** PCI bus id ("0000:19:00.0") of the current CUDA context's device. */
 int nn_cuda_current_pci(char *buf, size_t len, int *ordinal);
-/** An engine for CUDA memory [base, base + len): UVA copies on a stream. */
-struct dt_copy_engine *nn_cuda_engine_create(void *base, size_t len,
-	int ordinal);
+/**
+ * A copy engine over any CUDA address of the region's gpu_cuda device's
+ * context (gpu_cuda's dt_copy_cuda_engine_create_any()), named by window
+ * [base, base + len) in the registry (NULL, 0: no window); NULL with
+ * rte_errno ENOTSUP when the region is not on a gpu_cuda device.
+ */
+struct dt_copy_engine *nn_cuda_engine_create(const struct nn_rt *rt,
+	void *base, size_t len);
 /** Whether @p ptr is CUDA device memory. */
 bool nn_cuda_is_device(const void *ptr);
 /** Pinned host memory the GPU reaches: *h for the CPU, *d for the GPU; 0 or -errno. */

@@ -270,6 +270,13 @@ register_wire(struct nn_rt *rt)
 	mp = rte_pmd_hsplit_lro_pool(rt->port_id);
 	if (mp != NULL && rte_pmd_gpu_cuda_mempool_register(rt->gpu_id, mp) == 0)
 		rt->lro_registered = mp;
+	/*
+	 * TSO frames sent whole (GSO) have one too: registered, the NIC's
+	 * transmit gather writes them in the burst's one launch.
+	 */
+	mp = rte_pmd_hsplit_gso_pool(rt->port_id);
+	if (mp != NULL && rte_pmd_gpu_cuda_mempool_register(rt->gpu_id, mp) == 0)
+		rt->gso_registered = mp;
 #else
 	RTE_SET_USED(rt);
 #endif
@@ -666,14 +673,21 @@ nn_rt_shutdown(void)
 	nn_unpack_gc(rt);
 	for (i = 0; i < rt->nb_stacks; i++)
 		dt_dp_stack_destroy(rt->stacks[i]->st);
+	/*
+	 * Stop first: the NIC's copy channels drain (a transmit gather's
+	 * kernel may still write the wire buffers) and close, then the
+	 * pools may be unpinned.
+	 */
+	if (rt->port_started)
+		dt_dp_port_stop(rt->port_id);
 #ifdef NN_HAVE_CUDA
 	if (rt->wire_registered != NULL)
 		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->wire_registered);
 	if (rt->lro_registered != NULL)
 		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->lro_registered);
-	rt->wire_registered = rt->lro_registered = NULL;
+	if (rt->gso_registered != NULL)
+		rte_pmd_gpu_cuda_mempool_unregister(rt->gpu_id, rt->gso_registered);
+	rt->wire_registered = rt->lro_registered = rt->gso_registered = NULL;
 #endif
-	if (rt->port_started)
-		dt_dp_port_stop(rt->port_id);
 	rte_eth_dev_close(rt->port_id);
 }

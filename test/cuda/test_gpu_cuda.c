@@ -1691,6 +1691,24 @@ out:
  * and the context lives on: a new channel's copies land. Both ring
  * readings (the kernel reading host memory, and a device ring).
  */
+/*
+ * Poll a channel that was given a copy its kernel must refuse (ticket
+ * @p bad) until it stops, for 5 s at most; that ticket never completes.
+ * 1 when it stopped.
+ */
+static int
+wait_stopped(struct dt_copy_chan *ch, uint64_t bad)
+{
+	double deadline = now_s() + 5.0;
+
+	while (now_s() < deadline) {
+		DT_CHECK(dt_copy_completed(ch) < bad);
+		if (dt_copy_chan_failed(ch) == -EIO)
+			return 1;
+	}
+	return 0;
+}
+
 static void
 stage_bad(enum dt_copy_cuda_stage_read rd)
 {
@@ -1703,8 +1721,7 @@ stage_bad(enum dt_copy_cuda_stage_read rd)
 	struct dt_copy_chan *ch, *ch2;
 	struct dt_copy_op op;
 	uint64_t good, bad = 0, t;
-	double deadline;
-	int ret, stopped = 0;
+	int ret, stopped;
 
 	DT_REQUIRE(d != NULL && src != NULL && back != NULL);
 	if (!have_kernels()) {
@@ -1724,11 +1741,8 @@ stage_bad(enum dt_copy_cuda_stage_read rd)
 	ret = dt_copy_cuda_chan_test_stage_bad(ch,
 		(uintptr_t)d + len / 2 + 4096, 1460, &bad);
 	DT_REQUIRE(ret == 0);
-	deadline = now_s() + 5.0;
-	while (now_s() < deadline && !stopped) {
-		DT_CHECK(dt_copy_completed(ch) < bad);
-		stopped = dt_copy_submit(ch, &op, 1, &t) == -EIO;
-	}
+	stopped = wait_stopped(ch, bad);
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), -EIO);
 	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
 	printf("  stage_read %s: channel %s, %" PRIu64 " refused, completed %" PRIu64 " (refused ticket %" PRIu64 ")\n",
 		rd == DT_COPY_CUDA_STAGE_READ_HOST ? "host" : "device",
@@ -1767,6 +1781,245 @@ static void
 test_stage_bad_device(void)
 {
 	stage_bad(DT_COPY_CUDA_STAGE_READ_DEVICE);
+}
+
+/*
+ * Gather (dt_copy.h's gather op), as net_hsplit's TX uses it: pieces of a
+ * device window (odd offsets and lengths, MTU-sized and tiny, source and
+ * destination agreeing modulo 16 or not) into registered "wire buffers" at
+ * a header's offset, in one launch per call; every byte checked, and the
+ * bytes around each piece untouched. Then the CPU's refusals (destination
+ * outside the targets, source outside the window, straddling), the prefix
+ * rule, and the kernel's own refusal of a descriptor that got past the
+ * CPU (the channel stops, the context lives).
+ */
+#define GATHER_FRAMES 96u
+#define GATHER_WB 9216u
+
+static void
+gather_case(const struct eng_cfg *cfg)
+{
+	const size_t len = 4 * MiB, win = len / 2;
+	uint8_t *d = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(win), *wire = host_buf(GATHER_FRAMES * GATHER_WB);
+	uint8_t *other = host_buf(4096), *unreg = malloc(4096);
+	static const uint32_t lens[] = { 8948, 1448, 1, 17, 4096, 9000, 63, 2 };
+	struct dt_copy_op ops[GATHER_FRAMES], op;
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_chan *ch, *ch2;
+	struct dt_copy_engine *ce;
+	uint64_t t, last = 0, calls = 0, bad = 0;
+	uint32_t i, done = 0, soff;
+	int q, stopped;
+
+	DT_REQUIRE(d != NULL && src != NULL && wire != NULL && other != NULL &&
+		unreg != NULL);
+	if (!have_kernels()) {
+		printf("  no kernels: case skipped\n");
+		goto out;
+	}
+	ce = engine_make(d, win, cfg);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	DT_REQUIRE(dt_copy_has_gather(ch));
+	pattern_fill(src, win, 77);
+	op = (struct dt_copy_op){ d, src, (uint32_t)win };
+	DT_CHECK_EQ(dt_copy_submit(ch, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	/* Targets: registered host memory only, never the window. */
+	DT_CHECK_EQ(dt_copy_gather_target(ch, unreg, 4096), -ENOTSUP);
+	DT_CHECK_EQ(dt_copy_gather_target(ch, d + 4096, 4096), -EINVAL);
+	DT_CHECK_EQ(dt_copy_gather_target(ch, wire,
+		GATHER_FRAMES * GATHER_WB), 0);
+	memset(wire, 0xee, GATHER_FRAMES * GATHER_WB);
+	for (i = 0; i < GATHER_FRAMES; i++) {
+		/* A header's offset (54 + i % 19), a source that wanders. */
+		soff = (uint32_t)((i * 12347u + (i % 3 == 0 ? 0 : i)) %
+			(win - 9000));
+		ops[i] = (struct dt_copy_op){ wire + i * GATHER_WB + 54 + i % 19,
+			d + soff, lens[i % RTE_DIM(lens)] };
+	}
+	while (done < GATHER_FRAMES) {
+		q = dt_copy_gather(ch, ops + done,
+			(uint16_t)(GATHER_FRAMES - done), &t);
+		DT_REQUIRE(q >= 0);
+		if (q == 0) {
+			dt_copy_completed(ch);
+			continue;
+		}
+		calls++;
+		DT_CHECK_EQ(t, ch->next_ticket - 1);
+		done += (uint32_t)q;
+		last = t;
+	}
+	DT_CHECK_EQ(wait_ticket(ch, last), 0);
+	for (i = 0; i < GATHER_FRAMES; i++) {
+		const uint8_t *w = (const uint8_t *)ops[i].dst;
+
+		DT_CHECK(memcmp(w, src + ((const uint8_t *)ops[i].src - d),
+			ops[i].len) == 0);
+		DT_CHECK_EQ(w[-1], 0xee);
+		DT_CHECK_EQ(w[ops[i].len], 0xee);
+	}
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	printf("  %s/%s: %u copies in %" PRIu64 " gather(s), %" PRIu64 " launches, %" PRIu64 " driver calls\n",
+		mode_name(cfg->mode), stage_read_name(xs.stage_read),
+		GATHER_FRAMES, calls, xs.gather_launches, xs.driver_calls);
+	DT_CHECK_EQ(xs.gather_launches, calls);
+	DT_CHECK_EQ(xs.gathered, GATHER_FRAMES);
+	check_calls(&xs, 1 + calls, cfg);
+
+	/* The CPU refuses: nothing queued, nothing written, counted. */
+	op = (struct dt_copy_op){ other, d, 64 };
+	DT_CHECK_EQ(dt_copy_gather(ch, &op, 1, &t), -EFAULT);
+	op = (struct dt_copy_op){ wire, d + win - 8, 16 };
+	DT_CHECK_EQ(dt_copy_gather(ch, &op, 1, &t), -EFAULT);
+	op = (struct dt_copy_op){ wire + GATHER_FRAMES * GATHER_WB - 8, d, 16 };
+	DT_CHECK_EQ(dt_copy_gather(ch, &op, 1, &t), -EFAULT);
+	op = (struct dt_copy_op){ wire, src, 16 };
+	DT_CHECK_EQ(dt_copy_gather(ch, &op, 1, &t), -EFAULT);
+	DT_CHECK_EQ(ch->stats.errors, 4);
+	DT_CHECK_EQ(t, last);
+	/* A batch stops at the refused copy. */
+	ops[0] = (struct dt_copy_op){ wire + 8, d + 3, 100 };
+	ops[1] = (struct dt_copy_op){ other, d, 16 };
+	DT_CHECK_EQ(dt_copy_gather(ch, ops, 2, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK(memcmp(wire + 8, src + 3, 100) == 0);
+	DT_CHECK_EQ(dt_copy_chan_failed(ch), 0);
+
+	/* The kernel refuses what got past the CPU: source outside. */
+	op = (struct dt_copy_op){ wire + 4096, d + win + 4096, 1460 };
+	memset(wire + 4096, 0xee, 1460);
+	DT_REQUIRE(dt_copy_cuda_chan_test_gather_bad(ch, &op, &bad) == 0);
+	stopped = wait_stopped(ch, bad);
+	DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+	DT_CHECK(stopped);
+	DT_CHECK_EQ(xs.stage_refused, 1);
+	DT_CHECK(dt_copy_completed(ch) < bad);
+	DT_CHECK_EQ(wire[4096], 0xee);
+	/* ... and the context is alive: a fresh channel gathers. */
+	ch2 = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch2 != NULL);
+	DT_CHECK_EQ(dt_copy_gather_target(ch2, wire, GATHER_WB), 0);
+	op = (struct dt_copy_op){ wire + 4096, d + 5, 1460 };
+	DT_CHECK_EQ(dt_copy_gather(ch2, &op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch2, t), 0);
+	DT_CHECK(memcmp(wire + 4096, src + 5, 1460) == 0);
+	dt_copy_chan_close(ch2);
+	dt_copy_chan_close(ch);
+	ce->ops->destroy(ce);
+out:
+	rte_gpu_mem_free(gpu_id, d);
+	host_buf_free(src);
+	host_buf_free(wire);
+	host_buf_free(other);
+	free(unreg);
+}
+
+static void
+test_gather(void)
+{
+	gather_case(&cfg_default);
+}
+
+/* Descriptors copied to a device ring first (two calls per gather). */
+static void
+test_gather_read_device(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	cfg.stage_read = DT_COPY_CUDA_STAGE_READ_DEVICE;
+	gather_case(&cfg);
+}
+
+/* A mode without staging still gathers; completion by events. */
+static void
+test_gather_per_copy_events(void)
+{
+	struct eng_cfg cfg = cfg_default;
+
+	cfg.mode = DT_COPY_CUDA_MODE_PER_COPY;
+	cfg.completion = DT_COPY_CUDA_COMPLETION_EVENT;
+	gather_case(&cfg);
+}
+
+/*
+ * An engine over any device address of the device's context
+ * (dt_copy_cuda_engine_create_any(), what the NCCL plugin needs for
+ * buffers it did not allocate): its window is one small buffer, yet it
+ * copies host->device, device->device and device->host into another
+ * allocation, and gathers from there into registered host memory; a
+ * context other than the primary one is refused.
+ */
+static void
+test_any_address(void)
+{
+	const size_t len = MiB;
+	uint8_t *d1 = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *d2 = rte_gpu_mem_alloc(gpu_id, len, 0);
+	uint8_t *src = host_buf(len), *back = host_buf(len);
+	uint8_t *wire = host_buf(2 * GATHER_WB);
+	struct dt_copy_cuda_chan_stats xs;
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	struct dt_copy_op op[2];
+	void *ctx = NULL;
+	uint64_t t;
+
+	DT_REQUIRE(d1 != NULL && d2 != NULL && src != NULL && back != NULL &&
+		wire != NULL);
+	DT_CHECK_EQ(rte_pmd_gpu_cuda_context(gpu_id, &ctx), 0);
+	DT_CHECK(ctx != NULL);
+	ce = dt_copy_cuda_engine_create_any(gpu_id, (uint8_t *)ctx + 64, d1,
+		4096);
+	DT_CHECK(ce == NULL && rte_errno == ENOTSUP);
+	DT_CHECK(dt_copy_cuda_engine_create_any(gpu_id, NULL, d1, 0) == NULL);
+	/* No window at all: an engine that is not registered. */
+	ce = dt_copy_cuda_engine_create_any(gpu_id, NULL, NULL, 0);
+	DT_CHECK(ce != NULL);
+	dt_copy_engine_destroy(ce);
+	ce = dt_copy_cuda_engine_create_any(gpu_id, ctx, d1, 4096);
+	DT_REQUIRE(ce != NULL);
+	ch = dt_copy_chan_open(ce);
+	DT_REQUIRE(ch != NULL);
+	pattern_fill(src, len, 5);
+	/* Host -> d1 (beyond the window), d1 -> d2, d2 -> host. */
+	op[0] = (struct dt_copy_op){ d1 + 8192, src, (uint32_t)(len - 8192) };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	op[0] = (struct dt_copy_op){ d2 + 1, d1 + 8192, 100000 };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	op[0] = (struct dt_copy_op){ back, d2 + 1, 100000 };
+	DT_CHECK_EQ(dt_copy_submit(ch, op, 1, &t), 1);
+	DT_CHECK_EQ(wait_ticket(ch, t), 0);
+	DT_CHECK(memcmp(back, src, 100000) == 0);
+	/* A gather from d2 (outside the window) into the wire buffers. */
+	if (have_kernels()) {
+		memset(wire, 0xee, 2 * GATHER_WB);
+		DT_CHECK_EQ(dt_copy_gather_target(ch, wire, 2 * GATHER_WB), 0);
+		op[0] = (struct dt_copy_op){ wire + 66, d2 + 1, 8948 };
+		op[1] = (struct dt_copy_op){ wire + GATHER_WB + 54, d2 + 9001, 1448 };
+		DT_CHECK_EQ(dt_copy_gather(ch, op, 2, &t), 2);
+		DT_CHECK_EQ(wait_ticket(ch, t), 0);
+		DT_CHECK(memcmp(wire + 66, src, 8948) == 0);
+		DT_CHECK(memcmp(wire + GATHER_WB + 54, src + 9000, 1448) == 0);
+		DT_CHECK_EQ(wire[65], 0xee);
+		/* Targets are still checked. */
+		op[0] = (struct dt_copy_op){ back, d2, 64 };
+		DT_CHECK_EQ(dt_copy_gather(ch, op, 1, &t), -EFAULT);
+		DT_REQUIRE(dt_copy_cuda_chan_stats_get(ch, &xs) == 0);
+		DT_CHECK_EQ(xs.gather_launches, 1);
+		DT_CHECK_EQ(xs.gathered, 2);
+	}
+	DT_CHECK_EQ(dt_copy_chan_failed(ch), 0);
+	dt_copy_chan_close(ch);
+	dt_copy_engine_destroy(ce);
+	rte_gpu_mem_free(gpu_id, d1);
+	rte_gpu_mem_free(gpu_id, d2);
+	host_buf_free(src);
+	host_buf_free(back);
+	host_buf_free(wire);
 }
 
 /*
@@ -1984,6 +2237,10 @@ main(int argc, char **argv)
 	DT_RUN(test_scale_threads);
 	DT_RUN(test_stage_bad_host);
 	DT_RUN(test_stage_bad_device);
+	DT_RUN(test_gather);
+	DT_RUN(test_gather_read_device);
+	DT_RUN(test_gather_per_copy_events);
+	DT_RUN(test_any_address);
 	DT_RUN(test_close);
 
 	ret = dt_test_summary();

@@ -165,7 +165,9 @@ RUN = ["mode", "tcp", "seconds", "conns", "conns_done", "tx_frames",
        "goodput_gbps", "line_rate_gbps", "line_rate_source", "pct_line_rate",
        "rx_cycles_per_frame", "stack_cycles_per_frame",
        "tx_stack_cycles_per_kbyte", "tx_burst_cycles_per_kbyte",
-       "tx_tso_bursts", "tx_tso_segs", "retransmits",
+       "tx_tso_bursts", "tx_tso_segs", "nic_tx_copy_chunks",
+       "nic_tx_copy_latency_us", "nic_tx_copy_calls", "nic_tx_copy_gathers",
+       "retransmits",
        "missed", "cksum_bad", "stack_drops", "tcp_errors", "events_overflow",
        "verified_bytes", "verify_errors", "verify_batches", "copy_errors",
        "interrupted", "ratios", "samples"]
@@ -259,6 +261,24 @@ for r in doc["runs"]:
                   r["tx_tso_segs"] >= 2 * r["tx_tso_bursts"],
                   m + ": TSO bursts (%d, %d segments)" %
                   (r["tx_tso_bursts"], r["tx_tso_segs"]))
+        # Device-memory sends: the client NIC copies their payload, by
+        # gathers (a burst per device operation) unless tx_gather=off.
+        # Not all of them must be: a wire pool on fragmented hugepages
+        # can have more chunks than a channel takes as targets, and
+        # copies into the others are submitted (test_hsplit_tso and
+        # devmem_copy check the exact counts). Host sends: no copy.
+        if doc["tx_memory"] == "device":
+            off = "tx_gather=off" in wire_args
+            g, c = r["nic_tx_copy_gathers"], r["nic_tx_copy_calls"]
+            check(c > 0 and r["nic_tx_copy_chunks"] > 0 and
+                  r["nic_tx_copy_latency_us"] > 0 and
+                  (g == 0 if off else 0 < g <= c),
+                  m + ": device sends copied by the NIC, %d of %d calls "
+                  "gathers (tx_gather %s)" % (g, c, "off" if off else "on"))
+        else:
+            check(r["nic_tx_copy_calls"] == 0 == r["nic_tx_copy_gathers"],
+                  m + ": host sends: no NIC copy (%d calls)" %
+                  r["nic_tx_copy_calls"])
         if verify:
             check(r["verify_batches"] > 0, m + ": checked in batches (%d)" %
                   r["verify_batches"])

@@ -264,6 +264,12 @@ test_segments(void)
 	DT_CHECK_EQ(dt_test_xstat(ts.tx_port, "tx_q0_tso_segs"), NSEG);
 	/* Payload came through the copy engine (device memory). */
 	DT_CHECK_EQ(dt_test_xstat(ts.tx_port, "tx_q0_copy_bytes"), PAY_LEN);
+	/*
+	 * gpu_sim's engine gathers: every segment's payload went into the
+	 * wire buffers in one gather, the whole burst's one device operation.
+	 */
+	DT_CHECK_EQ(dt_test_xstat(ts.tx_port, "tx_q0_copy_gathers"), 1);
+	DT_CHECK_EQ(dt_test_xstat(ts.tx_port, "tx_q0_copy_calls"), 1);
 }
 
 /* An MSS the profile refuses (full: 64..9728): dropped whole, counted. */

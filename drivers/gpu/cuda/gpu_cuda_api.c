@@ -57,6 +57,7 @@ static const struct gpu_cuda_sym gpu_cuda_syms[] = {
 	SYM(cuMemcpyHtoDAsync, 3020),
 	SYM(cuMemcpyDtoHAsync, 3020),
 	SYM(cuMemcpyDtoDAsync, 3020),
+	SYM(cuMemcpyAsync, 4000),
 	SYM(cuMemsetD8Async, 3020),
 	SYM(cuModuleLoadData, 2000),
 	SYM(cuModuleUnload, 2000),

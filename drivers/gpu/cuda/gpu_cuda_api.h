@@ -52,6 +52,7 @@ struct gpu_cuda_api {
 	PFN_cuMemcpyHtoDAsync_v3020 cuMemcpyHtoDAsync;
 	PFN_cuMemcpyDtoHAsync_v3020 cuMemcpyDtoHAsync;
 	PFN_cuMemcpyDtoDAsync_v3020 cuMemcpyDtoDAsync;
+	PFN_cuMemcpyAsync_v4000 cuMemcpyAsync;
 	PFN_cuMemsetD8Async_v3020 cuMemsetD8Async;
 	PFN_cuModuleLoadData_v2000 cuModuleLoadData;
 	PFN_cuModuleUnload_v2000 cuModuleUnload;

@@ -64,8 +64,23 @@ gpu_cuda_verify_segments(const struct rte_pmd_gpu_cuda_verify_seg *segs,
 	}
 }
 
+/* Record a descriptor a kernel refused, once, where the host polls it. */
+__device__ static void
+gpu_cuda_refuse(struct gpu_cuda_scatter_err *err, uint64_t dst, uint32_t off,
+	uint32_t len)
+{
+	atomicAdd(&err->bad, 1u);
+	if (atomicCAS(&err->first, 0u, 1u) == 0u) {
+		err->dst = dst;
+		err->off = off;
+		err->len = len;
+	}
+	/* Seen by the host before the submit's word. */
+	__threadfence_system();
+}
+
 /*
- * Staged copies (dt_copy_cuda.c): the engine packed the bytes of many small
+ * Staged copies (dt_copy_cuda_stage.c): the engine packed the bytes of many small
  * host->device copies into the staging ring and copied them, with these
  * descriptors, to the device in one call; this scatters them to their
  * destinations. One block per descriptor (grid-strided), threads strided
@@ -95,16 +110,9 @@ gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
 		if (woff >= win_len || len > win_len - woff ||
 				descs[s].off > stage_len ||
 				len > stage_len - descs[s].off) {
-			if (threadIdx.x == 0) {
-				atomicAdd(&err->bad, 1u);
-				if (atomicCAS(&err->first, 0u, 1u) == 0u) {
-					err->dst = descs[s].dst;
-					err->off = descs[s].off;
-					err->len = len;
-				}
-				/* Seen by the host before the submit's word. */
-				__threadfence_system();
-			}
+			if (threadIdx.x == 0)
+				gpu_cuda_refuse(err, descs[s].dst, descs[s].off,
+					len);
 			continue;
 		}
 
@@ -120,6 +128,79 @@ gpu_cuda_scatter(const struct gpu_cuda_scatter_desc *descs, unsigned int n,
 		for (i = head + nvec * 16u + threadIdx.x; i < len; i += blockDim.x)
 			dst[i] = src[i];
 	}
+}
+
+/*
+ * Gathers (dt_copy_cuda_gather.c): each descriptor moves one copy from the
+ * engine's window in device memory to registered, device-mapped host
+ * memory (a NIC's wire buffers), so that a burst of frames is one launch
+ * instead of a DMA call per frame. One block per descriptor (grid-strided),
+ * threads strided over the copy. Stores go over PCIe: the destination is
+ * brought to 16-byte alignment by a few head bytes and written in uint4
+ * stores, whatever the source's alignment (16-byte loads when it agrees,
+ * byte loads from the cache when not). A descriptor whose source leaves
+ * the window or whose destination leaves its target is not copied (a
+ * stray write to host memory would fault the context or corrupt the
+ * process): it is counted in @p err and the host stops the channel.
+ */
+extern "C" __global__ void
+gpu_cuda_gather(const struct gpu_cuda_gather_desc *descs, unsigned int n,
+	const struct gpu_cuda_gather_tgt *tgts, unsigned int ntgt,
+	unsigned long long win, unsigned long long win_len,
+	struct gpu_cuda_scatter_err *err)
+{
+	unsigned int s;
+
+	for (s = blockIdx.x; s < n; s += gridDim.x) {
+		unsigned char *dst = (unsigned char *)(uintptr_t)descs[s].dst;
+		const unsigned char *src =
+			(const unsigned char *)(uintptr_t)descs[s].src;
+		uint32_t len = descs[s].len, t = descs[s].tgt;
+		unsigned long long soff = (unsigned long long)(uintptr_t)src - win;
+		unsigned long long doff;
+		uint32_t head, nvec, i, j;
+		const unsigned char *ss;
+		uint4 *vd;
+
+		/* Every thread of the block decides alike: no barrier needed. */
+		doff = t < ntgt ? (unsigned long long)(uintptr_t)dst - tgts[t].base : 0;
+		if (soff >= win_len || len > win_len - soff || t >= ntgt ||
+				doff >= tgts[t].len || len > tgts[t].len - doff) {
+			if (threadIdx.x == 0)
+				gpu_cuda_refuse(err, descs[s].dst, (uint32_t)soff,
+					len);
+			continue;
+		}
+		head = (uint32_t)((16u - ((uintptr_t)dst & 15u)) & 15u);
+		if (head > len)
+			head = len;
+		if (threadIdx.x < head)
+			dst[threadIdx.x] = src[threadIdx.x];
+		nvec = (len - head) / 16u;
+		ss = src + head;
+		vd = (uint4 *)(dst + head);
+		if (((uintptr_t)ss & 15u) == 0) {
+			const uint4 *vs = (const uint4 *)ss;
+
+			for (i = threadIdx.x; i < nvec; i += blockDim.x)
+				vd[i] = vs[i];
+		} else {
+			for (i = threadIdx.x; i < nvec; i += blockDim.x) {
+				union {
+					uint4 v;
+					unsigned char b[16];
+				} u;
+
+				for (j = 0; j < 16u; j++)
+					u.b[j] = ss[i * 16u + j];
+				vd[i] = u.v;
+			}
+		}
+		for (i = head + nvec * 16u + threadIdx.x; i < len; i += blockDim.x)
+			dst[i] = src[i];
+	}
+	/* The host reads the bytes once the submit's word moves. */
+	__threadfence_system();
 }
 
 /*

@@ -111,6 +111,7 @@ struct gpu_cuda_priv {
 	CUfunction fn_pattern_check;
 	CUfunction fn_verify_segments;
 	CUfunction fn_scatter;         /**< staged copies of the copy engine */
+	CUfunction fn_gather;          /**< the copy engine's gathers */
 	CUfunction fn_trap;            /**< fault injection for tests */
 	/**
 	 * Copy-engine defaults from devargs (copy_mode=, stage_max=,

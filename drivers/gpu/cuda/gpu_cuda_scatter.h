@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Descriptor of the staged copy path, shared by the copy engine (host code,
- * dt_copy_cuda.c) and the scatter kernel (gpu_cuda_kernels.cu). Internal to
+ * Descriptors of the staged copy path and of gathers, shared by the copy
+ * engine (host code, dt_copy_cuda_stage.c, dt_copy_cuda_gather.c) and the
+ * scatter and gather kernels (gpu_cuda_kernels.cu). Internal to
  * drivers/gpu/cuda.
  */
 #ifndef GPU_CUDA_SCATTER_H
@@ -40,5 +41,25 @@ struct gpu_cuda_scatter_err {
 
 /* Threads per block of the scatter kernel (one block per descriptor). */
 #define GPU_CUDA_SCATTER_BLOCK 128u
+
+/*
+ * One gathered copy (dt_copy_cuda_gather.c, gpu_cuda_gather in
+ * gpu_cuda_kernels.cu): @c len bytes from device address @c src (inside the
+ * engine's window) to host address @c dst, inside gather target @c tgt of
+ * the channel (registered, device-mapped host memory at the same address).
+ * 24 bytes, the same layout in host and device code.
+ */
+struct gpu_cuda_gather_desc {
+	uint64_t dst;
+	uint64_t src;
+	uint32_t len;
+	uint32_t tgt;
+};
+
+/* A gather target as the kernel checks it: [base, base + len). */
+struct gpu_cuda_gather_tgt {
+	uint64_t base;
+	uint64_t len;
+};
 
 #endif /* GPU_CUDA_SCATTER_H */

@@ -39,6 +39,9 @@ gpu_cuda_kernels_load(struct gpu_cuda_priv *p)
 			res = p->api.cuModuleGetFunction(&p->fn_scatter,
 				p->module, "gpu_cuda_scatter");
 		if (res == CUDA_SUCCESS)
+			res = p->api.cuModuleGetFunction(&p->fn_gather,
+				p->module, "gpu_cuda_gather");
+		if (res == CUDA_SUCCESS)
 			res = p->api.cuModuleGetFunction(&p->fn_trap,
 				p->module, "gpu_cuda_trap");
 		if (res != CUDA_SUCCESS && p->module != NULL) {

@@ -29,6 +29,7 @@ extern "C" {
 struct rte_mempool;
 struct dt_copy_engine;
 struct dt_copy_chan;
+struct dt_copy_op;
 
 /**
  * Export part of a device allocation as a dma-buf file descriptor
@@ -245,6 +246,17 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
  * order is kept). "Host memory" is memory the CPU can read: a source inside
  * an allocation of this device but outside the window is copied directly.
  *
+ * Gathers (dt_copy.h's gather op, whatever the copy mode): a channel's
+ * gather targets must be host memory registered with this device
+ * (rte_gpu_mem_register(), rte_pmd_gpu_cuda_mempool_register()) on a GPU
+ * that maps it at the same address (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+ * anything else is refused with -ENOTSUP, and so is every target where the
+ * kernels are missing. A gather is one launch of the gather kernel: its
+ * threads read the window and store into the targets over PCIe (uint4
+ * stores), then the submit's completion word is written as for a submit.
+ * Targets must stay registered while the channel is open. Counted in
+ * gather_launches and gathered.
+ *
  * @param gpu_dev_id  gpudev id of a gpu_cuda device
  * @param base        start of the window: inside one rte_gpu_mem_alloc()
  *                    allocation of that device
@@ -256,6 +268,43 @@ int rte_pmd_gpu_cuda_pattern_check(int16_t dev_id, const void *ptr,
  */
 struct dt_copy_engine *dt_copy_cuda_engine_create(int16_t gpu_dev_id,
 	void *base, size_t len);
+
+/**
+ * A copy engine over ANY CUDA device address of a context, not one window:
+ * for a library whose buffers come from elsewhere (NCCL's cudaMalloc'd
+ * buffers in the training process), so that it shares gpu_cuda's copy
+ * machinery (batched copies, completion through the memop word, gathers)
+ * instead of carrying its own. Copies are cuMemcpyAsync by unified
+ * address (or one cuMemcpyBatchAsync per submit where the mode allows);
+ * nothing is staged, and the engine does not check where a copy's device
+ * side lies: the caller answers for its addresses. Gathers (dt_copy.h)
+ * read any device address and write only the channel's targets, which
+ * must be host memory registered with @p gpu_dev_id (as for
+ * dt_copy_cuda_engine_create()); the kernel checks the targets.
+ *
+ * @param gpu_dev_id  gpudev id of a gpu_cuda device: its libcuda table,
+ *                    its kernels and its host registrations are used
+ * @param cu_ctx      the CUcontext the copies run in: NULL or the device's
+ *                    primary context (rte_pmd_gpu_cuda_context()), the
+ *                    one the CUDA runtime uses; any other is refused
+ *                    (ENOTSUP), since the kernels are loaded there
+ * @param base        a window that names the engine in dt_copy's registry
+ *                    (dt_copy_registry_add(), _add_range() for more):
+ *                    where a NIC learns which engine reads a buffer
+ * @param len         its length; NULL and 0 for none (an engine that is
+ *                    not registered, e.g. a receive gather's)
+ * @return the engine, or NULL with rte_errno set (ENODEV, EINVAL, ENOTSUP,
+ *         ENOMEM); destroy it with dt_copy_engine_destroy()
+ */
+struct dt_copy_engine *dt_copy_cuda_engine_create_any(int16_t gpu_dev_id,
+	void *cu_ctx, void *base, size_t len);
+
+/**
+ * The CUcontext gpudev @p gpu_dev_id works in (its retained primary
+ * context), as a void pointer so that callers need no CUDA header.
+ * @return 0, -ENODEV (not a gpu_cuda device), -EINVAL
+ */
+int rte_pmd_gpu_cuda_context(int16_t gpu_dev_id, void **cu_ctx);
 
 /**
  * How a channel issues a batch of merged copies. The default is the
@@ -387,7 +436,7 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t stage_refused; /**< staged copies the scatter kernel refused (outside the window or ring): the channel stopped */
 	/* Driver calls by kind. */
 	uint64_t calls_memcpy;       /**< cuMemcpy{HtoD,DtoH,DtoD}Async, the staging ring's included */
-	uint64_t calls_launch;       /**< cuLaunchKernel (scatter) */
+	uint64_t calls_launch;       /**< cuLaunchKernel (scatter, gather) */
 	uint64_t calls_event_record; /**< cuEventRecord */
 	uint64_t calls_event_query;  /**< cuEventQuery */
 	uint64_t calls_write_value;  /**< cuStreamWriteValue64 */
@@ -404,6 +453,9 @@ struct dt_copy_cuda_chan_stats {
 	uint64_t retired_stream; /**< submits seen complete by cuStreamQuery/cuStreamSynchronize */
 	uint32_t completion;     /**< in use now: DT_COPY_CUDA_COMPLETION_MEMOP or _EVENT */
 	uint32_t stage_read;     /**< in use now (enum dt_copy_cuda_stage_read); staging may be off */
+	/* Gathers (dt_copy.h's gather op: device->host into registered host memory). */
+	uint64_t gather_launches; /**< gather kernel launches (one per gather call) */
+	uint64_t gathered;        /**< copies those launches carried */
 };
 
 /**
@@ -457,6 +509,20 @@ int dt_copy_cuda_chan_test_fault(struct dt_copy_chan *ch);
  */
 int dt_copy_cuda_chan_test_stage_bad(struct dt_copy_chan *ch, uintptr_t dst,
 	uint32_t len, uint64_t *ticket);
+
+/**
+ * For tests: queue one gather of @p op (dt_copy.h's gather op), bypassing
+ * the CPU's check of its source (the engine's window) and destination (the
+ * channel's first gather target), as a corrupted descriptor would. The
+ * gather kernel must refuse it without writing and without a fault; its
+ * ticket goes to *ticket and must never complete, and the channel stops
+ * (stage_refused counts it) while the context lives on.
+ * @return 0; -EINVAL for a bad argument; -ENOTSUP when the channel does
+ *         not gather; -EIO when it stopped or a CUDA call failed; -EBUSY
+ *         when its ring of submits is full; -ENOSPC when the staging ring is
+ */
+int dt_copy_cuda_chan_test_gather_bad(struct dt_copy_chan *ch,
+	const struct dt_copy_op *op, uint64_t *ticket);
 
 /**
  * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).

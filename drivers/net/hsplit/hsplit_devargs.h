@@ -38,6 +38,10 @@
  *                      TX frames otherwise)
  *   caps=full|mlx5|ice|notso capability profile: what the port reports and does
  *                      for buffer split (default full; see hsplit_caps.h)
+ *   tx_gather=on|off   device-memory TX payload: one gather per burst where
+ *                      the copy engine has one (default on), or one submit
+ *                      of per-segment copies (off: the path before, for
+ *                      comparisons)
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -73,6 +77,7 @@
 #define HSPLIT_ARG_JITTER_US "jitter_us"
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
 #define HSPLIT_ARG_CAPS "caps"
+#define HSPLIT_ARG_TX_GATHER "tx_gather"
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -101,6 +106,7 @@ struct hsplit_devargs {
 	uint32_t jitter_us;   /**< uniform extra delay in [0, jitter_us] */
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
 	uint8_t caps;         /**< enum hsplit_caps_profile */
+	uint8_t tx_gather_off; /**< tx_gather=off: TX copies by submit only */
 };
 
 /**

@@ -445,8 +445,8 @@ hsplit_dev_ops(const struct hsplit_devargs *da)
 		&hsplit_ops_noproto;
 }
 
-static struct hsplit_port *
-port_checked(uint16_t port_id, int *err)
+struct hsplit_port *
+hsplit_port_checked(uint16_t port_id, int *err)
 {
 	struct rte_eth_dev *dev;
 
@@ -460,85 +460,6 @@ port_checked(uint16_t port_id, int *err)
 		return NULL;
 	}
 	return hsplit_port_of(dev);
-}
-
-int
-rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
-	struct rte_pmd_hsplit_wire_stats *s)
-{
-	struct rte_eth_dev *dev;
-	struct hsplit_port *p;
-	uint16_t q;
-	int err = 0;
-
-	p = port_checked(port_id, &err);
-	if (p == NULL)
-		return err;
-	dev = &rte_eth_devices[port_id];
-	memset(s, 0, sizeof(*s));
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		const struct hsplit_txq *tq = dev->data->tx_queues[q];
-
-		if (tq == NULL)
-			continue;
-		s->loss += tq->st.loss;
-		s->dup += tq->st.dup;
-		s->reorder += tq->st.reorder;
-		s->paced += tq->st.paced;
-		s->peer_down += tq->st.peer_down;
-	}
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		const struct hsplit_rxq *rq = dev->data->rx_queues[q];
-
-		if (rq != NULL)
-			s->rx_missed += __atomic_load_n(&rq->st.missed, __ATOMIC_RELAXED);
-	}
-	s->rx_no_queue = __atomic_load_n(&p->rx_nodev, __ATOMIC_RELAXED);
-	return 0;
-}
-
-int
-rte_pmd_hsplit_peer_port(uint16_t port_id)
-{
-	struct hsplit_port *p;
-	int err = 0;
-
-	p = port_checked(port_id, &err);
-	if (p == NULL)
-		return err;
-	return p->peer != NULL ? p->peer->port_id : -ENOTCONN;
-}
-
-struct rte_mempool *
-rte_pmd_hsplit_wire_pool(uint16_t port_id)
-{
-	struct hsplit_port *p;
-	int err = 0;
-
-	p = port_checked(port_id, &err);
-	if (p == NULL || p->wire_pool == NULL) {
-		rte_errno = p == NULL ? -err : ENODEV;
-		return NULL;
-	}
-	return p->wire_pool;
-}
-
-struct rte_mempool *
-rte_pmd_hsplit_lro_pool(uint16_t port_id)
-{
-	struct rte_mempool *mp;
-	struct hsplit_port *p;
-	int err = 0;
-
-	p = port_checked(port_id, &err);
-	if (p == NULL) {
-		rte_errno = -err;
-		return NULL;
-	}
-	mp = hsplit_iface_lro_pool(p);
-	if (mp == NULL)
-		rte_errno = ENOENT;
-	return mp;
 }
 
 static int
@@ -791,4 +712,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_IFACE "=<Linux interface> "
 	HSPLIT_ARG_IFACE_RING "=<64..65536> "
 	HSPLIT_ARG_IFACE_RX_SOCKETS "=<0..16> "
-	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso");
+	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso "
+	HSPLIT_ARG_TX_GATHER "=on|off");

@@ -88,6 +88,13 @@ struct hsplit_eng {
 	struct dt_copy_chan *ch;
 	uintptr_t base;
 	uintptr_t end;
+	/**
+	 * TX: whether the channel gathers into the wire buffers (0: not
+	 * asked yet, 1: yes, -1: no; hsplit_eng_gather_setup()), and the
+	 * wire-buffer memory it accepted as gather targets.
+	 */
+	int8_t gather;
+	struct dt_copy_gather_targets tgt;
 };
 
 /** Where a pool's data buffers are, found at queue setup. */
@@ -176,6 +183,7 @@ struct hsplit_txq_stats {
 	uint64_t bytes;
 	uint64_t copy_bytes;     /**< gathered through a copy engine */
 	uint64_t copy_calls;
+	uint64_t copy_gathers;   /**< of copy_calls: gathers (one GPU launch each) */
 	uint64_t drop_copy_err;
 	uint64_t drop_too_big;
 	uint64_t tso_frames;     /**< TSO frames segmented */
@@ -276,6 +284,10 @@ hsplit_port_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* hsplit_ethdev.c */
+/** The port behind @p port_id if it is a net_hsplit port, else NULL with *err -ENODEV/-ENOTSUP. */
+struct hsplit_port *hsplit_port_checked(uint16_t port_id, int *err);
+
 /* hsplit_wire.c */
 int hsplit_wire_attach(struct rte_eth_dev *dev, const struct eth_dev_ops *ops,
 	const struct eth_dev_ops *ops2);
@@ -296,6 +308,8 @@ void hsplit_wire_ingress(struct hsplit_port *rx, struct hsplit_wbuf **wb,
 int hsplit_eng_find(struct hsplit_eng *eng, uint8_t *nb_eng,
 	const void *addr, size_t len, int *idx);
 void hsplit_eng_close_all(struct hsplit_eng *eng, uint8_t *nb_eng);
+void hsplit_eng_gather_setup(struct hsplit_eng *e, uint16_t port_id,
+	struct rte_mempool *const *pools, unsigned int n);
 
 /* hsplit_rx.c */
 uint16_t hsplit_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n);

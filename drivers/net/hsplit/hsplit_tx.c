@@ -2,7 +2,9 @@
 /*
  * Transmit side: gather each mbuf chain into a host-memory wire buffer
  * (host segments by memcpy, device segments through the copy engine, each
- * chunk's copies submitted as one batch), apply TX checksum offloads, let
+ * chunk's copies submitted as one batch; where the engine gathers, that
+ * batch is one device operation, a GPU's one kernel launch, writing the
+ * wire buffers directly), apply TX checksum offloads, let
  * the receiving NIC classify it, apply wire faults and put it on the peer's
  * RX ring. The mbufs are freed once gathered.
  *
@@ -230,6 +232,42 @@ gather(struct hsplit_txq *q, struct rte_mbuf *m, uint32_t off, uint32_t len_all,
 
 
 /*
+ * Queue copies on engine @p e, as dt_copy_submit() returns: the leading run
+ * of those whose destinations are gather targets as one gather (one GPU
+ * launch for the burst), else the leading run of the others by submit. The
+ * caller comes back for the rest; the tickets run on in one sequence.
+ */
+static int
+tx_queue_ops(struct hsplit_txq *q, struct hsplit_eng *e,
+	const struct dt_copy_op *ops, uint16_t n, uint64_t *t)
+{
+	struct rte_mempool *pools[2];
+	uint16_t k;
+	int g, r;
+
+	if (e->gather == 0 && q->port->da.tx_gather_off) {
+		e->gather = -1;
+	} else if (e->gather == 0) {
+		pools[0] = q->port->wire_pool;
+		pools[1] = hsplit_iface_gso_pool(q->port);
+		hsplit_eng_gather_setup(e, q->port->port_id, pools, 2);
+	}
+	if (e->gather < 0)
+		return dt_copy_submit(e->ch, ops, n, t);
+	g = dt_copy_gather_targets_find(&e->tgt, ops[0].dst, ops[0].len) >= 0;
+	for (k = 1; k < n; k++)
+		if ((dt_copy_gather_targets_find(&e->tgt, ops[k].dst,
+				ops[k].len) >= 0) != g)
+			break;
+	if (!g)
+		return dt_copy_submit(e->ch, ops, k, t);
+	r = dt_copy_gather(e->ch, ops, k, t);
+	if (r > 0)
+		q->st.copy_gathers++;
+	return r;
+}
+
+/*
  * Submit the copies every not yet submitted chunk queued in the merge
  * buffer, one engine call per engine for all of them (a driver call each
  * on a GPU), waiting only while an engine defers them (its queue is
@@ -251,7 +289,7 @@ tx_submit(struct hsplit_txq *q)
 		t0 = q->eng[e].ch->next_ticket;
 		queued = 0;
 		while (queued < q->mn[e]) {
-			r = dt_copy_submit(q->eng[e].ch, q->mops[e] + queued,
+			r = tx_queue_ops(q, &q->eng[e], q->mops[e] + queued,
 				(uint16_t)(q->mn[e] - queued), &t);
 			if (r == 0) {
 				/* Deferred: let the engine retire some. */

@@ -37,6 +37,7 @@ static const struct xname_off rx_xstats[] = {
 static const struct xname_off tx_xstats[] = {
 	{ "copy_bytes", offsetof(struct hsplit_txq_stats, copy_bytes) },
 	{ "copy_calls", offsetof(struct hsplit_txq_stats, copy_calls) },
+	{ "copy_gathers", offsetof(struct hsplit_txq_stats, copy_gathers) },
 	{ "drop_copy_error", offsetof(struct hsplit_txq_stats, drop_copy_err) },
 	{ "drop_too_big", offsetof(struct hsplit_txq_stats, drop_too_big) },
 	{ "tso_frames", offsetof(struct hsplit_txq_stats, tso_frames) },

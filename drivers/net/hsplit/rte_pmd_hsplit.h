@@ -73,6 +73,20 @@ struct rte_mempool *rte_pmd_hsplit_wire_pool(uint16_t port_id);
  */
 struct rte_mempool *rte_pmd_hsplit_lro_pool(uint16_t port_id);
 
+/**
+ * The interface backend's pool of wire buffers for TSO frames handed to
+ * the kernel whole (GSO): host memory that transmit copies write, like the
+ * wire pool's, and to be registered with a copy engine that needs it (the
+ * CUDA engine gathers a burst into registered wire buffers with one
+ * launch; into others it copies frame by frame). It exists once the port
+ * has started with RTE_ETH_TX_OFFLOAD_TCP_TSO on an interface that takes
+ * GSO frames, until the port is closed.
+ *
+ * @return the pool, or NULL with rte_errno ENOENT (no GSO pool: not an
+ *         interface port, TSO off, or not started yet), ENODEV, ENOTSUP
+ */
+struct rte_mempool *rte_pmd_hsplit_gso_pool(uint16_t port_id);
+
 #ifdef __cplusplus
 }
 #endif
