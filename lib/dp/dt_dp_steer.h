@@ -39,6 +39,8 @@
 #include <rte_common.h>
 #include <rte_spinlock.h>
 
+#include "dt_dp_port.h"
+
 #define DT_DP_STEER_GRP_MAX 128     /**< listening (ip, port) pairs per port */
 #define DT_DP_SH_NEIGH 256          /**< shared neighbour entries per port */
 #define DT_DP_STEER_PRIO_CONN 0     /**< 5-tuple rules match first */
@@ -74,6 +76,7 @@ struct dt_dp_port_sh {
 	uint16_t port_id;
 	uint16_t nb_rxq;
 	bool steered;               /**< started with a host queue */
+	struct dt_dp_port_mode mode; /**< what dt_dp_port_start() decided */
 	uint32_t host_claimed;      /**< a stack polls queue 0 (atomic) */
 	rte_spinlock_t lock;        /**< control path only: grp[] */
 	struct dt_dp_steer_grp grp[DT_DP_STEER_GRP_MAX];
