@@ -177,6 +177,9 @@ struct dt_dp_stack {
 	uint32_t tso_max;
 	bool tx_linear;            /* the port has no multi-segment TX (dt_dp_linear.c) */
 	uint32_t linear_mss;       /* tx_linear: the MSS one header buffer holds */
+	bool tx_no_cleanup;        /* the PMD has no tx_done_cleanup (dt_dp_tx.c) */
+	bool tx_reclaim_warned;
+	uint64_t pend_since;       /* sends wait for shells since (us), 0: none */
 	/* Copy mode (dt_dp_copy.c): the port has no split, a region is set. */
 	bool rx_copy;
 	uint32_t copy_room;         /**< payload bytes one region buffer holds */
