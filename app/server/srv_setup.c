@@ -2,9 +2,9 @@
 /*
  * Start-up and teardown of what the configuration file asks for: ports by
  * name, the gpudev device, host pools, the device-memory payload region,
- * ports started with buffer split (dt_dp_port_start refuses a NIC without
- * buffer split or RX L4 checksum, and its message is shown as is) and
- * rte_flow steering rules.
+ * ports started with buffer split (dt_dp_port_start runs a NIC without
+ * buffer split in copy mode, and what it decided is printed; a refusal's
+ * message is shown as is) and rte_flow steering rules.
  */
 #include <ctype.h>
 #include <errno.h>
