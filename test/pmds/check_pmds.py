@@ -10,8 +10,8 @@ cases:
       equal. The server asks for a split with its payload in gpu_sim
       device memory; none of these NICs splits, so lib/dp runs the port in
       copy mode and the bytes reach the application as DEVICE chunks.
-  af_packet_rx_loss
-      as af_packet_rx with 1 % of the Linux sender's TCP frames dropped on
+  af_packet_rx_loss, af_xdp_rx_loss
+      as af_packet_rx, af_xdp_rx with 1 % of the Linux sender's TCP frames dropped on
       its way out (an nftables egress rule on the namespace's veth end;
       netem is not in every kernel), the drops counted.
   af_xdp_tx, af_packet_tx, tap_tx
@@ -399,8 +399,8 @@ def main():
     try:
         if CASE in ("memif", "vhost"):
             pair_case(CASE)
-        elif CASE == "af_packet_rx_loss":
-            rx_case("af_packet", loss=True)
+        elif CASE.endswith("_rx_loss"):
+            rx_case(CASE[:-len("_rx_loss")], loss=True)
         else:
             pmd, way = CASE.rsplit("_", 1)
             (rx_case if way == "rx" else tx_case)(pmd)
