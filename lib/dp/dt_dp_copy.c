@@ -23,6 +23,44 @@
 #include "dt_devmem.h"
 #include "dt_dp_priv.h"
 
+struct pin_arg {
+	int16_t gpu;
+	int rc;
+};
+
+static void
+pin_chunk(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh,
+	unsigned int idx)
+{
+	struct pin_arg *a = arg;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(idx);
+	if (a->rc == 0)
+		a->rc = dt_devmem_host_register(a->gpu, mh->addr, mh->len);
+}
+
+/*
+ * The copy engine reads the whole-frame pool: pinned for the region's
+ * device (CUDA copies from pageable memory are staged and synchronous).
+ * Once per port, by the first stack; a device that needs nothing says 0.
+ */
+static void
+copy_pool_pin(struct dt_dp_stack *st)
+{
+	struct pin_arg a = { dt_devmem_region_gpu_id(st->conf.region), 0 };
+	uint32_t zero = 0;
+
+	if (a.gpu == RTE_GPU_ID_NONE || st->psh->copy_pool == NULL ||
+			!__atomic_compare_exchange_n(&st->psh->copy_pinned, &zero, 1,
+				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	rte_mempool_mem_iter(st->psh->copy_pool, pin_chunk, &a);
+	if (a.rc != 0)
+		DT_DP_LOG(INFO, "port %u: copy mode: host frames not pinned for gpu %d (%s): copies are slower",
+			st->conf.port_id, a.gpu, rte_strerror(-a.rc));
+}
+
 int
 dt_dp_copy_init(struct dt_dp_stack *st)
 {
@@ -52,6 +90,7 @@ dt_dp_copy_init(struct dt_dp_stack *st)
 		return -rte_errno;
 	}
 	st->rx_copy = true;
+	copy_pool_pin(st);
 	DT_DP_LOG(INFO, "port %u queue %u: copy mode: payload copied into region %s by copy engine %s (%u bytes per buffer)",
 		st->conf.port_id, st->conf.rxq,
 		dt_devmem_region_name(st->conf.region), st->copy_ch->ce->ops->name,

@@ -390,6 +390,8 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 		}
 	}
 	dt_dp_port_sh_get(port)->mode = mode;
+	dt_dp_port_sh_get(port)->copy_pool = mode.rx == DT_DP_RX_COPY ?
+		c->hdr_pool : NULL;
 	return 0;
 }
 

@@ -48,6 +48,7 @@
 #define DT_DP_STEER_SLOTS 64        /**< RSS queue list of a listening group */
 
 struct rte_flow;
+struct rte_mempool;
 
 /**
  * Stacks of the port listening on one (ip, port). The rule's RSS queue list
@@ -77,6 +78,8 @@ struct dt_dp_port_sh {
 	uint16_t nb_rxq;
 	bool steered;               /**< started with a host queue */
 	struct dt_dp_port_mode mode; /**< what dt_dp_port_start() decided */
+	struct rte_mempool *copy_pool; /**< copy mode's whole-frame pool */
+	uint32_t copy_pinned;        /**< a stack pinned it for the copy engine (atomic) */
 	uint32_t host_claimed;      /**< a stack polls queue 0 (atomic) */
 	rte_spinlock_t lock;        /**< control path only: grp[] */
 	struct dt_dp_steer_grp grp[DT_DP_STEER_GRP_MAX];
