@@ -872,6 +872,8 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 		res->copy_errors += s->copy_errors;
 		if (s->ch != NULL)
 			res->cpu_copy_bytes += s->ch->stats.bytes;
+		/* lib/dp's copy mode (a port without split) copies after receive too. */
+		res->cpu_copy_bytes += ds.rx_copy_bytes;
 		res->verified_bytes += s->vres.verified_bytes;
 		res->verify_errors += s->vres.verify_errors;
 		res->verify_batches += s->vres.verify_batches;
@@ -883,7 +885,7 @@ tcp_collect(struct bt_run *run, struct bench_result *res)
 				res->conns_done++;
 		}
 	}
-	/* After the stack, the CPU copied only with the bench's engine. */
+	/* After the stack, the CPU copied with the bench's engine or lib/dp's. */
 	res->copy_bytes = res->cpu_copy_bytes;
 	res->nic_copy_bytes = bench_xstat_sum(env->sport, "_copy_bytes");
 	res->split_frames = bench_xstat_sum(env->sport, "_split_packets");

@@ -9,7 +9,8 @@
  * protocol split, rxpkts a length split (first length: header buffer bytes,
  * second: payload buffer size); payload goes to a device-memory region on
  * the first gpudev device (host memory without one). Start goes through
- * dt_dp_port_start, so a NIC without buffer split is refused with its reason.
+ * dt_dp_port_start: a split on a NIC without buffer split becomes copy mode,
+ * and the start and "show port info" print what lib/dp decided.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,19 @@ offload_line(struct cmdline *cl, const struct rte_eth_dev_info *di)
 		di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS ? "yes" : "no");
 }
 
+/* What lib/dp decided at the last port start (split or copy, checksums, TX). */
+static void
+show_mode(struct cmdline *cl, uint16_t p)
+{
+	struct dt_dp_port_mode m;
+	char line[320];
+
+	if (dt_dp_port_mode_get(p, &m) != 0)
+		return;
+	dt_dp_port_mode_str(&m, line, sizeof(line));
+	cmdline_printf(cl, "  devtcp: %s\n", line);
+}
+
 static void
 show_info(struct cmdline *cl, uint16_t p)
 {
@@ -82,6 +96,7 @@ show_info(struct cmdline *cl, uint16_t p)
 	cmdline_printf(cl, "  protocol split after Eth/IPv4/TCP: %s\n",
 		dt_dp_port_split_proto_supported(p, DT_DP_SPLIT_PROTO_IPV4_TCP) ?
 		"yes" : "no");
+	show_mode(cl, p);
 }
 
 /* testpmd's throughput block: rates since the previous "show port stats". */
@@ -303,6 +318,8 @@ port_start(struct cmdline *cl, struct cli_ctx *ctx, uint16_t p)
 		"whole frames in host memory", c.split == DT_DP_SPLIT_NONE ? "" :
 		dt_devmem_region_gpu_id(cp->region) != RTE_GPU_ID_NONE ?
 		"device memory" : "host memory: no GPU, add --vdev=gpu_sim0,size=64M");
+	/* The split asked for may have become copy mode or a length split. */
+	show_mode(cl, p);
 	cli_stack_create(cl, p);
 }
 

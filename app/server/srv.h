@@ -20,6 +20,7 @@
 
 #include "dt_app_sha256.h"
 #include "dt_dp.h"
+#include "dt_dp_port.h"
 #include "srv_config.h"
 
 extern int srv_logtype;
@@ -114,6 +115,8 @@ struct srv_ctx {
 	struct dt_devmem_region *region;
 	void *alias;                /**< CPU alias of the region, or NULL */
 	bool port_started, client_started;
+	/** What lib/dp decided for each started port (start-up report, telemetry). */
+	struct dt_dp_port_mode port_mode, client_mode;
 	struct rte_flow *flows[SRV_MAX_RULES];
 	struct srv_stack stacks[SRV_MAX_STACKS + 1];
 	unsigned int nb_stacks;

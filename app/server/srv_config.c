@@ -58,6 +58,8 @@ static const struct key_desc port_keys[] = {
 	PORT_KEY("split", KT_ENUM, split, 0, 0, 0, split_names),
 	PORT_KEY("split_len", KT_UINT, split_len, 2, 14, 1024, NULL),
 	PORT_KEY("tx_cksum", KT_BOOL, tx_cksum, 0, 0, 0, NULL),
+	PORT_KEY("tso", KT_BOOL, tso, 0, 0, 0, NULL),
+	PORT_KEY("copy", KT_BOOL, copy, 0, 0, 0, NULL),
 	{ NULL, 0, 0, 0, 0, 0, NULL, 0, 0 },
 };
 
@@ -527,6 +529,7 @@ srv_config_default(struct srv_config *cfg)
 		cfg->port[i].split = SRV_SPLIT_PROTO;
 		cfg->port[i].split_len = 64;
 		cfg->port[i].tx_cksum = true;
+		cfg->port[i].tso = true;
 	}
 	cfg->stack.netmask = htonl(0xffffff00);
 	cfg->stack.backlog = 128;

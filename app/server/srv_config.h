@@ -6,7 +6,7 @@
  *
  * Sections and keys (config/server.ini documents each one):
  *  - [port] (defaults for every port) and [port.N] (port N): name, rxd, txd,
- *    mtu, split = proto | len | none, split_len, tx_cksum;
+ *    mtu, split = proto | len | none, split_len, tx_cksum, tso, copy;
  *  - [lcores]: stacks = N (N TCP stacks on the first N worker lcores) or
  *    stack_lcores = lcore list (one stack per lcore named); stack i polls
  *    queue i of the stack port;
@@ -81,6 +81,8 @@ struct srv_port_cfg {
 	enum srv_split split;
 	uint16_t split_len;
 	bool tx_cksum;
+	bool tso;                     /**< TSO where the NIC offers it (default yes) */
+	bool copy;                    /**< copy mode even on a NIC that splits */
 };
 
 /** [stack] and [client]: where a TCP stack lives. */

@@ -2,9 +2,9 @@
 /*
  * Start-up and teardown of what the configuration file asks for: ports by
  * name, the gpudev device, host pools, the device-memory payload region,
- * ports started with buffer split (dt_dp_port_start refuses a NIC without
- * buffer split or RX L4 checksum, and its message is shown as is) and
- * rte_flow steering rules.
+ * ports started with buffer split (dt_dp_port_start runs a NIC without
+ * buffer split in copy mode, and what it decided is printed; a refusal's
+ * message is shown as is) and rte_flow steering rules.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -168,6 +168,8 @@ port_conf_of(const struct srv_port_cfg *pc, uint16_t nq, struct dt_dp_port_conf 
 	pcf->nb_txd = pc->txd;
 	pcf->mtu = pc->mtu;
 	pcf->tx_cksum = pc->tx_cksum;
+	pcf->no_tso = !pc->tso;
+	pcf->rx_copy = pc->copy;
 	pcf->tx_multi_seg = true;
 	pcf->split = pc->split == SRV_SPLIT_PROTO ? DT_DP_SPLIT_PROTO :
 		pc->split == SRV_SPLIT_LEN ? DT_DP_SPLIT_LEN : DT_DP_SPLIT_NONE;
@@ -199,6 +201,21 @@ split_fallback_note(uint16_t port, const struct dt_dp_port_conf *pcf)
 		DT_DP_SPLIT_LEN_FALLBACK);
 }
 
+/*
+ * The start-up report's line of a port: what lib/dp made of the NIC (split,
+ * copy or whole frames; who sums checksums; linear or multi-segment TX).
+ */
+static void
+port_mode_note(uint16_t port, const char *role, struct dt_dp_port_mode *m)
+{
+	char line[320];
+
+	if (dt_dp_port_mode_get(port, m) != 0)
+		return;
+	dt_dp_port_mode_str(m, line, sizeof(line));
+	printf("devtcp: port %u (%s): %s\n", port, role, line);
+}
+
 static int
 start_ports(struct srv_ctx *ctx)
 {
@@ -219,6 +236,7 @@ start_ports(struct srv_ctx *ctx)
 			return rc;
 		}
 		ctx->port_started = true;
+		port_mode_note(ctx->port_id, "receiver", &ctx->port_mode);
 	}
 	if (c->has_client) {
 		port_conf_of(&c->port[c->client.port], 1, &pcf);
@@ -230,6 +248,7 @@ start_ports(struct srv_ctx *ctx)
 			return rc;
 		}
 		ctx->client_started = true;
+		port_mode_note(ctx->client_port_id, "sender", &ctx->client_mode);
 	}
 	return 0;
 }

@@ -396,6 +396,8 @@ stack_report(const struct srv_stack *s)
 			SRV_DROP(drop_l4_cksum_unknown),
 			SRV_DROP(drop_too_many_segs), SRV_DROP(drop_bad_arp),
 			SRV_DROP(drop_synq_full), SRV_DROP(events_overflow),
+			SRV_DROP(drop_copy_no_buf), SRV_DROP(rx_copy_errors),
+			SRV_DROP(tx_device_refused),
 		};
 
 		buf[0] = '\0';
@@ -409,6 +411,9 @@ stack_report(const struct srv_stack *s)
 		" connections accepted, %" PRIu64 " connected; drops:%s",
 		s->queue, s->client ? "client" : "server", s->queue, d.rx_frames,
 		d.conns_accepted, d.conns_connected, n ? buf : " none");
+	if (d.rx_copy_bytes != 0)
+		SRV_LOG(INFO, "stack %u: copy mode: %" PRIu64 " payload bytes copied into device memory in %" PRIu64 " buffers",
+			s->queue, d.rx_copy_bytes, d.rx_copy_chunks);
 }
 
 void

@@ -5,6 +5,7 @@
  *   /devtcp/conns   open connections (state, bytes, windows), keyed
  *                   "STACK/HANDLE" (handles are unique per stack only)
  *   /devtcp/devmem  the payload region and its buffers
+ *   /devtcp/ports   what lib/dp decided per port (split, copy, checksums, TX)
  *   /devtcp/ingest  ingest clients: quota, streams, held chunks (mode = ingest)
  * The callbacks run on EAL's telemetry thread: they read the snapshots that
  * each stack's lcore refreshes, never the stacks themselves. rte_telemetry
@@ -56,6 +57,8 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(rx_coalesced); ADD(rx_gro_runs); ADD(rx_gro_frames);
 	ADD(tx_tso_bursts); ADD(tx_tso_segs); ADD(tx_cycles); ADD(tx_burst_cycles);
 	ADD(drop_tx_linear);
+	ADD(rx_copy_bytes); ADD(rx_copy_chunks); ADD(drop_copy_no_buf);
+	ADD(rx_copy_errors); ADD(tx_device_refused);
 }
 
 static void
@@ -220,6 +223,29 @@ tel_ingest(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static void
+add_port_mode(struct rte_tel_data *d, const char *key,
+	const struct dt_dp_port_mode *m)
+{
+	char line[320];
+
+	dt_dp_port_mode_str(m, line, sizeof(line));
+	rte_tel_data_add_dict_string(d, key, line);
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (srv_tel_ctx->port_started)
+		add_port_mode(d, "receiver", &srv_tel_ctx->port_mode);
+	if (srv_tel_ctx->client_started)
+		add_port_mode(d, "sender", &srv_tel_ctx->client_mode);
+	return 0;
+}
+
 int
 srv_telemetry_register(struct srv_ctx *ctx)
 {
@@ -237,6 +263,9 @@ srv_telemetry_register(struct srv_ctx *ctx)
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/devtcp/devmem", tel_devmem,
 			"devtcp payload region: device, size, free and held buffers");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/devtcp/ports", tel_ports,
+			"devtcp ports: what lib/dp decided (split or copy, checksums, TX)");
 	if (rc != 0)
 		SRV_LOG(WARNING, "telemetry commands not registered: %s",
 			rte_strerror(-rc));

@@ -354,6 +354,13 @@ struct dt_dp_stats {
 	uint64_t tx_burst_cycles;        /**< in the NIC's tx_burst (a software NIC's transmit included) */
 	/* Ports without multi-segment TX (frames written into one buffer). */
 	uint64_t drop_tx_linear;         /**< frames that did not fit one buffer: dropped (resent later) */
+	/* Copy mode (a port without buffer split; dt_dp_port_mode). */
+	uint64_t rx_copy_bytes;          /**< payload bytes the copy engine moved into the region */
+	uint64_t rx_copy_chunks;         /**< region buffers filled by copy */
+	uint64_t drop_copy_no_buf;       /**< frames dropped: no free region buffer to copy into */
+	uint64_t rx_copy_errors;         /**< copies the engine refused or never completed */
+	/* Ports without TX checksum offload. */
+	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): the CPU would have to read it */
 };
 
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);

@@ -182,6 +182,21 @@ shinfo_noop_free(void *addr, void *opaque)
 	RTE_SET_USED(opaque);
 }
 
+/*
+ * Device payload the CPU would have to read: to checksum it (no TX
+ * checksum offload) or to copy it into a one-buffer frame (no
+ * multi-segment TX). Refused, counted, and said once per stack.
+ */
+static int
+send_device_refused(struct dt_dp_stack *st)
+{
+	if (st->st.tx_device_refused++ == 0)
+		DT_DP_LOG(WARNING, "port %u: send from device memory refused: the port has no %s, and the CPU must not read device memory",
+			st->conf.port_id, st->tx_linear ? "multi-segment TX" :
+			"TX checksum offload");
+	return -ENOTSUP;
+}
+
 int
 dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 	const struct dt_dp_buf *buf)
@@ -195,10 +210,8 @@ dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 		return -DT_DP_E_BADCONN;
 	if (buf == NULL || buf->addr == NULL || buf->len == 0)
 		return -EINVAL;
-	if (buf->device && !st->conf.tx_cksum_offload)
-		return -ENOTSUP;   /* no CPU checksum over device payload */
-	if (buf->device && st->tx_linear)
-		return -ENOTSUP;   /* one-buffer frames: the CPU would copy device payload */
+	if (buf->device && (!st->conf.tx_cksum_offload || st->tx_linear))
+		return send_device_refused(st);
 	if (c->s_n >= st->conf.txq_cap)
 		return -DT_DP_E_FULL;
 	s = &c->sends[(c->s_head + c->s_n) % st->conf.txq_cap];

@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "dt_dp_log.h"
+#include "dt_dp_mode.h"
 #include "dt_dp_port.h"
 #include "dt_dp_steer.h"
 
@@ -171,6 +172,54 @@ split_fallback(uint16_t port, const struct rte_eth_dev_info *info,
 		port, info->driver_name, c->split_proto, c->split_len);
 }
 
+/*
+ * Where payload goes. A split mode on a NIC without buffer split (i40e,
+ * ixgbe, virtio, af_xdp, af_packet, tap...), or copy mode asked for,
+ * becomes copy mode: whole frames into a host pool sized for the MTU,
+ * payload moved into the region by the stacks' copy engine. Refusing
+ * instead (split_strict) is for callers that must not pay the copy.
+ */
+static int
+rx_place(uint16_t port, const struct rte_eth_dev_info *info,
+	enum dt_dp_split_mode asked, struct dt_dp_port_conf *c,
+	uint32_t frame_len, uint16_t nb_rxd, struct dt_dp_port_mode *m,
+	char *err, size_t errlen)
+{
+	bool split = !!(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT);
+	struct rte_mempool *mp;
+	char why[192];
+
+	if (c->split == DT_DP_SPLIT_NONE)
+		return 0;
+	if (!c->rx_copy && (split || c->split_strict)) {
+		m->rx = c->split == DT_DP_SPLIT_PROTO ? DT_DP_RX_SPLIT_PROTO :
+			DT_DP_RX_SPLIT_LEN;
+		m->split_len = c->split == DT_DP_SPLIT_LEN ? c->split_len : 0;
+		if (asked != c->split)
+			snprintf(m->why, sizeof(m->why),
+				"no protocol split: length split at %u bytes",
+				c->split_len);
+		return 0;
+	}
+	mp = dt_dp_mode_copy_pool(port, c->nb_rxq, nb_rxd, frame_len, why,
+		sizeof(why));
+	if (mp == NULL)
+		return port_fail(err, errlen, -ENOMEM, "%s", why);
+	c->split = DT_DP_SPLIT_NONE;
+	c->hdr_pool = mp;
+	m->rx = DT_DP_RX_COPY;
+	snprintf(m->why, sizeof(m->why), "%s",
+		c->rx_copy ? "copy mode asked for" :
+		"no RX buffer split: payload copied into device memory by the copy engine");
+	if (c->rx_copy)
+		DT_DP_LOG(INFO, "port %u (%s): copy mode: whole frames in %s, payload copied into device memory",
+			port, info->driver_name, mp->name);
+	else
+		DT_DP_LOG(WARNING, "port %u (%s) has no RX buffer split: copy mode (whole frames in %s, payload copied into device memory by the copy engine, counted in rx_copy_bytes)",
+			port, info->driver_name, mp->name);
+	return 0;
+}
+
 int
 dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	char *err, size_t errlen)
@@ -179,6 +228,7 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	const struct dt_dp_port_conf *c = &eff;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
+	struct dt_dp_port_mode mode;
 	uint16_t mtu = c->mtu ? c->mtu : RTE_ETHER_MTU;
 	uint16_t nb_rxd = c->nb_rxd ? c->nb_rxd : DT_DP_DEFAULT_DESC;
 	uint16_t nb_txd = c->nb_txd ? c->nb_txd : DT_DP_DEFAULT_DESC;
@@ -215,7 +265,13 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 			port, info.driver_name, c->nb_rxq, c->nb_txq,
 			info.max_rx_queues, info.max_tx_queues);
 
-	if (c->host_queue && (c->split == DT_DP_SPLIT_NONE || c->nb_rxq < 2 ||
+	memset(&mode, 0, sizeof(mode));
+	rc = rx_place(port, &info, conf_in->split, &eff, frame_len, nb_rxd,
+		&mode, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (c->host_queue && ((c->split == DT_DP_SPLIT_NONE &&
+			mode.rx != DT_DP_RX_COPY) || c->nb_rxq < 2 ||
 			c->nb_rxq > 64))
 		return port_fail(err, errlen, -EINVAL,
 			"port %u: a host queue needs a split mode and 2..64 RX queues",
@@ -230,7 +286,9 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 			rx_off |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
 	}
 	if (c->host_queue) {
-		if (!(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
+		/* Copy mode: every queue takes whole frames, nothing to split per queue. */
+		if (mode.rx != DT_DP_RX_COPY &&
+				!(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
 			return port_fail(err, errlen, -ENOTSUP,
 				"port %u (%s) cannot split per queue: a host queue next to device-memory queues needs it",
 				port, info.driver_name);
@@ -316,6 +374,7 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u (%s): start failed: %s",
 			port, info.driver_name, rte_strerror(-rc));
+	dt_dp_mode_fill(&mode, &info, &conf, c->nb_rxq, c->host_queue);
 	if (c->host_queue) {
 		rc = host_queue_steer(port, c->nb_rxq, &info, err, errlen);
 		if (rc != 0) {
@@ -330,6 +389,9 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 			return port_fail(err, errlen, rc, "port %u: no memory", port);
 		}
 	}
+	dt_dp_port_sh_get(port)->mode = mode;
+	dt_dp_port_sh_get(port)->copy_pool = mode.rx == DT_DP_RX_COPY ?
+		c->hdr_pool : NULL;
 	return 0;
 }
 

@@ -6,11 +6,15 @@
  * segment (hugepage mbuf, parsed by the CPU) and payload segments (device
  * memory, never touched by the CPU).
  *
- * The set-up checks what a device-memory queue needs before configuring:
- * buffer split (by protocol or by length), RX L4 checksum offload (the CPU
- * cannot checksum payload it must not read) and scatter for frames larger
- * than one payload buffer; a NIC without them is refused with a message that
- * names what is missing.
+ * The set-up adapts to what the NIC offers and records what it decided
+ * (dt_dp_port_mode_get()): a split mode on a NIC without buffer split
+ * becomes copy mode (whole frames in host memory, payload moved into the
+ * device region by the copy engine); a protocol split the NIC cannot do
+ * becomes a length split; checksums, multi-segment TX, TSO and LRO are
+ * used where offered. A NIC that does split but lacks what a split queue
+ * needs (RX L4 checksum offload: the CPU cannot checksum payload it must
+ * not read; two pools; scatter for frames larger than one payload buffer)
+ * is refused with a message that names what is missing.
  */
 #ifndef DT_DP_PORT_H
 #define DT_DP_PORT_H
@@ -79,7 +83,63 @@ struct dt_dp_port_conf {
 	 * log line; true refuses with -ENOTSUP and the reason.
 	 */
 	bool split_strict;
+	/**
+	 * Copy mode even where the NIC splits (A/B measurement, the
+	 * benchmark's copy baseline): whole frames into host memory, payload
+	 * moved into pay_pool's region by its copy engine (see
+	 * DT_DP_RX_COPY). Without it, copy mode is what a split mode becomes
+	 * on a NIC without RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT (with a WARNING),
+	 * unless split_strict refuses instead.
+	 */
+	bool rx_copy;
 };
+
+/** Where a port's RX queues put payload (struct dt_dp_port_mode). */
+enum dt_dp_rx_place {
+	DT_DP_RX_HOST = 0,     /**< whole frames in host memory, HOST chunks */
+	DT_DP_RX_SPLIT_PROTO,  /**< NIC splits after the headers: DEVICE chunks */
+	DT_DP_RX_SPLIT_LEN,    /**< NIC splits at a length: DEVICE chunks */
+	/**
+	 * Whole frames in host memory (a pool lib/dp sizes for the MTU);
+	 * each stack with a payload region moves the payload into region
+	 * buffers with the region's copy engine within the RX burst, before
+	 * TCP acknowledges it: the application gets DEVICE chunks exactly as
+	 * with a split (dt_dp_stats rx_copy_bytes counts the bytes).
+	 */
+	DT_DP_RX_COPY,
+};
+
+/** What dt_dp_port_start() decided for a port from what the NIC offers. */
+struct dt_dp_port_mode {
+	uint8_t rx;            /**< enum dt_dp_rx_place */
+	uint16_t split_len;    /**< DT_DP_RX_SPLIT_LEN: header segment length */
+	bool rx_cksum;         /**< NIC verifies RX TCP checksums (else the CPU, host bytes only) */
+	bool tx_cksum;         /**< NIC computes IPv4/TCP checksums (else the CPU: host payload only) */
+	bool tx_multi_seg;     /**< multi-segment TX (else one buffer per frame) */
+	bool tso;              /**< TCP segmentation offload on */
+	bool lro;              /**< RX LRO on */
+	bool steered;          /**< host queue and rte_flow rules */
+	uint16_t nb_rxq;
+	char driver[32];       /**< the PMD's name */
+	char why[160];         /**< why the placement differs from the one asked for ("": it does not) */
+};
+
+/**
+ * What dt_dp_port_start() decided for @p port_id (a started port).
+ * @return 0, or -ENODEV when lib/dp did not start the port.
+ */
+int dt_dp_port_mode_get(uint16_t port_id, struct dt_dp_port_mode *mode);
+
+/** Name of a placement: "host", "split-proto", "split-len", "copy". */
+const char *dt_dp_rx_place_name(uint8_t rx);
+
+/**
+ * One line for a start-up report or a CLI: "rx=copy rx_cksum=cpu
+ * tx_cksum=nic tx=multi-seg tso=on lro=off (net_af_packet)".
+ * @return snprintf()'s result.
+ */
+int dt_dp_port_mode_str(const struct dt_dp_port_mode *mode, char *buf,
+	size_t len);
 
 /**
  * Length of the header segment when a protocol split falls back to a

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "dt_copy.h"
 #include "dt_dp.h"
 #include "dt_dp_gro.h"
 #include "dt_dp_log.h"
@@ -53,6 +54,8 @@
 #define DT_DP_RETA_MAX 512
 #define DT_DP_EPH_LO 32768
 #define DT_DP_EPH_HI 60999
+/** Copy mode: payload copies (and host frames) one flush holds, at most. */
+#define DT_DP_COPY_OPS 256
 /**
  * Application events one received frame can cause, at most, besides the
  * DATA events of out-of-order extents already held (st->ooo_held): one per
@@ -174,6 +177,17 @@ struct dt_dp_stack {
 	uint32_t tso_max;
 	bool tx_linear;            /* the port has no multi-segment TX (dt_dp_linear.c) */
 	uint32_t linear_mss;       /* tx_linear: the MSS one header buffer holds */
+	bool tx_no_cleanup;        /* the PMD has no tx_done_cleanup (dt_dp_tx.c) */
+	bool tx_reclaim_warned;
+	uint64_t pend_since;       /* sends wait for shells since (us), 0: none */
+	/* Copy mode (dt_dp_copy.c): the port has no split, a region is set. */
+	bool rx_copy;
+	uint32_t copy_room;         /**< payload bytes one region buffer holds */
+	struct dt_copy_chan *copy_ch;
+	uint32_t cp_n;              /**< copies queued this burst */
+	uint32_t cp_nsrc;           /**< host frames they read */
+	struct dt_copy_op cp_ops[DT_DP_COPY_OPS];
+	struct rte_mbuf *cp_src[DT_DP_COPY_OPS];
 	unsigned int lcore;
 
 	/* Payload region behind the RX queue. */
@@ -399,6 +413,19 @@ void dt_dp_tso_mark(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l4_len,
 	uint32_t payload, uint16_t mss);
 void dt_dp_ip_cksum(struct dt_dp_stack *st, struct rte_mbuf *m,
 	uint16_t l2_len, uint16_t l3_len);
+
+/* ---- copy mode (dt_dp_copy.c) ---- */
+/* Stack create: copy mode when the port is in it and a region is set. */
+int dt_dp_copy_init(struct dt_dp_stack *st);
+void dt_dp_copy_fini(struct dt_dp_stack *st);
+/*
+ * Host extents of one frame into region buffers (copies queued): @return
+ * the new extent count (at most @p max), or -1 (frame dropped, counted).
+ */
+int dt_dp_copy_extents(struct dt_dp_stack *st, struct dt_tcp_extent *ext,
+	int n, uint32_t max);
+/* Submit the queued copies, wait for them, free the host frames. */
+void dt_dp_copy_flush(struct dt_dp_stack *st);
 
 /* ---- ARP (dt_dp_arp.c) ---- */
 void dt_dp_arp_input(struct dt_dp_stack *st, struct rte_mbuf *m,

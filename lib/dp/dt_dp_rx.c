@@ -181,7 +181,7 @@ hdr_free(struct dt_dp_stack *st, struct rte_mbuf *m)
  * freed if unused.
  */
 static int
-tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
+tcp_extents_nic(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	uint32_t plen, struct dt_tcp_extent *ext, uint32_t max)
 {
 	struct rte_mbuf *s = m->next, *next;
@@ -248,6 +248,18 @@ tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	if (!head_used)
 		hdr_free(st, m);
 	return (int)n;
+}
+
+/* The payload extents as the NIC left them, moved into the region in copy mode. */
+static inline int
+tcp_extents(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
+	uint32_t plen, struct dt_tcp_extent *ext, uint32_t max)
+{
+	int n = tcp_extents_nic(st, m, hoff, plen, ext, max);
+
+	if (st->rx_copy && n > 0)
+		n = dt_dp_copy_extents(st, ext, n, max);
+	return n;
 }
 
 static struct dt_dp_conn *

@@ -61,6 +61,7 @@ stack_free(struct dt_dp_stack *st)
 		return;
 	for (i = 0; i < DT_DP_MAX_LISTENERS; i++)
 		rte_free(st->lst[i].synq);
+	dt_dp_copy_fini(st);
 	if (st->region_alias != NULL)
 		dt_devmem_region_cpu_unmap(st->conf.region);
 	rte_free(st->evq);
@@ -280,6 +281,19 @@ port_init(struct dt_dp_stack *st)
 	memcpy(st->mac, mac.addr_bytes, 6);
 	st->mtu = mtu;
 	st->lro = !!(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO);
+	/*
+	 * Checksums by the NIC only where the port was started with them: on
+	 * a port without (net_af_packet, net_tap, ...) the CPU sums host
+	 * payload, and device payload cannot be sent (dt_dp_send() refuses
+	 * it, tx_device_refused).
+	 */
+	if (st->conf.tx_cksum_offload && (!(conf.txmode.offloads &
+			RTE_ETH_TX_OFFLOAD_TCP_CKSUM) || !(conf.txmode.offloads &
+			RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))) {
+		st->conf.tx_cksum_offload = false;
+		DT_DP_LOG(INFO, "port %u (%s): no TX checksum offload: checksums by the CPU (host payload only; sends from device memory refused)",
+			st->conf.port_id, info.driver_name);
+	}
 	dt_dp_tso_init(st, &info, &conf);
 	dt_dp_linear_init(st, &info);
 	return dt_dp_rss_init(st);
@@ -379,6 +393,8 @@ stack_init(struct dt_dp_stack *st, const struct dt_dp_stack_conf *conf,
 		r = neigh_init(st, socket);
 	if (r == 0)
 		r = steer_init(st);
+	if (r == 0)
+		r = dt_dp_copy_init(st);
 	return r;
 }
 
@@ -588,6 +604,9 @@ rx_burst(struct dt_dp_stack *st, uint16_t rxq)
 		dt_dp_rx_frame(st, pkts[i]);
 	}
 	dt_dp_gro_flush(st);
+	/* Copy mode: payload in the region before it is acknowledged or seen. */
+	if (st->cp_nsrc > 0)
+		dt_dp_copy_flush(st);
 	acks_flush(st);
 	dt_dp_rx_free_flush(st);
 	st->st.rx_cycles += rte_rdtsc() - t0;

@@ -39,6 +39,8 @@
 #include <rte_common.h>
 #include <rte_spinlock.h>
 
+#include "dt_dp_port.h"
+
 #define DT_DP_STEER_GRP_MAX 128     /**< listening (ip, port) pairs per port */
 #define DT_DP_SH_NEIGH 256          /**< shared neighbour entries per port */
 #define DT_DP_STEER_PRIO_CONN 0     /**< 5-tuple rules match first */
@@ -46,6 +48,7 @@
 #define DT_DP_STEER_SLOTS 64        /**< RSS queue list of a listening group */
 
 struct rte_flow;
+struct rte_mempool;
 
 /**
  * Stacks of the port listening on one (ip, port). The rule's RSS queue list
@@ -74,6 +77,9 @@ struct dt_dp_port_sh {
 	uint16_t port_id;
 	uint16_t nb_rxq;
 	bool steered;               /**< started with a host queue */
+	struct dt_dp_port_mode mode; /**< what dt_dp_port_start() decided */
+	struct rte_mempool *copy_pool; /**< copy mode's whole-frame pool */
+	uint32_t copy_pinned;        /**< a stack pinned it for the copy engine (atomic) */
 	uint32_t host_claimed;      /**< a stack polls queue 0 (atomic) */
 	rte_spinlock_t lock;        /**< control path only: grp[] */
 	struct dt_dp_steer_grp grp[DT_DP_STEER_GRP_MAX];

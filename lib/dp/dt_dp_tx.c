@@ -37,6 +37,33 @@ dt_dp_tx_push(struct dt_dp_stack *st, struct rte_mbuf *m)
 	st->txb_n++;
 }
 
+/*
+ * Acknowledged sends wait for their TX shells, and the NIC has nothing
+ * more to send: most PMDs free transmitted mbufs only when their ring
+ * needs room, so the last send of a stream would never complete. Ask the
+ * PMD to free what it sent (rte_eth_tx_done_cleanup). Many PMDs have no
+ * such op because they free at once (copying PMDs, net_hsplit); one that
+ * has none and still holds the shells a second later (virtio in 22.11)
+ * is said once: its sends complete only with later traffic.
+ */
+#define DT_DP_TX_RECLAIM_WARN_US 1000000
+
+static void
+tx_reclaim(struct dt_dp_stack *st)
+{
+	if (st->pend_since == 0)
+		st->pend_since = st->now;
+	if (!st->tx_no_cleanup && rte_eth_tx_done_cleanup(st->conf.port_id,
+			st->conf.txq, 0) == -ENOTSUP)
+		st->tx_no_cleanup = true;
+	if (st->tx_no_cleanup && !st->tx_reclaim_warned &&
+			st->now - st->pend_since > DT_DP_TX_RECLAIM_WARN_US) {
+		st->tx_reclaim_warned = true;
+		DT_DP_LOG(WARNING, "port %u: acknowledged sends still wait after 1 s for the PMD to free their buffers, and it cannot free them on request (no tx_done_cleanup): a send completes only once the PMD reuses its descriptors",
+			st->conf.port_id);
+	}
+}
+
 void
 dt_dp_tx_flush(struct dt_dp_stack *st)
 {
@@ -51,6 +78,10 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		 * line, net_hsplit's delay_us=) releases them on its TX path.
 		 */
 		rte_eth_tx_burst(st->conf.port_id, st->conf.txq, st->txb, 0);
+		if (st->n_pend > 0)
+			tx_reclaim(st);
+		else
+			st->pend_since = 0;
 		st->st.tx_burst_cycles += rte_rdtsc() - t0;
 		return;
 	}

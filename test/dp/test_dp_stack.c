@@ -36,6 +36,7 @@
 #include "dt_net_cksum.h"
 #include "dt_pattern.h"
 #include "dt_test.h"
+#include "dp_test_copy.h"
 #include "dp_test_tso.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 0, 1)
@@ -62,6 +63,7 @@ static struct {
 	bool no_gro;           /* both stacks: dt_dp_stack_conf.no_rx_gro */
 	bool no_sack;          /* both stacks: no SACK (NewReno recovery) */
 	int expect_tso;        /* transfers: 1 the client sent TSO bursts, -1 none */
+	bool expect_copy;      /* transfers: the server port is in copy mode */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -348,6 +350,7 @@ parse_args(int argc, char **argv)
 		{ "no-sack", no_argument, NULL, 'k' },
 		{ "expect-tso", no_argument, NULL, 'T' },
 		{ "expect-no-tso", no_argument, NULL, 'N' },
+		{ "expect-copy", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -397,6 +400,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'N':
 			opt.expect_tso = -1;
+			break;
+		case 'C':
+			opt.expect_copy = true;
 			break;
 		default:
 			return -1;
@@ -765,6 +771,7 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	print_stats("server", &ss);
 	check_gro(&ss);
 	dp_test_check_tso(env.cport, &cs, opt.expect_tso);
+	dp_test_check_copy(env.sport, &ss, opt.expect_copy);
 }
 
 

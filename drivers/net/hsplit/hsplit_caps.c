@@ -142,6 +142,27 @@ static const struct hsplit_caps hsplit_caps_tab[] = {
 		.tso_mss_max = 9728,
 		.tso_max_len = 262144,
 	},
+	/*
+	 * A NIC without buffer split (i40e, ixgbe and most NICs in the
+	 * field): i40e_dev_info_get offers checksums, RSS, scatter and TSO
+	 * (rte_flow through its flow ops), no BUFFER_SPLIT, rx_seg_capa all
+	 * zero; i40e_rxtx.h: I40E_TX_MAX_SEG UINT8_MAX, I40E_TX_MAX_MTU_SEG
+	 * 8, TSO MSS I40E_MIN_TSO_MSS 256 .. I40E_MAX_TSO_MSS 9674, frames
+	 * of at most I40E_TSO_FRAME_SIZE_MAX 262144 (i40e_prep_pkts). lib/dp
+	 * runs such a port in copy mode.
+	 */
+	[HSPLIT_CAPS_NOSPLIT] = {
+		.name = "nosplit",
+		.rx_offload_capa = HSPLIT_CKSUM_OFFLOADS |
+			RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER,
+		.split_ptypes = NULL,
+		.tso = 1,
+		.tx_nb_seg_max = UINT8_MAX,
+		.tx_nb_mtu_seg_max = 8,
+		.tso_mss_min = 256,
+		.tso_mss_max = 9674,
+		.tso_max_len = 262144,
+	},
 };
 
 const struct hsplit_caps *

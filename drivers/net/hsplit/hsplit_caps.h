@@ -20,6 +20,8 @@
  *   notso the software NIC's own without TCP segmentation offload (the
  *         baseline a stack that hands bursts to the NIC is measured
  *         against).
+ *   nosplit a NIC without buffer split (i40e-like): checksums, RSS,
+ *         rte_flow, scatter and TSO, one pool per queue: whole frames.
  * Every profile but notso offers RTE_ETH_TX_OFFLOAD_TCP_TSO on the loopback
  * wire, with its NIC's TX limits (tx_desc_lim, MSS range, frame size).
  * Pure: no EAL.
@@ -34,6 +36,7 @@ enum hsplit_caps_profile {
 	HSPLIT_CAPS_MLX5,
 	HSPLIT_CAPS_ICE,
 	HSPLIT_CAPS_NOTSO,
+	HSPLIT_CAPS_NOSPLIT,
 };
 
 /** What a profile reports and allows. */
