@@ -378,7 +378,7 @@ def pair_case(pmd):
         return
     decisions(srv, pmd)
     try:
-        rc = snd.wait(timeout=90)
+        rc = snd.wait(timeout=30)   # 16 MiB take a second or two here
     except subprocess.TimeoutExpired:
         rc = None
         # Stopped, it still says where its connection stands.
