@@ -41,6 +41,7 @@
 #include "nn_wire.h"
 
 #define NN_REQS 64               /* requests in flight per comm (NCCL uses <= 32) */
+#define NN_NETPROF_EVENTS 8      /* profiler events per request (nn_netprof.c) */
 #define NN_FLOW_CHUNKS 4096      /* received chunks a flow holds (power of 2) */
 #define NN_FLOW_TXQ 1024         /* sends a flow has queued (power of 2) */
 #define NN_RELEASE_Q 65536       /* chunks waiting for their copy (power of 2) */
@@ -126,6 +127,8 @@ struct nn_req {
 	uint64_t t_post;     /* NCCL side: timer cycles at isend/irecv */
 	bool stall_logged;   /* NCCL side: the stall report was given */
 	bool await_consume;  /* NCCL side, unpack: done, kept until irecvConsumed */
+	uint8_t netprof_n;    /* NCCL side: profiler events started (nn_netprof.c) */
+	void *netprof_ev[NN_NETPROF_EVENTS]; /* NCCL side: their handles */
 	/* Filled by the lcores. */
 	struct nn_wire_msg hdr __rte_aligned(16); /* send: sent by reference on each flow */
 	uint64_t hdr_iova;

@@ -22,6 +22,7 @@
 #include "dt_app_value.h"
 #include "nn_comm.h"
 #include "nn_plugin.h"
+#include "nn_netprof.h"
 #include "nn_report.h"
 
 #define NN_LISTEN_WAIT_MS 2000
@@ -37,11 +38,16 @@ rt_or_fail(void)
 }
 
 nn_result_t
-nn_init(nn_logger_t log)
+nn_init(nn_logger_t log, nn_prof_cb_t prof)
 {
 	int rc = nn_rt_init(log);
 
-	return rc == 0 ? nn_ncclSuccess : nn_ncclSystemError;
+	if (rc != 0)
+		return nn_ncclSystemError;
+	/* Every communicator's init hands the same callback: keep the last. */
+	if (prof != NULL)
+		nn_rt_get()->prof_cb = prof;
+	return nn_ncclSuccess;
 }
 
 nn_result_t
@@ -52,7 +58,7 @@ nn_devices(int *ndev)
 }
 
 nn_result_t
-nn_props(int dev, struct nn_props_v11 *p)
+nn_props(int dev, struct nn_props_v12 *p)
 {
 	struct nn_rt *rt = rt_or_fail();
 	struct rte_ether_addr mac;
@@ -79,6 +85,10 @@ nn_props(int dev, struct nn_props_v11 *p)
 	p->maxP2pBytes = (size_t)1 << 30;
 	p->maxCollBytes = (size_t)1 << 30;
 	p->maxMultiRequestSize = 1;
+	p->railId = rt->cfg.rail != NN_CFG_ID_UNSET ? (int16_t)rt->cfg.rail :
+		NN_NET_ID_UNDEF;
+	p->planeId = rt->cfg.plane != NN_CFG_ID_UNSET ? (int16_t)rt->cfg.plane :
+		NN_NET_ID_UNDEF;
 	return nn_ncclSuccess;
 }
 
@@ -280,7 +290,7 @@ nn_dereg_mr(void *comm, void *mhandle)
 
 nn_result_t
 nn_isend(void *send_comm, void *data, size_t size, int tag,
-	void *mhandle, void **request)
+	void *mhandle, void *phandle, void **request)
 {
 	struct nn_comm *c = send_comm;
 	struct nn_req *r;
@@ -304,6 +314,7 @@ nn_isend(void *send_comm, void *data, size_t size, int tag,
 	r->hdr.tag = tag;
 	r->hdr.size = size;
 	r->hdr_iova = rte_mem_virt2iova(&r->hdr);
+	nn_netprof_start(c, r, phandle);
 	nn_req_post(c, r, NN_CMD_SEND);
 	*request = r;
 	return nn_ncclSuccess;
@@ -311,7 +322,7 @@ nn_isend(void *send_comm, void *data, size_t size, int tag,
 
 nn_result_t
 nn_irecv(void *recv_comm, int n, void **data, size_t size, int *tags,
-	void **mhandles, void **request)
+	void **mhandles, void **phandles, void **request)
 {
 	struct nn_comm *c = recv_comm;
 	struct nn_req *r;
@@ -340,6 +351,7 @@ nn_irecv(void *recv_comm, int n, void **data, size_t size, int *tags,
 		r->uslot = (uint16_t)(c->unpack_posted++ % NN_UNPACK_DEPTH);
 		r->unpack_n = 0;
 	}
+	nn_netprof_start(c, r, phandles != NULL ? phandles[0] : NULL);
 	nn_req_post(c, r, NN_CMD_RECV);
 	*request = r;
 	return nn_ncclSuccess;
@@ -370,6 +382,7 @@ nn_test(void *request, int *done, int *sizes)
 	nn_count_call(NN_CALL_TEST);
 	nn_comm_drain(c);
 	if (r->done) {
+		nn_netprof_stop(r);
 		if (!r->send && r->err == EMSGSIZE) {
 			NN_WARN("message truncated: the peer sent %" PRIu64 " bytes, the "
 				"receive buffer holds %" PRIu64 " (mismatched sizes between ranks?)",
@@ -395,6 +408,7 @@ nn_test(void *request, int *done, int *sizes)
 		return nn_ncclSuccess;
 	}
 	if (c->err != 0) {
+		nn_netprof_stop(r);
 		nn_comm_log_error(c, r->send ? "send failed" : "receive failed");
 		return nn_err_result(c->err);
 	}

@@ -23,6 +23,7 @@ enum nn_call {
 struct nn_rt {
 	struct nn_config cfg;
 	nn_logger_t log;
+	nn_prof_cb_t prof_cb;        /* NCCL's profiler callback (v10+ init), or NULL */
 	uint16_t port_id;
 	int16_t gpu_id;              /* RTE_GPU_ID_NONE: host region */
 	bool gpu_cuda;               /* the region is on a gpu_cuda device */
