@@ -296,6 +296,7 @@ nn_req_new(struct nn_comm *c)
 			r->stall_logged = false;
 			r->await_consume = false;
 			r->netprof_n = 0;
+			r->unpack = false;
 			return r;
 		}
 	}

@@ -26,7 +26,7 @@ struct nn_key {
 
 static const char *const ptr_names[] = {"auto", "host", "cuda", NULL};
 static const char *const send_engine_names[] = {"shared", "per_buffer", NULL};
-static const char *const unpack_names[] = {"no", "yes", "harness", NULL};
+static const char *const unpack_names[] = {"no", "yes", "harness", "auto", NULL};
 
 #define K(s, n, t, f, w, lo, hi, nm) \
 	{ s, n, t, offsetof(struct nn_config, f), w, lo, hi, nm }
@@ -106,6 +106,7 @@ nn_config_default(struct nn_config *cfg)
 	cfg->cuda_batch = false;
 	cfg->connect_timeout_ms = 30000;
 	cfg->stall_report_ms = 10000;
+	cfg->unpack = NN_UNPACK_AUTO;
 	cfg->rail = NN_CFG_ID_UNSET;
 	cfg->plane = NN_CFG_ID_UNSET;
 	snprintf(cfg->pci_path, sizeof(cfg->pci_path), "auto");

@@ -57,11 +57,16 @@ enum nn_send_engine {
 	NN_SEND_ENGINE_PER_BUFFER,
 };
 
-/** NCCL's device-side unpack: off, on a CUDA region, or on any (a harness playing NCCL's kernel). */
+/**
+ * NCCL's device-side unpack: off, on a CUDA region, on any (a harness
+ * playing NCCL's kernel), or on a CUDA region when NCCL's settings allow
+ * it (nn_unpack_choose()).
+ */
 enum nn_unpack_mode {
 	NN_UNPACK_NO,
 	NN_UNPACK_YES,
 	NN_UNPACK_HARNESS,
+	NN_UNPACK_AUTO,
 };
 
 struct nn_config {

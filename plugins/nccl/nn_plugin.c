@@ -264,6 +264,10 @@ nn_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle)
 		comm != NULL && ((struct nn_comm *)comm)->send, &mr);
 	if (rc != 0)
 		return nn_ncclSystemError;
+	if (comm != NULL && !nn_unpack_note_mr(comm, mr)) {
+		nn_mr_dereg(rt, mr);
+		return nn_ncclInvalidUsage;   /* NCCL falls back to its buffers */
+	}
 	*mhandle = mr;
 	return nn_ncclSuccess;
 }
@@ -346,8 +350,10 @@ nn_irecv(void *recv_comm, int n, void **data, size_t size, int *tags,
 	r->size = size;
 	r->tag = tags != NULL ? tags[0] : 0;
 	r->mr = mhandles != NULL ? mhandles[0] : NULL;
-	if (c->unpack != NULL) {
-		/* Every receive takes the next slot, a zero-byte one too. */
+	r->unpack = c->unpack != NULL && nn_unpack_wants(c, r->mr);
+	c->recv_seen = true;
+	if (r->unpack) {
+		/* Every Simple receive takes the next slot, a zero-byte one too. */
 		r->uslot = (uint16_t)(c->unpack_posted++ % NN_UNPACK_DEPTH);
 		r->unpack_n = 0;
 	}
@@ -398,8 +404,14 @@ nn_test(void *request, int *done, int *sizes)
 		nn_req_account(c, r);
 		__atomic_fetch_add(&nn_rt_get()->reqs_done, 1, __ATOMIC_RELAXED);
 		if (!r->send && c->unpack != NULL) {
-			/* Kept until irecvConsumed: its chunks wait for the kernel. */
-			nn_unpack_publish(r);
+			/*
+			 * Kept until irecvConsumed: its chunks wait for the
+			 * kernel; a gathered one (LL, LL128) too, for NCCL names
+			 * every receive in irecvConsumed, and a reused request
+			 * would consume a later message.
+			 */
+			if (r->unpack)
+				nn_unpack_publish(r);
 			r->await_consume = true;
 		} else {
 			r->used = false;

@@ -10,6 +10,7 @@
  * usage: nccl_harness PLUGIN CASE [VERSION]
  *   CASE: sizes | sizes-dev | sizes-unpack (NCCL_HARNESS_UNPACK=1: the harness
  *         plays NCCL's unpack kernel) | pipe (NCCL's 8-deep pipeline) | many |
+ *         protos (unpack: NCCL's LL, LL128 and Simple buffers per comm) |
  *         bidir | trunc | close | kill | loss |
  *         refused | stall | pattern (NCCL's request pattern; figures, and with
  *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
@@ -62,13 +63,21 @@
 struct unpack_comm {
 	void *comm;
 	struct nn_net_device_handle dh;
-	uint64_t recvs;          /* its receives so far: slot = recvs % 16 */
+	uint64_t recvs;          /* its Simple receives so far: slot = recvs % 16 */
+	/*
+	 * protos case: the connection's Simple buffer, registered after its
+	 * LL and LL128 ones as NCCL does; receives elsewhere are LL/LL128,
+	 * which NCCL's kernel reads in place (no slot). NULL: all Simple.
+	 */
+	uint8_t *simple;
+	size_t simple_len;
 };
 
 struct unpack_req {
 	void *req, *comm;
 	uint8_t *dst;            /* the receive buffer, as the plugin got it */
 	uint16_t slot;
+	bool direct;             /* LL/LL128: no slot, the plugin wrote dst */
 };
 
 struct unpack_buf {
@@ -82,6 +91,7 @@ struct unpack_state {
 	struct unpack_req reqs[UNPACK_REQS];
 	struct unpack_buf bufs[UNPACK_BUFS];
 	uint64_t entries, bytes; /* what the harness unpacked */
+	uint64_t direct;         /* LL/LL128 receives (protos case) */
 	/*
 	 * NCCL_HARNESS_UNPACK_LAG=k: irecvConsumed comes k receives late, as
 	 * NCCL's kernel consumes a step while later ones are in flight.
@@ -218,13 +228,17 @@ p_irecv(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
 	if (n->up == NULL || rc != nn_ncclSuccess || *req == NULL ||
 			(uc = unpack_comm_of(n->up, c)) == NULL)
 		return rc;
-	/* Receive k of the comm: slot k % 16, as NCCL's kernel counts. */
 	for (i = 0; i < UNPACK_REQS && n->up->reqs[i].req != NULL; i++)
 		;
 	if (i == UNPACK_REQS)
 		return nn_ncclInternalError;
-	n->up->reqs[i] = (struct unpack_req){ .req = *req, .comm = c, .dst = d,
-		.slot = (uint16_t)(uc->recvs++ % NN_UNPACK_DEPTH) };
+	n->up->reqs[i] = (struct unpack_req){ .req = *req, .comm = c, .dst = d };
+	/* Simple receive k of the comm: slot k % 16, as NCCL's kernel counts. */
+	if (uc->simple != NULL && ((uint8_t *)d < uc->simple ||
+			(uint8_t *)d >= uc->simple + uc->simple_len))
+		n->up->reqs[i].direct = true;
+	else
+		n->up->reqs[i].slot = (uint16_t)(uc->recvs++ % NN_UNPACK_DEPTH);
 	return rc;
 }
 
@@ -318,7 +332,10 @@ p_test(struct net *n, void *req, int *done, int *size)
 		if (n->up->reqs[i].req == req) {
 			struct unpack_state *u = n->up;
 
-			rc = unpack_run(n, &u->reqs[i]);
+			if (!u->reqs[i].direct)
+				rc = unpack_run(n, &u->reqs[i]);
+			else
+				u->direct++;
 			u->reqs[i].req = NULL;
 			if (rc != nn_ncclSuccess)
 				break;
@@ -372,8 +389,9 @@ struct buf {
 	void *mh;
 };
 
+/* A buffer of @p len bytes, host or gpu_sim, not registered. */
 static void
-buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
+buf_new_noreg(struct side *s, struct buf *b, size_t len, bool dev)
 {
 	size_t alloc = len ? len : 1;
 
@@ -393,6 +411,14 @@ buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
 		if (b->p == NULL)
 			FAIL(s, "malloc(%zu)", alloc);
 	}
+}
+
+static void
+buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
+{
+	size_t alloc = len ? len : 1;
+
+	buf_new_noreg(s, b, len, dev);
 	if (net_regmr(&s->net, comm, b->p, alloc, dev ? NN_PTR_CUDA : NN_PTR_HOST,
 			&b->mh) != nn_ncclSuccess)
 		FAIL(s, "regMr(%zu bytes, %s) failed", alloc, dev ? "device" : "host");
@@ -1298,6 +1324,82 @@ case_finalize(struct side *s)
 
 
 /*
+ * NCCL's three buffers on each receive comm (NCCL_HARNESS_UNPACK=1): LL,
+ * LL128 and Simple registered in that order before the first receive, as
+ * NCCL's recvProxyConnect does, then receives of all three protocols,
+ * both ways. NCCL's kernel unpacks Simple receives only: LL and LL128
+ * ones must land in their buffer (checked without any unpack) and take no
+ * slot (else the next Simple receive reads the wrong slot and its bytes
+ * fail the check). A user-buffer registration after the first receive
+ * must be refused (NCCL then uses its own buffers).
+ */
+static void
+case_protos(struct side *s)
+{
+	static const size_t sz[] = { 1000, 65537, 0, 1 * MIB + 3, 4096, 300000,
+		2 * MIB, 77, 512 * 1024 };
+	static const char *const pname[3] = { "LL", "LL128", "Simple" };
+	const unsigned int n = sizeof(sz) / sizeof(sz[0]);
+	struct buf sb, rb[3], ub;
+	struct unpack_comm *uc;
+	unsigned int i, simple = 0;
+
+	if (s->net.up == NULL)
+		FAIL(s, "protos: needs NCCL_HARNESS_UNPACK=1");
+	buf_new(s, &sb, 4 * MIB, true, s->scomm);
+	for (i = 0; i < 3; i++)
+		buf_new(s, &rb[i], 4 * MIB + 8192, true, s->rcomm);
+	uc = unpack_comm_of(s->net.up, s->rcomm);
+	if (uc == NULL)
+		FAIL(s, "protos: the receive comm has no device handle");
+	uc->simple = rb[2].p;
+	uc->simple_len = rb[2].len;
+	for (i = 0; i < 3 * n; i++) {
+		size_t len = sz[i % n];
+		unsigned int pr = (i * 7 / 3) % 3;
+		uint32_t seed = (uint32_t)(i * 31 + s->role * 5 + 3);
+		uint32_t pseed = (uint32_t)(i * 31 + (1 - s->role) * 5 + 3);
+		void *sr = NULL, *rr = NULL;
+		int got = -1;
+
+		memset(rb[pr].cpu, 0xee, len + 16);
+		post_recv(s, s->rcomm, &rb[pr], len + 4096, (int)i, &rr);
+		if (i == 0) {
+			void *mh = NULL;
+
+			buf_new_noreg(s, &ub, 4096, true);
+			if (net_regmr(&s->net, s->rcomm, ub.p, 4096, NN_PTR_CUDA, &mh) ==
+					nn_ncclSuccess)
+				FAIL(s, "protos: a registration after the first receive "
+					"was accepted on an unpack comm");
+		}
+		fill(&sb, len, seed);
+		post_send(s, s->scomm, &sb, len, (int)i, &sr);
+		if (wait_req(s, sr, NULL) != nn_ncclSuccess)
+			FAIL(s, "protos: send of %zu bytes failed", len);
+		if (wait_req(s, rr, &got) != nn_ncclSuccess || got != (int)len)
+			FAIL(s, "protos: %s receive of %zu bytes failed (%d)", pname[pr],
+				len, got);
+		check(s, &rb[pr], len, pseed, pname[pr]);
+		if (rb[pr].cpu[len] != 0xee)
+			FAIL(s, "protos: byte past the %zu-byte %s message overwritten",
+				len, pname[pr]);
+		simple += pr == 2;
+		barrier(s);
+	}
+	if (s->net.up->direct != 3 * n - simple || s->net.up->entries == 0)
+		FAIL(s, "protos: %" PRIu64 " LL/LL128 receives seen, %" PRIu64
+			" entries unpacked (want %u, some)", s->net.up->direct,
+			s->net.up->entries, 3 * n - simple);
+	printf("%s: %u receives both ways: %u Simple unpacked (%" PRIu64
+		" entries), %" PRIu64 " LL/LL128 written in place\n", s->name, 3 * n,
+		simple, s->net.up->entries, s->net.up->direct);
+	buf_free(s, &sb, s->scomm);
+	for (i = 0; i < 3; i++)
+		buf_free(s, &rb[i], s->rcomm);
+}
+
+/*
  * NCCL's pipeline: 8 receives in flight per direction (NCCL_STEPS), each
  * slot reposted once its message was checked, 40 messages of mixed sizes
  * (zero bytes to 3 MiB + 5) both ways. In unpack mode the slots of the
@@ -1479,6 +1581,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_finalize(&s);
 	else if (strcmp(cas, "pipe") == 0)
 		case_pipe(&s);
+	else if (strcmp(cas, "protos") == 0)
+		case_protos(&s);
 	else if (strcmp(cas, "sizes-unpack") == 0) {
 		/* NCCL posts at most 4 MiB per receive in unpack mode. */
 		case_sizes(&s, true, true, 2 * MIB);
