@@ -156,7 +156,6 @@ nn_listen(int dev, void *handle, void **listen_comm)
 	return nn_ncclSuccess;
 }
 
-
 nn_result_t
 nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 {
@@ -199,8 +198,6 @@ nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 	*send_comm = c;
 	return nn_ncclSuccess;
 }
-
-
 
 nn_result_t
 nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
@@ -290,8 +287,6 @@ nn_dereg_mr(void *comm, void *mhandle)
 	return nn_ncclSuccess;
 }
 
-
-
 nn_result_t
 nn_isend(void *send_comm, void *data, size_t size, int tag,
 	void *mhandle, void *phandle, void **request)
@@ -376,8 +371,6 @@ nn_iflush(void *recv_comm, int n, void **data, int *sizes, void **mhandles,
 	return nn_ncclSuccess;
 }
 
-
-
 nn_result_t
 nn_test(void *request, int *done, int *sizes)
 {
@@ -459,8 +452,16 @@ nn_irecv_consumed(void *recv_comm, int n, void *request)
 nn_result_t
 nn_close_comm(void *comm)
 {
-	if (comm != NULL)
-		nn_comm_close(comm);
+	struct nn_comm *c = comm;
+	unsigned int i;
+
+	if (c != NULL) {
+		/* Requests NCCL gives up on: their profiler events end here. */
+		for (i = 0; i < NN_REQS; i++)
+			if (c->reqs[i].used)
+				nn_netprof_stop(&c->reqs[i]);
+		nn_comm_close(c);
+	}
 	nn_unpack_gc(nn_rt_get());
 	return nn_ncclSuccess;
 }
