@@ -31,8 +31,9 @@
 #   iface_rx_sockets=1 for the single RX socket of before),
 #   UNPACK (no; yes: [nccl] unpack = yes, NCCL's kernel copies received
 #   chunks out of the payload region; both variants then run with
-#   NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
-#   NCCL_LOCAL_REGISTER=0, which unpack needs -- docs/nccl.md),
+#   NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0 NCCL_LOCAL_REGISTER=0 --
+#   docs/nccl.md; NCCL's default protocols unless UNPACK_PROTO, e.g.
+#   UNPACK_PROTO=Simple as before LL/LL128 were written in place),
 #   CUDA_BATCH (no: [nccl] cuda_batch = no and the gpu_cuda vdev gets
 #   copy_mode=staged_per_copy,stage_max=16384 unless GPU_ARGS names a
 #   copy_mode (the NIC's uploads through one scatter kernel per submit,
@@ -168,8 +169,10 @@ rank() {  # variant side rank
 		CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_CONNS:-32})
 	# What NCCL's unpack path needs, for both variants alike.
 	if [ "$UNPACK" = yes ]; then
-		env+=(NCCL_PROTO=Simple NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0
-			NCCL_LOCAL_REGISTER=0)
+		# LL/LL128 receives are written in place: any NCCL_PROTO
+		# (UNPACK_PROTO=Simple gives the runs before that change).
+		env+=(NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0 NCCL_LOCAL_REGISTER=0
+			${UNPACK_PROTO:+NCCL_PROTO=$UNPACK_PROTO})
 	fi
 	if [ "$variant" = devtcp ]; then
 		# lcores: EAL's main lcore, then STACKS stack lcores, per rank.

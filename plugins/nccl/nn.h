@@ -41,6 +41,8 @@
 #include "nn_wire.h"
 
 #define NN_REQS 64               /* requests in flight per comm (NCCL uses <= 32) */
+#define NN_NETPROF_EVENTS 8      /* profiler events per request (nn_netprof.c) */
+#define NN_CONN_MRS 3            /* NCCL's buffers per connection: LL, LL128, Simple */
 #define NN_FLOW_CHUNKS 4096      /* received chunks a flow holds (power of 2) */
 #define NN_FLOW_TXQ 1024         /* sends a flow has queued (power of 2) */
 #define NN_RELEASE_Q 65536       /* chunks waiting for their copy (power of 2) */
@@ -126,6 +128,9 @@ struct nn_req {
 	uint64_t t_post;     /* NCCL side: timer cycles at isend/irecv */
 	bool stall_logged;   /* NCCL side: the stall report was given */
 	bool await_consume;  /* NCCL side, unpack: done, kept until irecvConsumed */
+	uint8_t netprof_n;    /* NCCL side: profiler events started (nn_netprof.c) */
+	bool unpack;          /* recv: NCCL's kernel unpacks it (else gathered) */
+	void *netprof_ev[NN_NETPROF_EVENTS]; /* NCCL side: their handles */
 	/* Filled by the lcores. */
 	struct nn_wire_msg hdr __rte_aligned(16); /* send: sent by reference on each flow */
 	uint64_t hdr_iova;
@@ -236,6 +241,10 @@ struct nn_comm {
 	/* Unpack mode (nn_unpack.c): NULL when NCCL's kernel does not unpack. */
 	struct nn_unpack *unpack;
 	uint64_t unpack_posted;      /* NCCL side: receives given a slot */
+	/* NCCL side: MRs registered before the first receive (nn_unpack_wants) */
+	struct nn_mr *conn_mr[NN_CONN_MRS];
+	uint8_t nconn_mr;            /* registered so far (more than 3: 4) */
+	bool recv_seen;              /* a receive was posted */
 	uint64_t unpack_consumed;    /* atomic: messages NCCL's kernel consumed */
 	uint64_t t_first_post, t_last_done;
 };

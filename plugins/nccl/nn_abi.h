@@ -3,8 +3,9 @@
  * @file
  * The NCCL net-plugin ABI, declared from NCCL's documented ext-net
  * interface (no NCCL header is needed to build): the result codes, the
- * logger, the property structures and the function tables of versions 8,
- * 10 and 11. Layouts must match NCCL's member for member: NCCL reads these
+ * logger, the profiler callback, the property structures and the function
+ * tables of versions 8, 10, 11 and 12 (NCCL 2.30's src/include/plugin/net/
+ * net_v12.h). Layouts must match NCCL's member for member: NCCL reads these
  * structures from the plugin by the symbol names ncclNetPlugin_vN.
  */
 #ifndef NN_ABI_H
@@ -47,9 +48,42 @@ enum nn_log_level {
 typedef void (*nn_logger_t)(int level, unsigned long flags,
 	const char *file, int line, const char *fmt, ...);
 
-/** ncclProfilerCallback_t (not called by this plugin). */
+/**
+ * ncclProfilerCallback_t (nccl_common.h), handed to init since v10: @p type
+ * is an nn_prof_net_event; @p phandle the one isend/irecv received (start
+ * only); @p plugin_id says whose descriptor @p ext is (start) or the
+ * update's data.
+ */
 typedef nn_result_t (*nn_prof_cb_t)(void **handle, int type, void *phandle,
 	int64_t plugin_id, void *ext);
+
+/** ncclProfilerNetEventStart .. UpdateAndStop (nccl_common.h). */
+enum nn_prof_net_event {
+	NN_PROF_NET_START = 0,
+	NN_PROF_NET_STOP = 1,
+	NN_PROF_NET_UPDATE = 2,
+	NN_PROF_NET_UPDATE_AND_STOP = 3,
+};
+
+/**
+ * NCCL_PROFILER_NET_TYPE_SOCK (nccl_profiler.h): the plugin id's high 16
+ * bits name the descriptor's family, the low 16 its version
+ * (NCCL_PROFILER_NET_SOCKET_VER 1).
+ */
+#define NN_PROF_NET_TYPE_SOCK (2u << 16)
+#define NN_PROF_NET_SOCK_VER 1
+/** ncclProfileSocket (net_socket_v1.h): the descriptor's type. */
+#define NN_PROF_SOCKET 1
+
+/** ncclProfilerNetSockDescr_v1_t: what a start event describes. */
+struct nn_prof_sock_descr {
+	uint8_t type;            /* NN_PROF_SOCKET */
+	struct {
+		int fd;
+		int op;
+		size_t length;
+	} sock;
+};
 
 /** Pointer kinds of ptrSupport and regMr's type. */
 #define NN_PTR_HOST 0x1
@@ -58,8 +92,11 @@ typedef nn_result_t (*nn_prof_cb_t)(void **handle, int type, void *phandle,
 
 /** Largest connection handle NCCL exchanges between ranks. */
 #define NN_HANDLE_MAXSIZE 128
-/** Devices per virtual NIC (NCCL_NET_MAX_DEVS_PER_NIC). */
+/** Devices per virtual NIC (NCCL_NET_MAX_DEVS_PER_NIC_V10/_V11; _V12). */
 #define NN_MAX_DEVS_PER_NIC 4
+#define NN_MAX_DEVS_PER_NIC_V12 8
+/** NCCL_NET_ID_UNDEF: no rail or plane (v12 railId, planeId). */
+#define NN_NET_ID_UNDEF (-1)
 
 /** ncclNetDeviceType: 0 host (no device offload), 1 NCCL's unpack kernel. */
 #define NN_NET_DEVICE_HOST 0
@@ -129,7 +166,13 @@ struct nn_vprops {
 	int devs[NN_MAX_DEVS_PER_NIC];
 };
 
-/** ncclNetCommConfig_v10_t / _v11_t. */
+/** ncclNetVDeviceProps_v12_t: up to 8 devices per virtual NIC. */
+struct nn_vprops_v12 {
+	int ndevs;
+	int devs[NN_MAX_DEVS_PER_NIC_V12];
+};
+
+/** ncclNetCommConfig_v10_t / _v11_t / _v12_t. */
 struct nn_comm_config {
 	int trafficClass;
 };
@@ -175,7 +218,34 @@ struct nn_props_v11 {
 	int maxMultiRequestSize;
 };
 
-/** ncclNetCommAttr_v11_t and ncclNetAttr_v11_t (setNetAttr hints, ignored). */
+/**
+ * ncclNetProperties_v12_t: v11 with 8-device vProps (so not a prefix of
+ * v11) and the NIC's rail and plane (NN_NET_ID_UNDEF: none), which NCCL's
+ * topology search matches between the NICs of a ring or tree.
+ */
+struct nn_props_v12 {
+	char *name;
+	char *pciPath;
+	uint64_t guid;
+	int ptrSupport;
+	int regIsGlobal;
+	int forceFlush;
+	int speed;
+	int port;
+	float latency;
+	int maxComms;
+	int maxRecvs;
+	int netDeviceType;
+	int netDeviceVersion;
+	struct nn_vprops_v12 vProps;
+	size_t maxP2pBytes;
+	size_t maxCollBytes;
+	int maxMultiRequestSize;
+	int16_t railId;
+	int16_t planeId;
+};
+
+/** ncclNetCommAttr_v11_t / _v12_t and ncclNetAttr_v11_t / _v12_t (setNetAttr hints). */
 struct nn_comm_attr {
 	int32_t maxConcurrentPeers, minConcurrentPeers;
 	int32_t maxFlowsPerPeer, minFlowsPerPeer;
@@ -280,6 +350,50 @@ struct nn_net_v11 {
 	nn_result_t (*finalize)(void *ctx);
 	nn_result_t (*setNetAttr)(void *ctx, struct nn_net_attr *attr);
 };
+
+/** ncclNet_v12_t: v11 with v12 properties and 8-device virtual NICs. */
+struct nn_net_v12 {
+	const char *name;
+	nn_result_t (*init)(void **ctx, uint64_t comm_id,
+		struct nn_comm_config *config, nn_logger_t log, nn_prof_cb_t prof);
+	nn_result_t (*devices)(int *ndev);
+	nn_result_t (*getProperties)(int dev, struct nn_props_v12 *props);
+	nn_result_t (*listen)(void *ctx, int dev, void *handle,
+		void **listen_comm);
+	nn_result_t (*connect)(void *ctx, int dev, void *handle,
+		void **send_comm, void **send_dev_comm);
+	nn_result_t (*accept)(void *listen_comm, void **recv_comm,
+		void **recv_dev_comm);
+	nn_result_t (*regMr)(void *comm, void *data, size_t size, int type,
+		void **mhandle);
+	nn_result_t (*regMrDmaBuf)(void *comm, void *data, size_t size, int type,
+		uint64_t offset, int fd, void **mhandle);
+	nn_result_t (*deregMr)(void *comm, void *mhandle);
+	nn_result_t (*isend)(void *send_comm, void *data, size_t size, int tag,
+		void *mhandle, void *phandle, void **request);
+	nn_result_t (*irecv)(void *recv_comm, int n, void **data, size_t *sizes,
+		int *tags, void **mhandles, void **phandles, void **request);
+	nn_result_t (*iflush)(void *recv_comm, int n, void **data, int *sizes,
+		void **mhandles, void **request);
+	nn_result_t (*test)(void *request, int *done, int *sizes);
+	nn_result_t (*closeSend)(void *send_comm);
+	nn_result_t (*closeRecv)(void *recv_comm);
+	nn_result_t (*closeListen)(void *listen_comm);
+	nn_result_t (*getDeviceMr)(void *comm, void *mhandle, void **dptr);
+	nn_result_t (*irecvConsumed)(void *recv_comm, int n, void *request);
+	nn_result_t (*makeVDevice)(int *d, struct nn_vprops_v12 *props);
+	nn_result_t (*finalize)(void *ctx);
+	nn_result_t (*setNetAttr)(void *ctx, struct nn_net_attr *attr);
+};
+
+#ifndef __cplusplus
+/* Layouts NCCL 2.30 reads (x86-64 and aarch64, LP64). */
+_Static_assert(sizeof(struct nn_props_v11) == 112, "ncclNetProperties_v11_t");
+_Static_assert(offsetof(struct nn_props_v12, maxP2pBytes) == 104,
+	"ncclNetProperties_v12_t");
+_Static_assert(offsetof(struct nn_props_v12, railId) == 124 &&
+	sizeof(struct nn_props_v12) == 128, "ncclNetProperties_v12_t");
+#endif
 
 #ifdef __cplusplus
 }

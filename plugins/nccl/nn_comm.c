@@ -295,6 +295,8 @@ nn_req_new(struct nn_comm *c)
 			r->t_post = rte_get_timer_cycles();
 			r->stall_logged = false;
 			r->await_consume = false;
+			r->netprof_n = 0;
+			r->unpack = false;
 			return r;
 		}
 	}

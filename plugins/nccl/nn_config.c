@@ -26,7 +26,7 @@ struct nn_key {
 
 static const char *const ptr_names[] = {"auto", "host", "cuda", NULL};
 static const char *const send_engine_names[] = {"shared", "per_buffer", NULL};
-static const char *const unpack_names[] = {"no", "yes", "harness", NULL};
+static const char *const unpack_names[] = {"no", "yes", "harness", "auto", NULL};
 
 #define K(s, n, t, f, w, lo, hi, nm) \
 	{ s, n, t, offsetof(struct nn_config, f), w, lo, hi, nm }
@@ -66,6 +66,8 @@ static const struct nn_key nn_keys[] = {
 	K("nccl", "connect_timeout", NK_UINT, connect_timeout_ms, 4, 100, 3600000, NULL),
 	K("nccl", "stall_report", NK_UINT, stall_report_ms, 4, 0, 3600000, NULL),
 	K("nccl", "profile", NK_BOOL, profile, 0, 0, 0, NULL),
+	K("nccl", "rail", NK_UINT, rail, 2, 0, 32767, NULL),
+	K("nccl", "plane", NK_UINT, plane, 2, 0, 32767, NULL),
 	K("nccl", "pci_path", NK_STR, pci_path, 256, 0, 0, NULL),
 };
 
@@ -104,6 +106,9 @@ nn_config_default(struct nn_config *cfg)
 	cfg->cuda_batch = false;
 	cfg->connect_timeout_ms = 30000;
 	cfg->stall_report_ms = 10000;
+	cfg->unpack = NN_UNPACK_AUTO;
+	cfg->rail = NN_CFG_ID_UNSET;
+	cfg->plane = NN_CFG_ID_UNSET;
 	snprintf(cfg->pci_path, sizeof(cfg->pci_path), "auto");
 }
 

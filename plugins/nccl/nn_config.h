@@ -41,6 +41,9 @@
 /** Largest [limits] txq_cap: a flow tracks that many sends (nn.h). */
 #define NN_FLOW_TXQ_CAP 1000
 
+/** [nccl] rail, plane not given. */
+#define NN_CFG_ID_UNSET UINT16_MAX
+
 /** Pointer kinds offered to NCCL. */
 enum nn_ptr_mode {
 	NN_PTR_MODE_AUTO,   /**< CUDA when the region is on a CUDA GPU, else host */
@@ -54,11 +57,16 @@ enum nn_send_engine {
 	NN_SEND_ENGINE_PER_BUFFER,
 };
 
-/** NCCL's device-side unpack: off, on a CUDA region, or on any (a harness playing NCCL's kernel). */
+/**
+ * NCCL's device-side unpack: off, on a CUDA region, on any (a harness
+ * playing NCCL's kernel), or on a CUDA region when NCCL's settings allow
+ * it (nn_unpack_choose()).
+ */
 enum nn_unpack_mode {
 	NN_UNPACK_NO,
 	NN_UNPACK_YES,
 	NN_UNPACK_HARNESS,
+	NN_UNPACK_AUTO,
 };
 
 struct nn_config {
@@ -85,6 +93,7 @@ struct nn_config {
 	uint32_t connect_timeout_ms;
 	uint32_t stall_report_ms;    /* a request pending this long is logged; 0: off */
 	bool profile;                /* time each step of the stack lcores' loop */
+	uint16_t rail, plane;        /* NCCL's railId/planeId (v12); NN_CFG_ID_UNSET: none */
 	char pci_path[256];
 };
 

@@ -22,6 +22,7 @@
 #include "dt_app_value.h"
 #include "nn_comm.h"
 #include "nn_plugin.h"
+#include "nn_netprof.h"
 #include "nn_report.h"
 
 #define NN_LISTEN_WAIT_MS 2000
@@ -37,11 +38,16 @@ rt_or_fail(void)
 }
 
 nn_result_t
-nn_init(nn_logger_t log)
+nn_init(nn_logger_t log, nn_prof_cb_t prof)
 {
 	int rc = nn_rt_init(log);
 
-	return rc == 0 ? nn_ncclSuccess : nn_ncclSystemError;
+	if (rc != 0)
+		return nn_ncclSystemError;
+	/* Every communicator's init hands the same callback: keep the last. */
+	if (prof != NULL)
+		nn_rt_get()->prof_cb = prof;
+	return nn_ncclSuccess;
 }
 
 nn_result_t
@@ -52,7 +58,7 @@ nn_devices(int *ndev)
 }
 
 nn_result_t
-nn_props(int dev, struct nn_props_v11 *p)
+nn_props(int dev, struct nn_props_v12 *p)
 {
 	struct nn_rt *rt = rt_or_fail();
 	struct rte_ether_addr mac;
@@ -79,6 +85,10 @@ nn_props(int dev, struct nn_props_v11 *p)
 	p->maxP2pBytes = (size_t)1 << 30;
 	p->maxCollBytes = (size_t)1 << 30;
 	p->maxMultiRequestSize = 1;
+	p->railId = rt->cfg.rail != NN_CFG_ID_UNSET ? (int16_t)rt->cfg.rail :
+		NN_NET_ID_UNDEF;
+	p->planeId = rt->cfg.plane != NN_CFG_ID_UNSET ? (int16_t)rt->cfg.plane :
+		NN_NET_ID_UNDEF;
 	return nn_ncclSuccess;
 }
 
@@ -146,7 +156,6 @@ nn_listen(int dev, void *handle, void **listen_comm)
 	return nn_ncclSuccess;
 }
 
-
 nn_result_t
 nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 {
@@ -189,8 +198,6 @@ nn_connect(int dev, void *handle, void **send_comm, void **dev_comm)
 	*send_comm = c;
 	return nn_ncclSuccess;
 }
-
-
 
 nn_result_t
 nn_accept(void *listen_comm, void **recv_comm, void **dev_comm)
@@ -254,6 +261,10 @@ nn_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle)
 		comm != NULL && ((struct nn_comm *)comm)->send, &mr);
 	if (rc != 0)
 		return nn_ncclSystemError;
+	if (comm != NULL && !nn_unpack_note_mr(comm, mr)) {
+		nn_mr_dereg(rt, mr);
+		return nn_ncclInvalidUsage;   /* NCCL falls back to its buffers */
+	}
 	*mhandle = mr;
 	return nn_ncclSuccess;
 }
@@ -276,11 +287,9 @@ nn_dereg_mr(void *comm, void *mhandle)
 	return nn_ncclSuccess;
 }
 
-
-
 nn_result_t
 nn_isend(void *send_comm, void *data, size_t size, int tag,
-	void *mhandle, void **request)
+	void *mhandle, void *phandle, void **request)
 {
 	struct nn_comm *c = send_comm;
 	struct nn_req *r;
@@ -304,6 +313,7 @@ nn_isend(void *send_comm, void *data, size_t size, int tag,
 	r->hdr.tag = tag;
 	r->hdr.size = size;
 	r->hdr_iova = rte_mem_virt2iova(&r->hdr);
+	nn_netprof_start(c, r, phandle);
 	nn_req_post(c, r, NN_CMD_SEND);
 	*request = r;
 	return nn_ncclSuccess;
@@ -311,7 +321,7 @@ nn_isend(void *send_comm, void *data, size_t size, int tag,
 
 nn_result_t
 nn_irecv(void *recv_comm, int n, void **data, size_t size, int *tags,
-	void **mhandles, void **request)
+	void **mhandles, void **phandles, void **request)
 {
 	struct nn_comm *c = recv_comm;
 	struct nn_req *r;
@@ -335,11 +345,14 @@ nn_irecv(void *recv_comm, int n, void **data, size_t size, int *tags,
 	r->size = size;
 	r->tag = tags != NULL ? tags[0] : 0;
 	r->mr = mhandles != NULL ? mhandles[0] : NULL;
-	if (c->unpack != NULL) {
-		/* Every receive takes the next slot, a zero-byte one too. */
+	r->unpack = c->unpack != NULL && nn_unpack_wants(c, r->mr);
+	c->recv_seen = true;
+	if (r->unpack) {
+		/* Every Simple receive takes the next slot, a zero-byte one too. */
 		r->uslot = (uint16_t)(c->unpack_posted++ % NN_UNPACK_DEPTH);
 		r->unpack_n = 0;
 	}
+	nn_netprof_start(c, r, phandles != NULL ? phandles[0] : NULL);
 	nn_req_post(c, r, NN_CMD_RECV);
 	*request = r;
 	return nn_ncclSuccess;
@@ -358,8 +371,6 @@ nn_iflush(void *recv_comm, int n, void **data, int *sizes, void **mhandles,
 	return nn_ncclSuccess;
 }
 
-
-
 nn_result_t
 nn_test(void *request, int *done, int *sizes)
 {
@@ -370,6 +381,7 @@ nn_test(void *request, int *done, int *sizes)
 	nn_count_call(NN_CALL_TEST);
 	nn_comm_drain(c);
 	if (r->done) {
+		nn_netprof_stop(r);
 		if (!r->send && r->err == EMSGSIZE) {
 			NN_WARN("message truncated: the peer sent %" PRIu64 " bytes, the "
 				"receive buffer holds %" PRIu64 " (mismatched sizes between ranks?)",
@@ -385,8 +397,14 @@ nn_test(void *request, int *done, int *sizes)
 		nn_req_account(c, r);
 		__atomic_fetch_add(&nn_rt_get()->reqs_done, 1, __ATOMIC_RELAXED);
 		if (!r->send && c->unpack != NULL) {
-			/* Kept until irecvConsumed: its chunks wait for the kernel. */
-			nn_unpack_publish(r);
+			/*
+			 * Kept until irecvConsumed: its chunks wait for the
+			 * kernel; a gathered one (LL, LL128) too, for NCCL names
+			 * every receive in irecvConsumed, and a reused request
+			 * would consume a later message.
+			 */
+			if (r->unpack)
+				nn_unpack_publish(r);
 			r->await_consume = true;
 		} else {
 			r->used = false;
@@ -395,6 +413,7 @@ nn_test(void *request, int *done, int *sizes)
 		return nn_ncclSuccess;
 	}
 	if (c->err != 0) {
+		nn_netprof_stop(r);
 		nn_comm_log_error(c, r->send ? "send failed" : "receive failed");
 		return nn_err_result(c->err);
 	}
@@ -433,8 +452,16 @@ nn_irecv_consumed(void *recv_comm, int n, void *request)
 nn_result_t
 nn_close_comm(void *comm)
 {
-	if (comm != NULL)
-		nn_comm_close(comm);
+	struct nn_comm *c = comm;
+	unsigned int i;
+
+	if (c != NULL) {
+		/* Requests NCCL gives up on: their profiler events end here. */
+		for (i = 0; i < NN_REQS; i++)
+			if (c->reqs[i].used)
+				nn_netprof_stop(&c->reqs[i]);
+		nn_comm_close(c);
+	}
 	nn_unpack_gc(nn_rt_get());
 	return nn_ncclSuccess;
 }

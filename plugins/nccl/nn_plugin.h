@@ -10,12 +10,15 @@
 
 #include "nn_abi.h"
 
-/** init: the process context (EAL, port, stacks) on the first call. */
-nn_result_t nn_init(nn_logger_t log);
+/**
+ * init: the process context (EAL, port, stacks) on the first call; NCCL's
+ * profiler callback (v10+; NULL: none) for the requests' events.
+ */
+nn_result_t nn_init(nn_logger_t log, nn_prof_cb_t prof);
 /** devices: one device, the port, once init succeeded. */
 nn_result_t nn_devices(int *ndev);
 /** getProperties, newest layout; older versions copy what they know. */
-nn_result_t nn_props(int dev, struct nn_props_v11 *p);
+nn_result_t nn_props(int dev, struct nn_props_v12 *p);
 /** listen: every stack listens; @p handle gets the address and port block. */
 nn_result_t nn_listen(int dev, void *handle, void **listen_comm);
 /** connect, non-blocking: *send_comm stays NULL until every flow is up. */
@@ -27,12 +30,15 @@ nn_result_t nn_reg_mr(void *comm, void *data, size_t size, int type,
 nn_result_t nn_reg_mr_dmabuf(void *comm, void *data, size_t size, int type,
 	uint64_t offset, int fd, void **mhandle);
 nn_result_t nn_dereg_mr(void *comm, void *mhandle);
-/** isend: *request stays NULL when the comm's requests are all busy. */
+/**
+ * isend: *request stays NULL when the comm's requests are all busy;
+ * @p phandle: NCCL's profiler handle of the step (v10+), or NULL.
+ */
 nn_result_t nn_isend(void *send_comm, void *data, size_t size, int tag,
-	void *mhandle, void **request);
-/** irecv of one buffer (maxRecvs 1) of @p size bytes. */
+	void *mhandle, void *phandle, void **request);
+/** irecv of one buffer (maxRecvs 1) of @p size bytes; @p phandles as isend's, or NULL. */
 nn_result_t nn_irecv(void *recv_comm, int n, void **data, size_t size,
-	int *tags, void **mhandles, void **request);
+	int *tags, void **mhandles, void **phandles, void **request);
 nn_result_t nn_iflush(void *recv_comm, int n, void **data, int *sizes,
 	void **mhandles, void **request);
 nn_result_t nn_test(void *request, int *done, int *sizes);

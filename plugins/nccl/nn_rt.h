@@ -23,6 +23,7 @@ enum nn_call {
 struct nn_rt {
 	struct nn_config cfg;
 	nn_logger_t log;
+	nn_prof_cb_t prof_cb;        /* NCCL's profiler callback (v10+ init), or NULL */
 	uint16_t port_id;
 	int16_t gpu_id;              /* RTE_GPU_ID_NONE: host region */
 	bool gpu_cuda;               /* the region is on a gpu_cuda device */
@@ -116,6 +117,8 @@ void nn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* NCCL's device-side unpack (nn_unpack.c). */
 /** Whether the region allows it; *why says why not. */
 bool nn_unpack_available(const struct nn_rt *rt, const char **why);
+/** [nccl] unpack against the region and NCCL's settings: offer it or not (one log line). */
+bool nn_unpack_choose(const struct nn_rt *rt);
 /** Meta area and device handle for receive comm @p c, filled into @p dh; 0 or -errno. */
 int nn_unpack_open(struct nn_rt *rt, struct nn_comm *c,
 	struct nn_net_device_handle *dh);
@@ -126,6 +129,13 @@ void nn_unpack_gc(struct nn_rt *rt);
 /** An entry of receive @p r: 0, -ENOBUFS (slot full: gather the piece) or -ERANGE. Any lcore. */
 int nn_unpack_add(struct nn_req *r, uint64_t src_off, uint32_t len,
 	uint64_t dst_off);
+/**
+ * Whether receive comm @p c's receive into MR @p mr is NCCL's unpack
+ * (Simple protocol), not LL or LL128 (gathered); NCCL's thread.
+ */
+bool nn_unpack_wants(const struct nn_comm *c, const struct nn_mr *mr);
+/** Note MR @p mr registered on receive comm @p c; false: refuse it (user buffer). */
+bool nn_unpack_note_mr(struct nn_comm *c, struct nn_mr *mr);
 /** Write @p r's entry count into its slot: NCCL's thread, before test() says done. */
 void nn_unpack_publish(const struct nn_req *r);
 /** The comm's meta area as the CPU sees it (tests), or NULL. */

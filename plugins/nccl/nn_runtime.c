@@ -487,21 +487,11 @@ describe_port(struct nn_rt *rt)
 	if (rt->cfg.ptr == NN_PTR_MODE_CUDA ||
 			(rt->cfg.ptr == NN_PTR_MODE_AUTO && rt->gpu_cuda))
 		rt->ptr_support |= NN_PTR_CUDA;
-	if (rt->cfg.unpack != NN_UNPACK_NO) {
-		const char *why = NULL;
-
-		rt->unpack = nn_unpack_available(rt, &why);
-		/* CUDA frees of a comm an lcore dropped: NCCL's threads do them. */
-		if (rt->unpack && rt->unpack_gc == NULL)
-			rt->unpack_gc = rte_ring_create("nn_unpack_gc", 1024,
-				SOCKET_ID_ANY, RING_F_SC_DEQ);
-		if (!rt->unpack)
-			NN_WARN("%s: unpack = yes, but %s: NCCL gets no device-side unpack",
-				rt->cfg.path, why);
-		else
-			NN_INFO("device-side unpack offered (NCCL_NET_DEVICE_UNPACK 0x%x): "
-				"set NCCL_PROTO=Simple", NN_NET_UNPACK_VERSION);
-	}
+	rt->unpack = nn_unpack_choose(rt);
+	/* CUDA frees of a comm an lcore dropped: NCCL's threads do them. */
+	if (rt->unpack && rt->unpack_gc == NULL)
+		rt->unpack_gc = rte_ring_create("nn_unpack_gc", 1024,
+			SOCKET_ID_ANY, RING_F_SC_DEQ);
 }
 
 static int

@@ -513,7 +513,7 @@ rx_data(struct nn_flow *f, struct nn_req *r)
 	uint64_t fit = f->rx_fit, t = 0;
 	int64_t n;
 
-	if (f->rx_done < fit && r->comm->unpack != NULL)
+	if (f->rx_done < fit && r->unpack)
 		n = rx_take_unpack(f, r, f->rx_off + f->rx_done, fit - f->rx_done);
 	else if (f->rx_done < fit)
 		n = rx_take(f, dst_kind(f->s, r), dst_addr(r, f->rx_off + f->rx_done),

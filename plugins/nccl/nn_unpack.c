@@ -218,3 +218,113 @@ nn_unpack_meta(const struct nn_comm *c)
 {
 	return c->unpack != NULL ? c->unpack->meta : NULL;
 }
+
+/*
+ * Which receives NCCL's kernel unpacks. Only its Simple protocol does
+ * (src/device/prims_simple.h: loadRecvConn, waitPeer bumps the slot
+ * counter, ncclNetDeviceUnpack); LL and LL128 read their own buffer,
+ * flags and data together (prims_ll.h, prims_ll128.h name no unpack), so
+ * their receives must be written there, as without unpack, and take no
+ * slot, or the kernel's slot counter and the plugin's part ways.
+ * NCCL's receive side (src/transport/net.cc, recvProxyConnect; 2.28.9 and
+ * 2.30.7) registers one buffer per protocol right after accept, in
+ * protocol order LL, LL128, SIMPLE (one loop, p = 0..2, over the buffers
+ * it has: three for rings and trees, Simple alone or LL then Simple for
+ * shared p2p buffers), before any receive; each receive then names its
+ * protocol's buffer (mhandles[args->protocol]). So with 2 or 3 buffers
+ * registered before the first receive, all but the last are LL/LL128.
+ * Any other count is not NCCL's pattern (a harness): every receive is
+ * unpacked, as before.
+ */
+bool
+nn_unpack_wants(const struct nn_comm *c, const struct nn_mr *mr)
+{
+	uint8_t i;
+
+	if (c->nconn_mr < 2 || c->nconn_mr > NN_CONN_MRS)
+		return true;
+	for (i = 0; i + 1 < c->nconn_mr; i++)
+		if (c->conn_mr[i] == mr)
+			return false;
+	return true;
+}
+
+/*
+ * A registration after the comm's first receive is a user buffer
+ * (NCCL_LOCAL_REGISTER, graph registration: net.cc recvProxyRegBuffer).
+ * NCCL's kernel still bumps its slot counter for such receives but
+ * unpacks to the user buffer (or NULL for p2p), which the plugin's slots
+ * cannot follow: refuse it, and NCCL, whose registration then fails
+ * (handle NULL), uses its own buffers.
+ */
+bool
+nn_unpack_note_mr(struct nn_comm *c, struct nn_mr *mr)
+{
+	if (c->send || c->unpack == NULL)
+		return true;
+	if (c->recv_seen)
+		return false;
+	if (c->nconn_mr < NN_CONN_MRS)
+		c->conn_mr[c->nconn_mr] = mr;
+	if (c->nconn_mr <= NN_CONN_MRS)
+		c->nconn_mr++;
+	return true;
+}
+
+/* NCCL_PAT_ENABLE=0 in NCCL's environment (its default, 2, lets PAT run). */
+static bool
+nccl_pat_off(void)
+{
+	const char *v = getenv("NCCL_PAT_ENABLE");
+
+	return v != NULL && strtol(v, NULL, 0) == 0;
+}
+
+/*
+ * Offer NCCL's device-side unpack or not. NCCL itself only checks the
+ * version (src/plugin/net.cc ncclNetCheckDeviceVersion); what it does not
+ * do for the plugin: PAT (AllGather/ReduceScatter, 1 GPU per node) sets
+ * up its peers apart and never unpacks (src/device/prims_simple.h, PatMode
+ * returns before loadRecvConn), and tuning.cc would turn PAT off only for
+ * comm->netDeviceType, which nothing assigns (2.24.3 to 2.30.7). So auto
+ * offers unpack on a CUDA region only with NCCL_PAT_ENABLE=0; LL and
+ * LL128 need nothing: their receives are written in place
+ * (nn_unpack_wants()).
+ */
+bool
+nn_unpack_choose(const struct nn_rt *rt)
+{
+	const char *why = NULL;
+	bool ok = rt->cfg.unpack != NN_UNPACK_NO && nn_unpack_available(rt, &why);
+
+	switch (rt->cfg.unpack) {
+	case NN_UNPACK_NO:
+		return false;
+	case NN_UNPACK_AUTO:
+		if (!ok)
+			return false;   /* host or gpu_sim region: the gather */
+		if (!nccl_pat_off()) {
+			NN_INFO("device-side unpack available but not offered: NCCL's PAT "
+				"kernels never unpack and NCCL does not turn PAT off for it; "
+				"set NCCL_PAT_ENABLE=0 to get it (LL, LL128 and Simple all work)");
+			return false;
+		}
+		break;
+	default:
+		if (!ok) {
+			NN_WARN("%s: unpack = %s, but %s: NCCL gets no device-side unpack",
+				rt->cfg.path, rt->cfg.unpack == NN_UNPACK_YES ? "yes" :
+				"harness", why);
+			return false;
+		}
+		if (rt->gpu_cuda && !nccl_pat_off())
+			NN_WARN("device-side unpack offered while NCCL may run PAT (1 GPU "
+				"per node), whose kernels never unpack: set NCCL_PAT_ENABLE=0");
+		break;
+	}
+	NN_INFO("device-side unpack offered (NCCL_NET_DEVICE_UNPACK 0x%x): NCCL's "
+		"kernel unpacks Simple receives, LL/LL128 ones are written in place "
+		"(any NCCL_PROTO); buffers registered after a comm's first receive "
+		"are refused (NCCL uses its own)", NN_NET_UNPACK_VERSION);
+	return true;
+}

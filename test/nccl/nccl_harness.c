@@ -10,10 +10,13 @@
  * usage: nccl_harness PLUGIN CASE [VERSION]
  *   CASE: sizes | sizes-dev | sizes-unpack (NCCL_HARNESS_UNPACK=1: the harness
  *         plays NCCL's unpack kernel) | pipe (NCCL's 8-deep pipeline) | many |
+ *         protos (unpack: NCCL's LL, LL128 and Simple buffers per comm) |
  *         bidir | trunc | close | kill | loss |
  *         refused | stall | pattern (NCCL's request pattern; figures, and with
  *         NCCL_HARNESS_PATTERN_CHECK=1 a test) | bench (goodput, not a test)
- *   VERSION: v11 (default), v10 or v8: the symbol the harness takes
+ *   VERSION: v11 (default), v12, v10 or v8: the symbol the harness takes;
+ *            from v10 on, init gets a profiler callback and every isend and
+ *            irecv a phandle (nccl_netprof.c), whose events are checked
  * Environment: NCCL_HARNESS_CONFIG_A/B (configuration files),
  * NCCL_HARNESS_EAL_A/B (EAL lines), set by run_harness.sh.
  * Exit 0 when both processes passed; the parent reports which one failed.
@@ -38,6 +41,8 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "nccl_net.h"
+#include "nccl_netprof.h"
 #include "nn_abi.h"
 #include "nn_stats.h"
 
@@ -58,13 +63,21 @@
 struct unpack_comm {
 	void *comm;
 	struct nn_net_device_handle dh;
-	uint64_t recvs;          /* its receives so far: slot = recvs % 16 */
+	uint64_t recvs;          /* its Simple receives so far: slot = recvs % 16 */
+	/*
+	 * protos case: the connection's Simple buffer, registered after its
+	 * LL and LL128 ones as NCCL does; receives elsewhere are LL/LL128,
+	 * which NCCL's kernel reads in place (no slot). NULL: all Simple.
+	 */
+	uint8_t *simple;
+	size_t simple_len;
 };
 
 struct unpack_req {
 	void *req, *comm;
 	uint8_t *dst;            /* the receive buffer, as the plugin got it */
 	uint16_t slot;
+	bool direct;             /* LL/LL128: no slot, the plugin wrote dst */
 };
 
 struct unpack_buf {
@@ -78,6 +91,7 @@ struct unpack_state {
 	struct unpack_req reqs[UNPACK_REQS];
 	struct unpack_buf bufs[UNPACK_BUFS];
 	uint64_t entries, bytes; /* what the harness unpacked */
+	uint64_t direct;         /* LL/LL128 receives (protos case) */
 	/*
 	 * NCCL_HARNESS_UNPACK_LAG=k: irecvConsumed comes k receives late, as
 	 * NCCL's kernel consumes a step while later ones are in flight.
@@ -92,16 +106,6 @@ struct unpack_state {
 	 */
 	bool skip;
 	uint64_t nconsumed;
-};
-
-/* The plugin through one table, whatever version was taken. */
-struct net {
-	int version;
-	const struct nn_net_v8 *v8;
-	const struct nn_net_v10 *v10;
-	const struct nn_net_v11 *v11;
-	void *ctx;
-	struct unpack_state *up; /* NULL: NCCL does not unpack */
 };
 
 struct side {
@@ -176,64 +180,6 @@ now_s(void)
 
 /* ----------------------------------------------------- the plugin calls */
 
-static nn_result_t
-p_init(struct net *n)
-{
-	switch (n->version) {
-	case 8:
-		return n->v8->init(logger);
-	case 10:
-		return n->v10->init(logger, NULL);
-	default:
-		return n->v11->init(&n->ctx, 1, NULL, logger, NULL);
-	}
-}
-
-static nn_result_t
-p_props(struct net *n, struct nn_props_v11 *p)
-{
-	struct nn_props_v8 p8;
-
-	memset(p, 0, sizeof(*p));
-	switch (n->version) {
-	case 8:
-		if (n->v8->getProperties(0, &p8) != 0)
-			return nn_ncclInternalError;
-		p->name = p8.name;
-		p->pciPath = p8.pciPath;
-		p->ptrSupport = p8.ptrSupport;
-		p->speed = p8.speed;
-		p->maxRecvs = p8.maxRecvs;
-		p->maxComms = p8.maxComms;
-		p->netDeviceType = p8.netDeviceType;
-		p->netDeviceVersion = p8.netDeviceVersion;
-		return 0;
-	case 10:
-		return n->v10->getProperties(0, (struct nn_props_v10 *)p);
-	default:
-		return n->v11->getProperties(0, p);
-	}
-}
-
-static nn_result_t
-p_listen(struct net *n, void *h, void **l)
-{
-	if (n->version == 11)
-		return n->v11->listen(n->ctx, 0, h, l);
-	return n->version == 8 ? n->v8->listen(0, h, l) : n->v10->listen(0, h, l);
-}
-
-static nn_result_t
-p_connect(struct net *n, void *h, void **sc)
-{
-	void *dc = NULL;
-
-	if (n->version == 11)
-		return n->v11->connect(n->ctx, 0, h, sc, &dc);
-	return n->version == 8 ? n->v8->connect(0, h, sc, &dc) :
-		n->v10->connect(0, NULL, h, sc, &dc);
-}
-
 static struct unpack_comm *
 unpack_comm_of(struct unpack_state *u, void *comm)
 {
@@ -264,38 +210,10 @@ p_accept(struct net *n, void *l, void **rc)
 		dh = &uc->dh;
 		dc = dh;
 	}
-	r = n->version == 8 ? n->v8->accept(l, rc, &dc) :
-		n->version == 10 ? n->v10->accept(l, rc, &dc) :
-		n->v11->accept(l, rc, &dc);
+	r = net_accept(n, l, rc, &dc);
 	if (uc != NULL && r == nn_ncclSuccess && *rc != NULL)
 		uc->comm = *rc;
 	return r;
-}
-
-static nn_result_t
-p_regmr(struct net *n, void *c, void *d, size_t sz, int type, void **mh)
-{
-	return n->version == 8 ? n->v8->regMr(c, d, sz, type, mh) :
-		n->version == 10 ? n->v10->regMr(c, d, sz, type, mh) :
-		n->v11->regMr(c, d, sz, type, mh);
-}
-
-static nn_result_t
-p_deregmr(struct net *n, void *c, void *mh)
-{
-	return n->version == 8 ? n->v8->deregMr(c, mh) :
-		n->version == 10 ? n->v10->deregMr(c, mh) :
-		n->v11->deregMr(c, mh);
-}
-
-static nn_result_t
-p_isend(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
-	void **req)
-{
-	if (n->version == 8)
-		return n->v8->isend(c, d, (int)sz, tag, mh, req);
-	return n->version == 10 ? n->v10->isend(c, d, sz, tag, mh, NULL, req) :
-		n->v11->isend(c, d, sz, tag, mh, NULL, req);
 }
 
 static nn_result_t
@@ -305,35 +223,23 @@ p_irecv(struct net *n, void *c, void *d, size_t sz, int tag, void *mh,
 	struct unpack_comm *uc;
 	unsigned int i;
 	nn_result_t rc;
-	int isz = (int)sz;
 
-	if (n->version == 8)
-		rc = n->v8->irecv(c, 1, &d, &isz, &tag, &mh, req);
-	else
-		rc = n->version == 10 ?
-			n->v10->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req) :
-			n->v11->irecv(c, 1, &d, &sz, &tag, &mh, NULL, req);
+	rc = net_irecv(n, c, d, sz, tag, mh, req);
 	if (n->up == NULL || rc != nn_ncclSuccess || *req == NULL ||
 			(uc = unpack_comm_of(n->up, c)) == NULL)
 		return rc;
-	/* Receive k of the comm: slot k % 16, as NCCL's kernel counts. */
 	for (i = 0; i < UNPACK_REQS && n->up->reqs[i].req != NULL; i++)
 		;
 	if (i == UNPACK_REQS)
 		return nn_ncclInternalError;
-	n->up->reqs[i] = (struct unpack_req){ .req = *req, .comm = c, .dst = d,
-		.slot = (uint16_t)(uc->recvs++ % NN_UNPACK_DEPTH) };
+	n->up->reqs[i] = (struct unpack_req){ .req = *req, .comm = c, .dst = d };
+	/* Simple receive k of the comm: slot k % 16, as NCCL's kernel counts. */
+	if (uc->simple != NULL && ((uint8_t *)d < uc->simple ||
+			(uint8_t *)d >= uc->simple + uc->simple_len))
+		n->up->reqs[i].direct = true;
+	else
+		n->up->reqs[i].slot = (uint16_t)(uc->recvs++ % NN_UNPACK_DEPTH);
 	return rc;
-}
-
-static nn_result_t
-p_consumed(struct net *n, void *comm, void *req)
-{
-	nn_result_t (*fn)(void *, int, void *) = n->version == 8 ?
-		n->v8->irecvConsumed : n->version == 10 ?
-		n->v10->irecvConsumed : n->v11->irecvConsumed;
-
-	return fn != NULL ? fn(comm, 1, req) : nn_ncclInternalError;
 }
 
 static uint8_t *
@@ -404,7 +310,7 @@ unpack_consume_late(struct net *n, unsigned int keep)
 		 * waits behind it, which will name it (the last is named).
 		 */
 		if (!u->skip || (u->nconsumed++ & 1) || u->nlate == 1)
-			rc = p_consumed(n, u->late_comm[0], u->late_req[0]);
+			rc = net_consumed(n, u->late_comm[0], u->late_req[0]);
 		for (i = 1; i < u->nlate; i++) {
 			u->late_comm[i - 1] = u->late_comm[i];
 			u->late_req[i - 1] = u->late_req[i];
@@ -417,9 +323,7 @@ unpack_consume_late(struct net *n, unsigned int keep)
 static nn_result_t
 p_test(struct net *n, void *req, int *done, int *size)
 {
-	nn_result_t rc = n->version == 8 ? n->v8->test(req, done, size) :
-		n->version == 10 ? n->v10->test(req, done, size) :
-		n->v11->test(req, done, size);
+	nn_result_t rc = net_test(n, req, done, size);
 	unsigned int i;
 
 	if (n->up == NULL || rc != nn_ncclSuccess || !*done)
@@ -428,7 +332,10 @@ p_test(struct net *n, void *req, int *done, int *size)
 		if (n->up->reqs[i].req == req) {
 			struct unpack_state *u = n->up;
 
-			rc = unpack_run(n, &u->reqs[i]);
+			if (!u->reqs[i].direct)
+				rc = unpack_run(n, &u->reqs[i]);
+			else
+				u->direct++;
 			u->reqs[i].req = NULL;
 			if (rc != nn_ncclSuccess)
 				break;
@@ -438,29 +345,6 @@ p_test(struct net *n, void *req, int *done, int *size)
 			break;
 		}
 	return rc;
-}
-
-static nn_result_t
-p_close(struct net *n, void *c, int which)
-{
-	const struct nn_net_v8 *t8 = n->v8;
-
-	if (c == NULL)
-		return nn_ncclSuccess;  /* a listen comm closed after accept */
-	if (n->version == 10) {
-		const struct nn_net_v10 *t = n->v10;
-
-		return which == 0 ? t->closeSend(c) : which == 1 ?
-			t->closeRecv(c) : t->closeListen(c);
-	}
-	if (n->version == 11) {
-		const struct nn_net_v11 *t = n->v11;
-
-		return which == 0 ? t->closeSend(c) : which == 1 ?
-			t->closeRecv(c) : t->closeListen(c);
-	}
-	return which == 0 ? t8->closeSend(c) : which == 1 ?
-		t8->closeRecv(c) : t8->closeListen(c);
 }
 
 /* ------------------------------------------------------ peer messages */
@@ -505,8 +389,9 @@ struct buf {
 	void *mh;
 };
 
+/* A buffer of @p len bytes, host or gpu_sim, not registered. */
 static void
-buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
+buf_new_noreg(struct side *s, struct buf *b, size_t len, bool dev)
 {
 	size_t alloc = len ? len : 1;
 
@@ -526,7 +411,15 @@ buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
 		if (b->p == NULL)
 			FAIL(s, "malloc(%zu)", alloc);
 	}
-	if (p_regmr(&s->net, comm, b->p, alloc, dev ? NN_PTR_CUDA : NN_PTR_HOST,
+}
+
+static void
+buf_new(struct side *s, struct buf *b, size_t len, bool dev, void *comm)
+{
+	size_t alloc = len ? len : 1;
+
+	buf_new_noreg(s, b, len, dev);
+	if (net_regmr(&s->net, comm, b->p, alloc, dev ? NN_PTR_CUDA : NN_PTR_HOST,
 			&b->mh) != nn_ncclSuccess)
 		FAIL(s, "regMr(%zu bytes, %s) failed", alloc, dev ? "device" : "host");
 	if (s->net.up != NULL) {
@@ -548,7 +441,7 @@ buf_free(struct side *s, struct buf *b, void *comm)
 	for (i = 0; s->net.up != NULL && i < UNPACK_BUFS; i++)
 		if (s->net.up->bufs[i].p == b->p)
 			s->net.up->bufs[i].p = NULL;
-	p_deregmr(&s->net, comm, b->mh);
+	net_deregmr(&s->net, comm, b->mh);
 	if (b->dev) {
 		/* Device registrations stay cached in the plugin: keep the memory. */
 		rte_gpu_mem_cpu_unmap(s->gpu, b->p);
@@ -596,14 +489,7 @@ open_plugin(struct side *s, const char *path, const char *ver)
 	if (lib == NULL)
 		FAIL(s, "dlopen %s: %s", path, dlerror());
 	s->lib = lib;
-	s->net.version = atoi(ver + 1);
-	if (s->net.version == 8)
-		s->net.v8 = dlsym(lib, "ncclNetPlugin_v8");
-	else if (s->net.version == 10)
-		s->net.v10 = dlsym(lib, "ncclNetPlugin_v10");
-	else
-		s->net.v11 = dlsym(lib, "ncclNetPlugin_v11");
-	if (s->net.v8 == NULL && s->net.v10 == NULL && s->net.v11 == NULL)
+	if (net_open(&s->net, lib, atoi(ver + 1)) != 0)
 		FAIL(s, "no ncclNetPlugin_%s in %s", ver, path);
 }
 
@@ -614,7 +500,7 @@ connect_both(struct side *s)
 	double t0 = now_s();
 	nn_result_t rc;
 
-	if (p_listen(&s->net, mine, &s->lcomm) != nn_ncclSuccess)
+	if (net_listen(&s->net, mine, &s->lcomm) != nn_ncclSuccess)
 		FAIL(s, "listen failed");
 	xsend(s, mine, sizeof(mine));
 	xrecv(s, peer, sizeof(peer));
@@ -622,7 +508,7 @@ connect_both(struct side *s)
 	s->scomm = s->rcomm = NULL;
 	while (s->scomm == NULL || s->rcomm == NULL) {
 		if (s->scomm == NULL) {
-			rc = p_connect(&s->net, peer, &s->scomm);
+			rc = net_connect(&s->net, peer, &s->scomm);
 			if (rc != nn_ncclSuccess)
 				FAIL(s, "connect failed (%d)", rc);
 		}
@@ -640,7 +526,7 @@ connect_both(struct side *s)
 	 * accepted, while the comms carry traffic (a stack that stops
 	 * listening must not move the flows of the stacks that stay).
 	 */
-	if (p_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
+	if (net_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
 		FAIL(s, "closeListen failed");
 	s->lcomm = NULL;
 }
@@ -666,7 +552,7 @@ post_send(struct side *s, void *comm, struct buf *b, size_t len, int tag,
 {
 	*req = NULL;
 	while (*req == NULL)
-		if (p_isend(&s->net, comm, b->p, len, tag, b->mh, req) != nn_ncclSuccess)
+		if (net_isend(&s->net, comm, b->p, len, tag, b->mh, req) != nn_ncclSuccess)
 			FAIL(s, "isend(%zu) failed", len);
 }
 
@@ -934,9 +820,9 @@ case_close(struct side *s)
 
 	for (round = 0; round < 3; round++) {
 		case_sizes(s, false, true, 65537);
-		if (p_close(&s->net, s->scomm, 0) != nn_ncclSuccess ||
-				p_close(&s->net, s->rcomm, 1) != nn_ncclSuccess ||
-				p_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
+		if (net_close(&s->net, s->scomm, 0) != nn_ncclSuccess ||
+				net_close(&s->net, s->rcomm, 1) != nn_ncclSuccess ||
+				net_close(&s->net, s->lcomm, 2) != nn_ncclSuccess)
 			FAIL(s, "close calls failed");
 		barrier(s);
 		if (round < 2)
@@ -949,9 +835,9 @@ case_close(struct side *s)
 		post_send(s, s->scomm, &sb, 1 * MIB, 1, &sr);
 	usleep(300000);
 	barrier(s);
-	p_close(&s->net, s->scomm, 0);
-	p_close(&s->net, s->rcomm, 1);
-	p_close(&s->net, s->lcomm, 2);
+	net_close(&s->net, s->scomm, 0);
+	net_close(&s->net, s->rcomm, 1);
+	net_close(&s->net, s->lcomm, 2);
 	barrier(s);
 	/*
 	 * The software NIC keeps a receive stash of up to 64 payload buffers
@@ -1025,7 +911,7 @@ case_refused(struct side *s)
 		h = (void *)handle;   /* the plugin's handle: magic, ipv4, port */
 		h->port += 1000;
 		while (rc == nn_ncclSuccess && sc == NULL && now_s() - t0 < 30) {
-			rc = p_connect(&s->net, handle, &sc);
+			rc = net_connect(&s->net, handle, &sc);
 			usleep(100);
 		}
 		if (rc != nn_ncclRemoteError || sc != NULL)
@@ -1402,16 +1288,16 @@ case_finalize(struct side *s)
 {
 	double t0;
 
-	if (s->net.version != 11)
-		FAIL(s, "finalize: v11 only");
+	if (s->net.version < 11)
+		FAIL(s, "finalize: v11 and later only");
 	case_sizes(s, true, true, 1 * MIB);
-	p_close(&s->net, s->scomm, 0);
-	p_close(&s->net, s->rcomm, 1);
-	p_close(&s->net, s->lcomm, 2);
+	net_close(&s->net, s->scomm, 0);
+	net_close(&s->net, s->rcomm, 1);
+	net_close(&s->net, s->lcomm, 2);
 	barrier(s);
 	if (!workers_in(RUNNING))
 		FAIL(s, "finalize: the stack lcores were not running before finalize");
-	if (s->net.v11->finalize(s->net.ctx) != nn_ncclSuccess)
+	if (net_finalize(&s->net) != nn_ncclSuccess)
 		FAIL(s, "finalize failed");
 	if (!workers_in(WAIT))
 		FAIL(s, "finalize: a stack lcore still runs after the last finalize");
@@ -1427,7 +1313,7 @@ case_finalize(struct side *s)
 		FAIL(s, "finalize: %u loop profile reports of stack 0 with polls, want 1",
 			profile_reports);
 	barrier(s);
-	if (p_init(&s->net) != nn_ncclSuccess)
+	if (net_init(&s->net, logger) != nn_ncclSuccess)
 		FAIL(s, "init after finalize failed");
 	for (t0 = now_s(); !workers_in(RUNNING); usleep(1000))
 		if (now_s() - t0 > 5)
@@ -1436,6 +1322,82 @@ case_finalize(struct side *s)
 	case_sizes(s, true, true, 1 * MIB);
 }
 
+
+/*
+ * NCCL's three buffers on each receive comm (NCCL_HARNESS_UNPACK=1): LL,
+ * LL128 and Simple registered in that order before the first receive, as
+ * NCCL's recvProxyConnect does, then receives of all three protocols,
+ * both ways. NCCL's kernel unpacks Simple receives only: LL and LL128
+ * ones must land in their buffer (checked without any unpack) and take no
+ * slot (else the next Simple receive reads the wrong slot and its bytes
+ * fail the check). A user-buffer registration after the first receive
+ * must be refused (NCCL then uses its own buffers).
+ */
+static void
+case_protos(struct side *s)
+{
+	static const size_t sz[] = { 1000, 65537, 0, 1 * MIB + 3, 4096, 300000,
+		2 * MIB, 77, 512 * 1024 };
+	static const char *const pname[3] = { "LL", "LL128", "Simple" };
+	const unsigned int n = sizeof(sz) / sizeof(sz[0]);
+	struct buf sb, rb[3], ub;
+	struct unpack_comm *uc;
+	unsigned int i, simple = 0;
+
+	if (s->net.up == NULL)
+		FAIL(s, "protos: needs NCCL_HARNESS_UNPACK=1");
+	buf_new(s, &sb, 4 * MIB, true, s->scomm);
+	for (i = 0; i < 3; i++)
+		buf_new(s, &rb[i], 4 * MIB + 8192, true, s->rcomm);
+	uc = unpack_comm_of(s->net.up, s->rcomm);
+	if (uc == NULL)
+		FAIL(s, "protos: the receive comm has no device handle");
+	uc->simple = rb[2].p;
+	uc->simple_len = rb[2].len;
+	for (i = 0; i < 3 * n; i++) {
+		size_t len = sz[i % n];
+		unsigned int pr = (i * 7 / 3) % 3;
+		uint32_t seed = (uint32_t)(i * 31 + s->role * 5 + 3);
+		uint32_t pseed = (uint32_t)(i * 31 + (1 - s->role) * 5 + 3);
+		void *sr = NULL, *rr = NULL;
+		int got = -1;
+
+		memset(rb[pr].cpu, 0xee, len + 16);
+		post_recv(s, s->rcomm, &rb[pr], len + 4096, (int)i, &rr);
+		if (i == 0) {
+			void *mh = NULL;
+
+			buf_new_noreg(s, &ub, 4096, true);
+			if (net_regmr(&s->net, s->rcomm, ub.p, 4096, NN_PTR_CUDA, &mh) ==
+					nn_ncclSuccess)
+				FAIL(s, "protos: a registration after the first receive "
+					"was accepted on an unpack comm");
+		}
+		fill(&sb, len, seed);
+		post_send(s, s->scomm, &sb, len, (int)i, &sr);
+		if (wait_req(s, sr, NULL) != nn_ncclSuccess)
+			FAIL(s, "protos: send of %zu bytes failed", len);
+		if (wait_req(s, rr, &got) != nn_ncclSuccess || got != (int)len)
+			FAIL(s, "protos: %s receive of %zu bytes failed (%d)", pname[pr],
+				len, got);
+		check(s, &rb[pr], len, pseed, pname[pr]);
+		if (rb[pr].cpu[len] != 0xee)
+			FAIL(s, "protos: byte past the %zu-byte %s message overwritten",
+				len, pname[pr]);
+		simple += pr == 2;
+		barrier(s);
+	}
+	if (s->net.up->direct != 3 * n - simple || s->net.up->entries == 0)
+		FAIL(s, "protos: %" PRIu64 " LL/LL128 receives seen, %" PRIu64
+			" entries unpacked (want %u, some)", s->net.up->direct,
+			s->net.up->entries, 3 * n - simple);
+	printf("%s: %u receives both ways: %u Simple unpacked (%" PRIu64
+		" entries), %" PRIu64 " LL/LL128 written in place\n", s->name, 3 * n,
+		simple, s->net.up->entries, s->net.up->direct);
+	buf_free(s, &sb, s->scomm);
+	for (i = 0; i < 3; i++)
+		buf_free(s, &rb[i], s->rcomm);
+}
 
 /*
  * NCCL's pipeline: 8 receives in flight per direction (NCCL_STEPS), each
@@ -1494,7 +1456,7 @@ case_pipe(struct side *s)
 
 /* NCCL_HARNESS_UNPACK=1: the plugin must offer unpack; the harness plays NCCL's kernel. */
 static void
-unpack_start(struct side *s, const struct nn_props_v11 *p)
+unpack_start(struct side *s, const struct nn_props_v12 *p)
 {
 	static struct unpack_state up;
 	void *(*region_cpu)(void);
@@ -1528,13 +1490,37 @@ unpack_report(struct side *s)
 		FAIL(s, "unpack: no receive went through the unpack entries");
 }
 
+/*
+ * The profiler events of the whole case: from v10 on, every request posted
+ * started some and (test() checked each one as it ended) no event stays
+ * open, except where the case leaves requests unfinished.
+ */
+static void
+netprof_report(struct side *s, const char *cas)
+{
+	uint64_t reqs, starts, stops;
+
+	netprof_totals(&reqs, &starts, &stops);
+	printf("%s: profiler: %" PRIu64 " requests posted with a phandle, %" PRIu64
+		" events started, %" PRIu64 " stopped\n", s->name, reqs, starts, stops);
+	if (s->net.version < 10)
+		return;
+	if (starts < reqs)
+		FAIL(s, "profiler: %" PRIu64 " events for %" PRIu64 " requests (want "
+			"at least one each)", starts, reqs);
+	/* kill: B dies with its events open. */
+	if (starts != stops && strcmp(cas, "kill") != 0)
+		FAIL(s, "profiler: %" PRIu64 " events started, %" PRIu64 " stopped",
+			starts, stops);
+}
+
 static void
 child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 {
 	struct side s = { .role = role, .sock = sock, .name = role ? "B" : "A" };
 	char key[32];
 	const char *v;
-	struct nn_props_v11 p;
+	struct nn_props_v12 p;
 
 	snprintf(key, sizeof(key), "NCCL_HARNESS_CONFIG_%c", 'A' + role);
 	if ((v = getenv(key)) == NULL)
@@ -1544,11 +1530,16 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 	if ((v = getenv(key)) != NULL)
 		setenv("DEVTCP_NCCL_EAL", v, 1);
 	open_plugin(&s, plugin, ver);
-	if (p_init(&s.net) != nn_ncclSuccess)
+	if (net_init(&s.net, logger) != nn_ncclSuccess)
 		FAIL(&s, "init failed");
-	if (p_props(&s.net, &p) != nn_ncclSuccess || p.name == NULL ||
+	if (net_props(&s.net, &p) != nn_ncclSuccess || p.name == NULL ||
 			!(p.ptrSupport & NN_PTR_HOST) || p.maxRecvs != 1 || p.speed <= 0)
 		FAIL(&s, "getProperties: bad properties");
+	/* v12: no [nccl] rail or plane in the harness's files: undefined. */
+	if (p.railId != NN_NET_ID_UNDEF || p.planeId != NN_NET_ID_UNDEF ||
+			(s.net.version >= 10 && (p.vProps.ndevs != 1 || p.vProps.devs[0] != 0)))
+		FAIL(&s, "getProperties: rail %d plane %d, %d virtual device(s) (want "
+			"-1, -1, device 0 alone)", p.railId, p.planeId, p.vProps.ndevs);
 	printf("%s: %s plugin %s, ptrSupport 0x%x, speed %d, pciPath %s\n", s.name,
 		ver, p.name, p.ptrSupport, p.speed, p.pciPath ? p.pciPath : "(none)");
 	s.gpu = 0;
@@ -1590,6 +1581,8 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 		case_finalize(&s);
 	else if (strcmp(cas, "pipe") == 0)
 		case_pipe(&s);
+	else if (strcmp(cas, "protos") == 0)
+		case_protos(&s);
 	else if (strcmp(cas, "sizes-unpack") == 0) {
 		/* NCCL posts at most 4 MiB per receive in unpack mode. */
 		case_sizes(&s, true, true, 2 * MIB);
@@ -1598,10 +1591,11 @@ child(int role, int sock, const char *plugin, const char *cas, const char *ver)
 	else
 		FAIL(&s, "unknown case %s", cas);
 	unpack_report(&s);
+	netprof_report(&s, cas);
 	if (strcmp(cas, "close") != 0) {
-		p_close(&s.net, s.scomm, 0);
-		p_close(&s.net, s.rcomm, 1);
-		p_close(&s.net, s.lcomm, 2);
+		net_close(&s.net, s.scomm, 0);
+		net_close(&s.net, s.rcomm, 1);
+		net_close(&s.net, s.lcomm, 2);
 		if (strcmp(cas, "kill") != 0)
 			barrier(&s);
 	}
@@ -1625,7 +1619,7 @@ main(int argc, char **argv)
 	pid_t pid[2];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s PLUGIN CASE [v8|v10|v11]\n", argv[0]);
+		fprintf(stderr, "usage: %s PLUGIN CASE [v8|v10|v11|v12]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -106,10 +106,14 @@ fi
 conf A 10.88.0.1
 conf B 10.88.0.2
 dev() { echo "--vdev=net_hsplit0,iface=$1${extra:+,$extra}"; }
+# Anonymous memory by default: two processes of 512 MB would take every
+# one of a shared machine's 512 hugepages (NCCL_HARNESS_HUGE=1: hugepages).
+mem="--no-huge -m 1024"
+[ "${NCCL_HARNESS_HUGE:-0}" = 1 ] && mem="--in-memory -m 512"
 # Each process's stack lcore on its own CPU (2-core CI machines).
 export NCCL_HARNESS_CONFIG_A="$tmp/A.ini" NCCL_HARNESS_CONFIG_B="$tmp/B.ini"
-export NCCL_HARNESS_EAL_A="$lc_a --in-memory --file-prefix nccl_a_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$a") --vdev=gpu_sim0,size=512M${NCCL_HARNESS_GPU_ARGS:+,$NCCL_HARNESS_GPU_ARGS}"
-export NCCL_HARNESS_EAL_B="$lc_b --in-memory --file-prefix nccl_b_$$ --no-pci -m 512 --log-level=lib.eal:warning $(dev "$b") --vdev=gpu_sim0,size=512M${NCCL_HARNESS_GPU_ARGS:+,$NCCL_HARNESS_GPU_ARGS}"
+export NCCL_HARNESS_EAL_A="$lc_a $mem --file-prefix nccl_a_$$ --no-pci --log-level=lib.eal:warning $(dev "$a") --vdev=gpu_sim0,size=512M${NCCL_HARNESS_GPU_ARGS:+,$NCCL_HARNESS_GPU_ARGS}"
+export NCCL_HARNESS_EAL_B="$lc_b $mem --file-prefix nccl_b_$$ --no-pci --log-level=lib.eal:warning $(dev "$b") --vdev=gpu_sim0,size=512M${NCCL_HARNESS_GPU_ARGS:+,$NCCL_HARNESS_GPU_ARGS}"
 
 "$harness" "$plugin" "$case" "$ver" &
 child=$!

@@ -81,9 +81,17 @@ test_errors(void)
 	DT_CHECK(load_text("[nccl]\ncuda_batch = yes\n", &c, err, sizeof(err)) == 0);
 	DT_CHECK(c.cuda_batch);
 	DT_CHECK(load_text("[nccl]\nunpack = maybe\n", &c, err, sizeof(err)) != 0);
-	DT_CHECK(strstr(err, "no, yes or harness") != NULL);
+	DT_CHECK(strstr(err, "no, yes, harness or auto") != NULL);
 	DT_CHECK(load_text("[nccl]\nunpack = harness\n", &c, err, sizeof(err)) == 0);
 	DT_CHECK_EQ(c.unpack, NN_UNPACK_HARNESS);
+	/* Defaults: unpack when NCCL allows it; no rail or plane (v12). */
+	DT_CHECK(load_text("[nccl]\n", &c, err, sizeof(err)) == 0);
+	DT_CHECK_EQ(c.unpack, NN_UNPACK_AUTO);
+	DT_CHECK_EQ(c.rail, NN_CFG_ID_UNSET);
+	DT_CHECK(load_text("[nccl]\nrail = 3\nplane = 1\n", &c, err, sizeof(err)) == 0);
+	DT_CHECK_EQ(c.rail, 3);
+	DT_CHECK_EQ(c.plane, 1);
+	DT_CHECK(load_text("[nccl]\nrail = 40000\n", &c, err, sizeof(err)) != 0);
 	err[0] = '\0';
 	DT_CHECK(load_text("[nccl]\nsend_engine = per_buffer\n", &c, err,
 		sizeof(err)) == 0);

@@ -390,6 +390,7 @@ test_unpack_entries(void)
 	put_hdr(&dev[1][100], 4096);
 	post_recv(&r0, dst0, 4096);
 	r0.uslot = 3;
+	r0.unpack = true;
 	r0.seq = 0;
 	deliver(&dev[1][100], NN_WIRE_LEN + 4096, 7);
 	cuda_before = cuda_ch.head.next_ticket;
@@ -468,6 +469,8 @@ test_unpack_comms_independent(void)
 	put_hdr(&dev[1][0], 1024);
 	post_recv(&ra, dst0, 1024);
 	ra.seq = 0;
+	ra.unpack = true;
+	rb.unpack = true;
 	rb.comm = &comm2;
 	rb.data = (uintptr_t)dst1;
 	rb.size = 1024;
@@ -540,6 +543,7 @@ test_unpack_overflow(void)
 		dev[0][64 + i * 2] = (uint8_t)(i * 13 + 1);
 	post_recv(&r0, dst, N);
 	r0.uslot = 5;
+	r0.unpack = true;
 	deliver(&dev[0][0], NN_WIRE_LEN, 1);
 	for (i = 0; i < N; i++)
 		deliver(&dev[0][64 + i * 2], 1, 100 + (uint64_t)i);
