@@ -29,7 +29,9 @@
 #   devtcp's own, as a control),
 #   HSPLIT_ARGS (devargs added to the net_hsplit vdev, e.g.
 #   iface_rx_sockets=1 for the single RX socket of before),
-#   UNPACK (no; yes: [nccl] unpack = yes, NCCL's kernel copies received
+#   UNPACK (no; auto: the plugin's default, unpack only where NCCL's
+#   environment allows it (NCCL_EXTRA="NCCL_PAT_ENABLE=0"), NCCL's
+#   settings left alone; yes: [nccl] unpack = yes, NCCL's kernel copies received
 #   chunks out of the payload region; both variants then run with
 #   NCCL_PAT_ENABLE=0 NCCL_GRAPH_REGISTER=0 NCCL_LOCAL_REGISTER=0 --
 #   docs/nccl.md; NCCL's default protocols unless UNPACK_PROTO, e.g.
@@ -57,7 +59,7 @@ GDR=${GDR:-1} RUN_TIMEOUT=${RUN_TIMEOUT:-0} WINDOW=${WINDOW:-4M} RING=${RING:-32
 OFFLOADS=${OFFLOADS:-off}
 STACKS=${STACKS:-1} WIRE_BUFS=${WIRE_BUFS:-16384} CUDA_BATCH=${CUDA_BATCH:-no}
 UNPACK=${UNPACK:-no}
-case "$UNPACK" in yes|no) ;; *) echo "h200-nccl: UNPACK=$UNPACK: give yes or no" >&2; exit 1 ;; esac
+case "$UNPACK" in yes|no|auto) ;; *) echo "h200-nccl: UNPACK=$UNPACK: give yes, no or auto" >&2; exit 1 ;; esac
 case "$CUDA_BATCH" in
 yes) ;;
 no) case ",${GPU_ARGS:-}," in *,copy_mode=*) ;; *) GPU_ARGS=${GPU_ARGS:+$GPU_ARGS,}copy_mode=staged_per_copy,stage_max=16384 ;; esac ;;
