@@ -265,7 +265,16 @@ struct bench_run {
 	struct bench_result res;
 };
 
+/* bench_modes.c: a leaf every mode file and the report may call. */
+#define BENCH_MODE_F_TCP    (1u << 0) /* over lib/dp stacks */
+#define BENCH_MODE_F_CONNS  (1u << 1) /* connection scale: many small exchanges */
+#define BENCH_MODE_F_SENDER (1u << 2) /* raw frames sent from a second lcore */
 const char *bench_mode_name(enum bench_mode m);
+uint32_t bench_mode_flags(enum bench_mode m);
+/* The mode named @p s into @p m; 0, or -EINVAL. */
+int bench_mode_parse(const char *s, enum bench_mode *m);
+/* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
+uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
 
 /* bench_l2.c */
 int bench_build_frames(struct bench_run *run);
@@ -370,15 +379,10 @@ void bench_tcp_report_drops(enum bench_mode mode, bool server, unsigned int q,
  */
 int bench_conns_run(const struct bench_tcp_env *env, enum bench_mode mode,
 	uint16_t server_stacks, struct bench_result *res);
-/* Whether a cps/hold run is clean; says why not on stderr. */
-bool bench_conns_ok(const struct bench_result *r);
 /* The connection-scale table of the cps/hold runs among @p res. */
 void bench_print_conns(const struct bench_result *res, int n);
 /* A cps/hold run's "conns_scale" object (docs/bench-json.md) into @p f. */
 void bench_write_json_conns(FILE *f, const struct bench_result *r);
-
-/* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
-uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
 
 /* bench_sample.c */
 /*
@@ -479,15 +483,56 @@ void bench_set_line_rate(const struct bench_opts *o, struct bench_result *res,
 static inline bool
 bench_mode_is_conns(enum bench_mode m)
 {
-	return m == BENCH_MODE_CPS || m == BENCH_MODE_HOLD;
+	return (bench_mode_flags(m) & BENCH_MODE_F_CONNS) != 0;
 }
 
 /* Over lib/dp stacks: the streams and connection scale. */
 static inline bool
 bench_mode_is_tcp(enum bench_mode m)
 {
-	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY ||
-		bench_mode_is_conns(m);
+	return (bench_mode_flags(m) & BENCH_MODE_F_TCP) != 0;
 }
+
+/* What the raw-frame modes run with (bench_raw.c). */
+struct bench_raw_env {
+	const struct bench_opts *opts;
+	struct bench_run *run;          /* frames, verifier, copy engine, result */
+	struct rte_mempool *hdr_pool;   /* raw-split: header segments */
+	struct rte_mempool *whole_pool; /* whole frames */
+	struct dt_devmem_region *region; /* raw-split: payload */
+	unsigned int tx_lcore;          /* the sender */
+	volatile sig_atomic_t *quit;    /* SIGINT/SIGTERM */
+};
+
+/* What every mode's run is handed: set up once by bench_main.c. */
+struct bench_env {
+	struct bench_tcp_env tcp;       /* split, copy, cps, hold */
+	struct bench_raw_env raw;       /* raw, raw-split, bounce, ceiling */
+};
+
+/*
+ * A mode as bench_main.c runs it (the style of testpmd's struct
+ * fwd_engine): each is defined beside the code that runs it.
+ */
+struct bench_mode_ops {
+	/*
+	 * One run into @p res (zeroed, mode and tsc_hz set) with
+	 * @p server_stacks server stacks (0: from the lcores; TCP modes only).
+	 * 0, or a negative errno.
+	 */
+	int (*run)(struct bench_env *env, enum bench_mode mode,
+		uint16_t server_stacks, struct bench_result *res);
+	/* Raw-frame modes: receive until @p deadline_tsc (or --frames). */
+	void (*poll)(struct bench_run *run, uint64_t deadline_tsc);
+	/* Whether the run's own figures are clean; says why not (NULL: no check). */
+	bool (*ok)(const struct bench_opts *o, const struct bench_result *r);
+};
+/* bench_tcp.c */
+extern const struct bench_mode_ops bench_mode_split, bench_mode_copy;
+/* bench_conns.c */
+extern const struct bench_mode_ops bench_mode_cps, bench_mode_hold;
+/* bench_raw.c */
+extern const struct bench_mode_ops bench_mode_raw, bench_mode_raw_split,
+	bench_mode_bounce, bench_mode_ceiling;
 
 #endif /* BENCH_H */

@@ -998,13 +998,15 @@ out:
 	return r;
 }
 
-bool
-bench_conns_ok(const struct bench_result *r)
+/* Whether a cps/hold run is clean; says why not on stderr. */
+static bool
+conns_ok(const struct bench_opts *o, const struct bench_result *r)
 {
 	const struct bench_conns_result *cr = &r->cr;
 	const char *m = bench_mode_name(r->mode);
 	bool ok = true;
 
+	RTE_SET_USED(o);
 	if (r->conns == 0 || r->conns_done != r->conns || cr->failed != 0 ||
 			cr->bad_bytes != 0 || r->tcp_errors != 0 ||
 			r->events_overflow != 0) {
@@ -1024,3 +1026,17 @@ bench_conns_ok(const struct bench_result *r)
 	}
 	return ok;
 }
+
+static int
+conns_mode_run(struct bench_env *env, enum bench_mode mode,
+	uint16_t server_stacks, struct bench_result *res)
+{
+	return bench_conns_run(&env->tcp, mode, server_stacks, res);
+}
+
+const struct bench_mode_ops bench_mode_cps = {
+	.run = conns_mode_run, .ok = conns_ok,
+};
+const struct bench_mode_ops bench_mode_hold = {
+	.run = conns_mode_run, .ok = conns_ok,
+};

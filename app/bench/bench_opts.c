@@ -94,19 +94,6 @@ bench_usage(const char *prog)
 }
 
 static int
-parse_mode(const char *s, enum bench_mode *m)
-{
-	int i;
-
-	for (i = 0; i < BENCH_MODE_MAX; i++)
-		if (strcmp(s, bench_mode_name((enum bench_mode)i)) == 0) {
-			*m = (enum bench_mode)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-static int
 parse_modes(const char *list, struct bench_opts *o)
 {
 	char buf[256], *tok, *save = NULL;
@@ -119,7 +106,7 @@ parse_modes(const char *list, struct bench_opts *o)
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 			tok = strtok_r(NULL, ",", &save)) {
 		if (o->nb_modes == BENCH_MODE_MAX ||
-				parse_mode(tok, &o->modes[o->nb_modes]) != 0)
+				bench_mode_parse(tok, &o->modes[o->nb_modes]) != 0)
 			return -EINVAL;
 		for (i = 0; i < o->nb_modes; i++)
 			if (o->modes[i] == o->modes[o->nb_modes])
@@ -274,7 +261,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		switch (c) {
 		case 'm':
 			o->nb_modes = 1;
-			if (parse_mode(optarg, &o->modes[0]) != 0)
+			if (bench_mode_parse(optarg, &o->modes[0]) != 0)
 				return fprintf(stderr, "devtcp-bench: unknown --mode '%s' (split, copy, raw, raw-split, bounce, ceiling, cps, hold)\n",
 					optarg), -EINVAL;
 			break;

@@ -1132,3 +1132,39 @@ out:
 	free(run);
 	return r;
 }
+
+/* Whether a stream run delivered everything and closed; says why not on stderr. */
+static bool
+tcp_ok(const struct bench_opts *o, const struct bench_result *r)
+{
+	const char *m = bench_mode_name(r->mode);
+	bool ok = true;
+
+	if (r->conns_done != r->conns || r->tcp_errors != 0 ||
+			r->events_overflow != 0) {
+		fprintf(stderr, "devtcp-bench: %s: %u of %u connections delivered everything and closed; %"
+			PRIu64 " connection errors, %" PRIu64 " event overflows\n",
+			m, r->conns_done, r->conns, r->tcp_errors, r->events_overflow);
+		ok = false;
+	}
+	if (o->bytes != 0 && r->payload_bytes != o->bytes * r->conns) {
+		fprintf(stderr, "devtcp-bench: %s: delivered %" PRIu64 " of %" PRIu64 " bytes\n",
+			m, r->payload_bytes, o->bytes * r->conns);
+		ok = false;
+	}
+	return ok;
+}
+
+static int
+tcp_mode_run(struct bench_env *env, enum bench_mode mode,
+	uint16_t server_stacks, struct bench_result *res)
+{
+	return bench_tcp_run(&env->tcp, mode, server_stacks, res);
+}
+
+const struct bench_mode_ops bench_mode_split = {
+	.run = tcp_mode_run, .ok = tcp_ok,
+};
+const struct bench_mode_ops bench_mode_copy = {
+	.run = tcp_mode_run, .ok = tcp_ok,
+};
