@@ -65,6 +65,7 @@ enum bench_mode {
 struct bench_opts {
 	enum bench_mode modes[BENCH_MODE_MAX]; /* run back to back, in order */
 	unsigned int nb_modes;
+	bool modes_set;          /* --mode, --modes or --compare given */
 	double duration;         /* seconds per run (--bytes: the time limit) */
 	bool duration_set;
 	uint64_t frames;         /* stop after this many received (0: duration) */
@@ -452,11 +453,17 @@ int bench_opts_parse(int argc, char **argv, struct bench_opts *o);
 /* Whether a mode of the run is a TCP one. */
 bool bench_has_tcp_mode(const struct bench_opts *o);
 
-/* bench_args.c: the options of the key table (--stacks, --plot) */
+/* bench_args.c: every option after "--", one key table */
 struct option;
-/* Append the table's options to @p lo (room for @p cap), val = @p base + index. */
-int bench_args_options(struct option *lo, int n, int cap, int base);
-/* Parse the value of table option @p idx; 0, or -EINVAL (message printed). */
+/*
+ * The table's options into @p lo (room for @p cap, a terminator included),
+ * val = the option's index; their count, or -ENOSPC.
+ */
+int bench_args_options(struct option *lo, int cap);
+/*
+ * Parse table option @p idx with value @p arg (NULL: none) into @p o;
+ * 0, 1 for --help, or -EINVAL (message printed).
+ */
 int bench_args_parse(int idx, const char *arg, struct bench_opts *o);
 /* Help lines of the table's options. */
 void bench_args_usage(FILE *f);
