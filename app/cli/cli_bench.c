@@ -142,7 +142,7 @@ static void
 bench_start_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct bench_start_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	struct cli_bench *b = &ctx->bench;
 	uint16_t src = r->src, dst = r->dst;
 	const char *expect, *why;
@@ -254,7 +254,7 @@ static void
 bench_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct bench_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	unsigned int i;
 
 	RTE_SET_USED(data);

@@ -39,8 +39,6 @@ RTE_LOG_REGISTER(cli_logtype, devtcp.cli, INFO);
 #define CLI_SETTLE_US 2000
 #define CLI_SETTLE_MAX_US 50000
 
-/* cmdline callbacks carry no application pointer: the one context is here. */
-static struct cli_ctx *cli_the_ctx;
 /* Set by SIGINT/SIGTERM: the only state the handler touches. */
 static volatile sig_atomic_t cli_signal;
 
@@ -71,18 +69,6 @@ cli_interrupted(void)
 	return cli_signal != 0;
 }
 
-struct cli_ctx *
-cli_ctx(void)
-{
-	return cli_the_ctx;
-}
-
-void
-cli_ctx_set(struct cli_ctx *ctx)
-{
-	cli_the_ctx = ctx;
-}
-
 void
 cli_fail(struct cmdline *cl, const char *fmt, ...)
 {
@@ -93,7 +79,7 @@ cli_fail(struct cmdline *cl, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cmdline_printf(cl, "error: %s\n", buf);
-	cli_the_ctx->errors++;
+	cli_ctx_get()->errors++;
 }
 
 bool
@@ -167,7 +153,7 @@ struct quit_res {
 static void
 quit_cb(void *res, struct cmdline *cl, void *data)
 {
-	cli_ctx()->quit = true;
+	cli_ctx_get()->quit = true;
 	cmdline_quit(cl);
 }
 
@@ -477,6 +463,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
+	ctx.bench_conn_event = cli_bench_conn_event;
 	cli_ctx_set(&ctx);
 	on_signals();
 	interactive = o.cmdfile == NULL && o.nb_cmds == 0 && isatty(STDIN_FILENO);
