@@ -381,7 +381,7 @@ lcore_entry(void *arg)
 			fprintf(stderr, "devtcp-bench: cannot open a copy channel: %s\n",
 				rte_strerror(rte_errno));
 			run->abort = true;
-			return -1;
+			return rte_errno != 0 ? -rte_errno : -EIO;
 		}
 	}
 	return lcore_loop(l);

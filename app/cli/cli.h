@@ -234,9 +234,13 @@ void cli_poll_for(struct cli_ctx *ctx, unsigned int ms);
 bool cli_busy(const struct cli_ctx *ctx, char *why, size_t len);
 /* New console connection on @p port for stack connection @p conn. */
 struct cli_conn *cli_conn_new(struct cli_ctx *ctx, uint16_t port, uint64_t conn);
-/* Queue a send request of @p bytes; pushes what the stack takes now. */
+/*
+ * Queue a send request of @p bytes; pushes what the stack takes now.
+ * 0, or a negative errno with the reason in @p err.
+ */
+struct dt_app_error;
 int cli_conn_send(struct cli_ctx *ctx, struct cli_conn *c, uint64_t bytes,
-	bool device, const char **why);
+	bool device, struct dt_app_error *err);
 /* Queue what the connection's requests and the port's free slots allow. */
 void cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c);
 /* Listen on @p tcp_port on @p port's stack (remembered across re-creates). */

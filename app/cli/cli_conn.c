@@ -33,6 +33,7 @@
 #include <rte_memory.h>
 
 #include "cli.h"
+#include "dt_app_error.h"
 #include "dt_app_value.h"
 #include "dt_devmem.h"
 #include "dt_dp.h"
@@ -281,10 +282,9 @@ cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c)
 
 int
 cli_conn_send(struct cli_ctx *ctx, struct cli_conn *c, uint64_t bytes,
-	bool device, const char **why)
+	bool device, struct dt_app_error *err)
 {
 	struct cli_port *cp = &ctx->port[c->port_id];
-	static char msg[160];
 	uint16_t i;
 
 	if (device && cp->tx_region == NULL) {
@@ -299,35 +299,28 @@ cli_conn_send(struct cli_ctx *ctx, struct cli_conn *c, uint64_t bytes,
 		char name[DT_DEVMEM_NAME_MAX + 1];
 		int r;
 
-		if (rc.gpu_id < 0) {
-			*why = "no gpudev device for a device-memory send buffer "
-				"(add --vdev=gpu_sim0,size=256M)";
-			return -ENODEV;
-		}
+		if (rc.gpu_id < 0)
+			return dt_app_error_set(err, -ENODEV, "no gpudev device for a "
+				"device-memory send buffer (add --vdev=gpu_sim0,size=256M)");
 		snprintf(name, sizeof(name), "cli_tx%u", c->port_id);
 		rc.name = name;
 		r = dt_devmem_region_create(&rc, &cp->tx_region);
-		if (r != 0) {
-			snprintf(msg, sizeof(msg), "cannot create the device send "
-				"buffers: %s", rte_strerror(-r));
-			*why = msg;
-			return r;
-		}
+		if (r != 0)
+			return dt_app_error_set(err, r, "cannot create the device "
+				"send buffers: %s", rte_strerror(-r));
 		cp->tx_alias = dt_devmem_region_cpu_map(cp->tx_region);
 		if (cp->tx_alias == NULL) {
-			snprintf(msg, sizeof(msg), "the device cannot map its memory "
-				"for the CPU (%s): no pattern can be written into it",
+			r = dt_app_error_set(err, -ENOTSUP, "the device cannot map its "
+				"memory for the CPU (%s): no pattern can be written into it",
 				rte_strerror(rte_errno));
-			*why = msg;
 			dt_devmem_region_destroy(cp->tx_region);
 			cp->tx_region = NULL;
-			return -ENOTSUP;
+			return r;
 		}
 	}
-	if (c->nb_req == CLI_CONN_REQS) {
-		*why = "too many sends waiting on this connection (wait first)";
-		return -ENOBUFS;
-	}
+	if (c->nb_req == CLI_CONN_REQS)
+		return dt_app_error_set(err, -ENOBUFS, "too many sends waiting on "
+			"this connection (wait first)");
 	i = (c->req_head + c->nb_req) % CLI_CONN_REQS;
 	c->req[i].bytes = bytes;
 	c->req[i].done = 0;

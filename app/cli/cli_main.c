@@ -258,7 +258,7 @@ parse_args(int argc, char **argv, struct cli_opts *o)
 		case 'e':
 			if (o->nb_cmds == CLI_MAX_E) {
 				fprintf(stderr, "at most %d -e commands\n", CLI_MAX_E);
-				return -1;
+				return -EINVAL;
 			}
 			o->cmds[o->nb_cmds++] = optarg;
 			break;
@@ -267,13 +267,13 @@ parse_args(int argc, char **argv, struct cli_opts *o)
 			exit(0);
 		default:
 			fprintf(stderr, "(%s -- --help lists the options)\n", argv[0]);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "unexpected argument '%s' (commands go after -e)\n",
 			argv[optind]);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -343,14 +343,16 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
 	FILE *f;
 
 	if (cl == NULL)
-		return -1;
+		return -ENOMEM;
 	ctx->cl = cl;
 	if (o->cmdfile != NULL) {
 		f = fopen(o->cmdfile, "r");
 		if (f == NULL) {
-			fprintf(stderr, "--cmdfile %s: %s\n", o->cmdfile, strerror(errno));
+			int err = errno;
+
+			fprintf(stderr, "--cmdfile %s: %s\n", o->cmdfile, strerror(err));
 			cmdline_free(cl);
-			return -1;
+			return -err;
 		}
 		run_file(cl, ctx, o->cmdfile, f);
 		fclose(f);
@@ -372,7 +374,7 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
  * One character of input when there is one, as cmdline_poll takes it; but a
  * line about to be entered that will not parse is kept, so that the nearest
  * command follows cmdline's own "Command not found" / "Bad arguments".
- * @return -1 at the end of input or after quit, else 0.
+ * @return -EPIPE at the end of input or after quit, else 0.
  */
 static int
 interactive_char(struct cmdline *cl)
@@ -385,7 +387,7 @@ interactive_char(struct cmdline *cl)
 	if (poll(&pfd, 1, 0) <= 0)
 		return 0;
 	if (read(STDIN_FILENO, &c, 1) <= 0)
-		return -1;
+		return -EPIPE;
 	if (c == '\n' || c == '\r') {
 		snprintf(line, sizeof(line), "%.1024s\n",
 			rdline_get_buffer(cmdline_get_rdline(cl)));
@@ -393,7 +395,7 @@ interactive_char(struct cmdline *cl)
 		bad = *s != '\n' && *s != '#' && cmdline_parse_check(cl, line) < 0;
 	}
 	if (cmdline_in(cl, &c, 1) < 0)
-		return -1;
+		return -EPIPE;
 	if (bad)
 		cli_suggest(cl, line);
 	return 0;
@@ -413,7 +415,7 @@ run_interactive(struct cli_ctx *ctx)
 	uint16_t p;
 
 	if (cl == NULL)
-		return -1;
+		return -ENOMEM;
 	ctx->cl = cl;
 	while (!ctx->quit && !cli_interrupted()) {
 		if (interactive_char(cl) < 0)

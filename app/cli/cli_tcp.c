@@ -31,6 +31,7 @@
 #include <rte_memory.h>
 
 #include "cli.h"
+#include "dt_app_error.h"
 #include "dt_app_value.h"
 #include "dt_devmem.h"
 #include "dt_dp.h"
@@ -280,7 +281,7 @@ route(const struct cli_ctx *ctx, uint32_t ip)
 				(cp->ipv4 & cp->netmask) == (ip & cp->netmask))
 			return p;
 	}
-	return -1;
+	return -ENETUNREACH;
 }
 
 static void
@@ -406,7 +407,8 @@ send_cb(void *res, struct cmdline *cl, void *data)
 	struct send_res *r = res;
 	struct cli_ctx *ctx = cli_ctx_get();
 	bool device = data != NULL && strcmp(r->kind, "device") == 0;
-	const char *expect, *why = NULL;
+	struct dt_app_error err;
+	const char *expect;
 	struct cli_conn *c;
 	char eb[64];
 	uint64_t n;
@@ -420,8 +422,8 @@ send_cb(void *res, struct cmdline *cl, void *data)
 			r->bytes);
 	if (c->close_req)
 		return cli_fail(cl, "tcp send: connection %u is closing", r->id);
-	if (cli_conn_send(ctx, c, n, device, &why) != 0)
-		return cli_fail(cl, "tcp send: connection %u: %s", r->id, why);
+	if (cli_conn_send(ctx, c, n, device, &err) != 0)
+		return cli_fail(cl, "tcp send: connection %u: %s", r->id, err.msg);
 	cmdline_printf(cl, "conn %u: %" PRIu64 " bytes from %s memory queued "
 		"(%" PRIu64 " not yet acknowledged)\n", c->id, n,
 		device ? "device" : "host", conn_pending(c));

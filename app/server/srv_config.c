@@ -267,7 +267,7 @@ set_value(struct srv_config *cfg, const struct key_desc *kd, void *base,
 		return 0;
 	case KT_ENUM:
 	case KT_ENUM_BOOL: {
-		static char names[128];
+		char names[128];
 		int i;
 
 		rc = dt_app_parse_enum(val, kd->names);
