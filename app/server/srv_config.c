@@ -13,6 +13,7 @@
 #include "dt_app_ini.h"
 #include "dt_app_value.h"
 #include "srv_config.h"
+#include "dt_app_error.h"
 #include "srv_config_priv.h"
 
 /* Kinds of value. */
@@ -556,6 +557,7 @@ int
 srv_config_load(const char *path, struct srv_config *cfg, char *err,
 	size_t errlen)
 {
+	struct dt_app_error e = { 0 };
 	struct srv_parse_state *ps;
 	int rc;
 
@@ -581,8 +583,15 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 		}
 		rc = resolve_lcores(ps, err, errlen);
 	}
-	if (rc == 0)
-		rc = srv_config_check(ps, err, errlen);
+	if (rc == 0) {
+		/*
+		 * The checks say why in a caller-supplied struct; this API
+		 * keeps the INI reader's buffer (nccl-net shares that reader).
+		 */
+		rc = srv_config_check(ps, &e);
+		if (rc != 0)
+			snprintf(err, errlen, "%s", e.msg);
+	}
 	free(ps);
 	return rc;
 }
