@@ -59,6 +59,10 @@ fi
 [ -x "$server" ] || die "devtcp-server not found ($server): build first, or run from a bundle"
 peer=$here/cps_peer.py
 [ -r "$peer" ] || die "$peer not found"
+# Test hosts come from scripts/netns.sh (a bundle carries it next to this).
+netns=$here/netns.sh
+[ -x "$netns" ] || netns=$(cd "$here/.." && pwd)/scripts/netns.sh
+[ -x "$netns" ] || die "netns.sh not found (scripts/netns.sh, or a bundle's bin/)"
 
 tag=$(( $$ % 100000 ))
 ns=cps$tag
@@ -70,27 +74,18 @@ cleanup() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	ip link del "$ns" 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
+	"$netns" down "$ns" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 in_ns() { ip netns exec "$ns" "$@"; }
 
-ip netns add "$ns"
-ip link add "$ns" type veth peer name eth0 netns "$ns"
-in_ns ip link set lo up
-in_ns ip addr add 10.82.0.2/24 dev eth0
-ethtool -K "$ns" tx off tso off gso off gro off >/dev/null 2>&1 || true
-in_ns ethtool -K eth0 tx off tso off gso off gro off >/dev/null 2>&1 || true
-[ -e "/proc/sys/net/ipv6/conf/$ns/disable_ipv6" ] &&
-	echo 1 > "/proc/sys/net/ipv6/conf/$ns/disable_ipv6"
-in_ns sh -c 'echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6' 2>/dev/null || true
+# The peer's host: eth0 in namespace $ns, the root end named $ns, offloads
+# and IPv6 off.
+"$netns" up "$ns" --addr 10.82.0.2/24 --offloads off >/dev/null
 # The client keeps TIME_WAIT: a wide port range, reuse for new connects.
 in_ns sh -c 'echo "1024 65000" > /proc/sys/net/ipv4/ip_local_port_range; echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse'
-ip link set "$ns" up
-in_ns ip link set eth0 up
 
 wait_for() {
 	local end=$((SECONDS + $4))

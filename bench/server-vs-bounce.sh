@@ -126,6 +126,11 @@ if ! bounce_why=$(py "$peer" probe 2>&1); then
 	bounce_ok=0
 fi
 
+# Test hosts come from scripts/netns.sh (a bundle carries it next to this).
+netns=$here/netns.sh
+[ -x "$netns" ] || netns=$(cd "$here/.." && pwd)/scripts/netns.sh
+[ -x "$netns" ] || die "netns.sh not found (scripts/netns.sh, or a bundle's bin/)"
+
 tag=$(( $$ % 100000 ))
 ns=svb$tag                 # the sender's namespace; the root end is named $ns
 tmp=$(mktemp -d /tmp/svb.XXXXXX)
@@ -136,8 +141,7 @@ cleanup() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	ip link del "$ns" 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
+	"$netns" down "$ns" >/dev/null 2>&1 || true
 	# SVB_LOGS=DIR keeps the servers' and clients' logs.
 	[ -z "${SVB_LOGS:-}" ] || { mkdir -p "$SVB_LOGS"; cp "$tmp"/*.log "$SVB_LOGS"/ 2>/dev/null || true; }
 	rm -rf "$tmp"
@@ -148,20 +152,15 @@ trap 'exit 130' INT TERM
 in_ns() { ip netns exec "$ns" "$@"; }
 
 setup() {
-	ip netns add "$ns"
-	ip link add "$ns" type veth peer name eth0 netns "$ns"
-	in_ns ip link set lo up
-	in_ns ip addr add 10.81.0.2/24 dev eth0
-	# Frames cross as MTU-sized frames with full checksums (net_hsplit
-	# takes no TSO/GSO super-frames), for every receiver alike.
-	ethtool -K "$ns" tx $offl tso $offl gso $offl gro $offl >/dev/null 2>&1 || true
-	in_ns ethtool -K eth0 tx $offl tso $offl gso $offl gro $offl >/dev/null 2>&1 || true
-	for d in "/proc/sys/net/ipv6/conf/$ns/disable_ipv6"; do
-		[ -e "$d" ] && echo 1 > "$d"
-	done
-	in_ns sh -c 'echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6' 2>/dev/null || true
-	ip link set "$ns" up
-	in_ns ip link set eth0 up
+	# eth0 in namespace $ns, the root end named $ns, IPv6 off. Offloads off:
+	# frames cross as MTU-sized frames with full checksums (net_hsplit takes
+	# no TSO/GSO super-frames), for every receiver alike.
+	"$netns" up "$ns" --addr 10.81.0.2/24 --offloads "$offl" >/dev/null
+	if [ "$offl" = on ]; then
+		# netns.sh leaves a veth's defaults; "on" asks for GRO as well.
+		ethtool -K "$ns" tx on tso on gso on gro on >/dev/null 2>&1 || true
+		in_ns ethtool -K eth0 tx on tso on gso on gro on >/dev/null 2>&1 || true
+	fi
 }
 
 set_mtu() {

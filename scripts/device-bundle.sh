@@ -34,6 +34,10 @@ for p in ip ethtool; do
 	[ -z "$q" ] || cp -L "$q" "$dest/bin/"
 done
 cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
+# What the check scripts share (they find it next to them in a bundle).
+cp test/common/dtcheck.py "$dest/bin/"
+# The test hosts bench/cps-veth.sh and bench/server-vs-bounce.sh build.
+cp scripts/netns.sh "$dest/bin/"
 # The benchmark scripts (server-vs-bounce.sh, plot_stacks.py): they find the
 # programs next to them.
 cp bench/*.sh bench/*.py "$dest/bin/"

@@ -65,6 +65,7 @@ enum bench_mode {
 struct bench_opts {
 	enum bench_mode modes[BENCH_MODE_MAX]; /* run back to back, in order */
 	unsigned int nb_modes;
+	bool modes_set;          /* --mode, --modes or --compare given */
 	double duration;         /* seconds per run (--bytes: the time limit) */
 	bool duration_set;
 	uint64_t frames;         /* stop after this many received (0: duration) */
@@ -272,7 +273,18 @@ struct bench_run {
 	struct bench_result res;
 };
 
+/* bench_modes.c: a leaf every mode file and the report may call. */
+#define BENCH_MODE_F_TCP    (1u << 0) /* over lib/dp stacks */
+#define BENCH_MODE_F_CONNS  (1u << 1) /* connection scale: many small exchanges */
+#define BENCH_MODE_F_SENDER (1u << 2) /* raw frames sent from a second lcore */
 const char *bench_mode_name(enum bench_mode m);
+uint32_t bench_mode_flags(enum bench_mode m);
+/* The mode named @p s into @p m; 0, or -EINVAL. */
+int bench_mode_parse(const char *s, enum bench_mode *m);
+/* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
+uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
+/* Sum of the port's TX queue xstats named tx_q<N><suffix>. */
+uint64_t bench_xstat_sum_tx(uint16_t port, const char *suffix);
 
 /* bench_l2.c */
 int bench_build_frames(struct bench_run *run);
@@ -377,17 +389,10 @@ void bench_tcp_report_drops(enum bench_mode mode, bool server, unsigned int q,
  */
 int bench_conns_run(const struct bench_tcp_env *env, enum bench_mode mode,
 	uint16_t server_stacks, struct bench_result *res);
-/* Whether a cps/hold run is clean; says why not on stderr. */
-bool bench_conns_ok(const struct bench_result *r);
 /* The connection-scale table of the cps/hold runs among @p res. */
 void bench_print_conns(const struct bench_result *res, int n);
 /* A cps/hold run's "conns_scale" object (docs/bench-json.md) into @p f. */
 void bench_write_json_conns(FILE *f, const struct bench_result *r);
-
-/* Sum of the port's RX queue xstats named rx_q<N><suffix>. */
-uint64_t bench_xstat_sum(uint16_t port, const char *suffix);
-/* Sum of the port's TX queue xstats named tx_q<N><suffix>. */
-uint64_t bench_xstat_sum_tx(uint16_t port, const char *suffix);
 
 /* bench_sample.c */
 /*
@@ -457,11 +462,17 @@ int bench_opts_parse(int argc, char **argv, struct bench_opts *o);
 /* Whether a mode of the run is a TCP one. */
 bool bench_has_tcp_mode(const struct bench_opts *o);
 
-/* bench_args.c: the options of the key table (--stacks, --plot) */
+/* bench_args.c: every option after "--", one key table */
 struct option;
-/* Append the table's options to @p lo (room for @p cap), val = @p base + index. */
-int bench_args_options(struct option *lo, int n, int cap, int base);
-/* Parse the value of table option @p idx; 0, or -EINVAL (message printed). */
+/*
+ * The table's options into @p lo (room for @p cap, a terminator included),
+ * val = the option's index; their count, or -ENOSPC.
+ */
+int bench_args_options(struct option *lo, int cap);
+/*
+ * Parse table option @p idx with value @p arg (NULL: none) into @p o;
+ * 0, 1 for --help, or -EINVAL (message printed).
+ */
 int bench_args_parse(int idx, const char *arg, struct bench_opts *o);
 /* Help lines of the table's options. */
 void bench_args_usage(FILE *f);
@@ -488,15 +499,56 @@ void bench_set_line_rate(const struct bench_opts *o, struct bench_result *res,
 static inline bool
 bench_mode_is_conns(enum bench_mode m)
 {
-	return m == BENCH_MODE_CPS || m == BENCH_MODE_HOLD;
+	return (bench_mode_flags(m) & BENCH_MODE_F_CONNS) != 0;
 }
 
 /* Over lib/dp stacks: the streams and connection scale. */
 static inline bool
 bench_mode_is_tcp(enum bench_mode m)
 {
-	return m == BENCH_MODE_SPLIT || m == BENCH_MODE_COPY ||
-		bench_mode_is_conns(m);
+	return (bench_mode_flags(m) & BENCH_MODE_F_TCP) != 0;
 }
+
+/* What the raw-frame modes run with (bench_raw.c). */
+struct bench_raw_env {
+	const struct bench_opts *opts;
+	struct bench_run *run;          /* frames, verifier, copy engine, result */
+	struct rte_mempool *hdr_pool;   /* raw-split: header segments */
+	struct rte_mempool *whole_pool; /* whole frames */
+	struct dt_devmem_region *region; /* raw-split: payload */
+	unsigned int tx_lcore;          /* the sender */
+	volatile sig_atomic_t *quit;    /* SIGINT/SIGTERM */
+};
+
+/* What every mode's run is handed: set up once by bench_main.c. */
+struct bench_env {
+	struct bench_tcp_env tcp;       /* split, copy, cps, hold */
+	struct bench_raw_env raw;       /* raw, raw-split, bounce, ceiling */
+};
+
+/*
+ * A mode as bench_main.c runs it (the style of testpmd's struct
+ * fwd_engine): each is defined beside the code that runs it.
+ */
+struct bench_mode_ops {
+	/*
+	 * One run into @p res (zeroed, mode and tsc_hz set) with
+	 * @p server_stacks server stacks (0: from the lcores; TCP modes only).
+	 * 0, or a negative errno.
+	 */
+	int (*run)(struct bench_env *env, enum bench_mode mode,
+		uint16_t server_stacks, struct bench_result *res);
+	/* Raw-frame modes: receive until @p deadline_tsc (or --frames). */
+	void (*poll)(struct bench_run *run, uint64_t deadline_tsc);
+	/* Whether the run's own figures are clean; says why not (NULL: no check). */
+	bool (*ok)(const struct bench_opts *o, const struct bench_result *r);
+};
+/* bench_tcp.c */
+extern const struct bench_mode_ops bench_mode_split, bench_mode_copy;
+/* bench_conns.c */
+extern const struct bench_mode_ops bench_mode_cps, bench_mode_hold;
+/* bench_raw.c */
+extern const struct bench_mode_ops bench_mode_raw, bench_mode_raw_split,
+	bench_mode_bounce, bench_mode_ceiling;
 
 #endif /* BENCH_H */

@@ -7,7 +7,6 @@
  * (--vdev=net_hsplit0,wire=w --vdev=net_hsplit1,wire=w) or two cabled ports.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,6 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
@@ -30,7 +28,6 @@
 #include "dt_app_eal.h"
 #include "bench.h"
 #include "dt_devmem.h"
-#include "dt_dp_port.h"
 #include "rte_pmd_hsplit.h"
 
 RTE_LOG_REGISTER(bench_logtype, devtcp.bench, INFO);
@@ -49,23 +46,6 @@ static void
 on_signal(int sig)
 {
 	bench_quit = sig;
-}
-
-static const char *const mode_names[BENCH_MODE_MAX] = {
-	[BENCH_MODE_SPLIT] = "split",
-	[BENCH_MODE_COPY] = "copy",
-	[BENCH_MODE_RAW_SPLIT] = "raw-split",
-	[BENCH_MODE_RAW] = "raw",
-	[BENCH_MODE_BOUNCE] = "bounce",
-	[BENCH_MODE_CEILING] = "ceiling",
-	[BENCH_MODE_CPS] = "cps",
-	[BENCH_MODE_HOLD] = "hold",
-};
-
-const char *
-bench_mode_name(enum bench_mode m)
-{
-	return m < BENCH_MODE_MAX ? mode_names[m] : "?";
 }
 
 /*
@@ -173,57 +153,13 @@ struct bench_ctx {
 	struct bench_setup setup;
 	struct bench_out out;           /* where --json goes, claimed before EAL */
 	char gpu_name[RTE_DEV_NAME_MAX_LEN];
-	/* The TCP modes */
-	struct bench_tcp_env tcp;
+	/* What the modes run with; the TCP modes' own below. */
+	struct bench_env env;
 	struct rte_mempool *c_pool, *c_shell, *s_shell;
 	struct dt_devmem_region *land, *tx_region;
 	void *land_alias;
 	uint8_t *tx_host;
 };
-
-/* Sum of the port's xstats named <prefix><N><suffix>. */
-static uint64_t
-xstat_sum(uint16_t port, const char *prefix, const char *suffix)
-{
-	struct rte_eth_xstat_name *names;
-	struct rte_eth_xstat *vals;
-	size_t sl = strlen(suffix);
-	uint64_t sum = 0;
-	int n, i;
-
-	n = rte_eth_xstats_get_names(port, NULL, 0);
-	if (n <= 0)
-		return 0;
-	names = calloc(n, sizeof(*names));
-	vals = calloc(n, sizeof(*vals));
-	if (names != NULL && vals != NULL &&
-			rte_eth_xstats_get_names(port, names, n) == n &&
-			rte_eth_xstats_get(port, vals, n) == n) {
-		for (i = 0; i < n; i++) {
-			size_t l = strlen(names[i].name);
-
-			if (strncmp(names[i].name, prefix, strlen(prefix)) == 0 &&
-					l >= sl &&
-					strcmp(names[i].name + l - sl, suffix) == 0)
-				sum += vals[i].value;
-		}
-	}
-	free(names);
-	free(vals);
-	return sum;
-}
-
-uint64_t
-bench_xstat_sum(uint16_t port, const char *suffix)
-{
-	return xstat_sum(port, "rx_q", suffix);
-}
-
-uint64_t
-bench_xstat_sum_tx(uint16_t port, const char *suffix)
-{
-	return xstat_sum(port, "tx_q", suffix);
-}
 
 /*
  * The ceiling's source: CEIL_CHUNKS payload-sized chunks of the pattern in
@@ -343,218 +279,6 @@ create_pools(struct bench_ctx *ctx)
 	return o->verify ? create_verifier(ctx) : 0;
 }
 
-static int
-start_ports(struct bench_ctx *ctx, enum bench_mode mode)
-{
-	const struct bench_opts *o = &ctx->opts;
-	struct dt_dp_port_conf tx = {
-		.nb_rxq = 1, .nb_txq = 1, .mtu = o->mtu,
-		.hdr_pool = ctx->whole_pool,
-	};
-	struct dt_dp_port_conf rx = tx;
-	char err[256];
-	int rc;
-
-	if (mode == BENCH_MODE_RAW_SPLIT) {
-		rx.split = DT_DP_SPLIT_PROTO;
-		rx.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
-		rx.hdr_pool = ctx->hdr_pool;
-		rx.pay_pool = dt_devmem_region_pool(ctx->region);
-	}
-	rc = dt_dp_port_start(o->rx_port, &rx, err, sizeof(err));
-	if (rc == 0 && o->tx_port != o->rx_port)
-		rc = dt_dp_port_start(o->tx_port, &tx, err, sizeof(err));
-	if (rc != 0)
-		fprintf(stderr, "devtcp-bench: %s\n", err);
-	return rc;
-}
-
-static void
-stop_ports(const struct bench_opts *o)
-{
-	dt_dp_port_stop(o->tx_port);
-	if (o->tx_port != o->rx_port)
-		dt_dp_port_stop(o->rx_port);
-}
-
-/* Receive for one mode until @p deadline (or --frames). */
-static void
-poll_mode(struct bench_run *run, enum bench_mode mode, uint64_t deadline)
-{
-	if (mode == BENCH_MODE_BOUNCE)
-		bench_bounce_poll(run, deadline);
-	else if (mode == BENCH_MODE_CEILING)
-		bench_ceiling_poll(run, deadline);
-	else
-		bench_rx_poll(run, deadline);
-}
-
-/*
- * Receive what is still on the wire so the next run starts clean; what it
- * receives counts in this run, handled as the mode handles every frame.
- */
-static void
-drain(struct bench_run *run, enum bench_mode mode)
-{
-	uint64_t hz = rte_get_tsc_hz();
-
-	poll_mode(run, mode, rte_rdtsc() + hz / 20);
-}
-
-/* The copy modes' own channel on the region's engine. */
-static int
-open_channel(struct bench_run *run)
-{
-	run->ch = dt_copy_chan_open(run->engine);
-	if (run->ch == NULL) {
-		fprintf(stderr, "devtcp-bench: cannot open a channel on copy engine %s: %s\n",
-			run->engine->ops->name, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	return 0;
-}
-
-static void
-close_channel(struct bench_run *run)
-{
-	run->res.copy_bytes = run->ch->stats.bytes;
-	run->res.cpu_copy_bytes = run->ch->stats.bytes;
-	dt_copy_chan_close(run->ch);
-	run->ch = NULL;
-}
-
-/* Payload so far: the ceiling counts its chunks as it goes, their bytes at the end. */
-static uint64_t
-raw_bytes(const struct bench_run *run)
-{
-	if (run->res.mode == BENCH_MODE_CEILING)
-		return run->res.rx_frames * bench_payload_len(run->opts);
-	return run->res.payload_bytes;
-}
-
-/* A sample of a raw-frame run from its counters now (@p start: its TSC). */
-static const struct bench_sample *
-raw_sample(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
-{
-	double t = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
-
-	return bench_sample_take(&run->res, sp, t, raw_bytes(run),
-		run->res.rx_frames, 0);
-}
-
-/* Once a second: the sample, and the live line unless --quiet. */
-static void
-raw_tick(struct bench_run *run, struct bench_sampler *sp, uint64_t start)
-{
-	const struct bench_opts *o = run->opts;
-	const struct bench_sample *smp = raw_sample(run, sp, start);
-
-	if (o->quiet || smp == NULL)
-		return;
-	/* --bytes: the frames carrying as much payload (bench_opts.c). */
-	bench_progress(&run->res, smp->t, raw_bytes(run), o->bytes != 0 ?
-		o->frames * bench_payload_len(o) : 0);
-}
-
-/* The ceiling: no ports, no sender; the copy engine alone. */
-static int
-run_ceiling(struct bench_ctx *ctx, struct bench_run *run)
-{
-	const struct bench_opts *o = &ctx->opts;
-	uint64_t hz = rte_get_tsc_hz(), start, end, next;
-	struct bench_sampler sp = { 0 };
-	int rc;
-
-	rc = open_channel(run);
-	if (rc != 0)
-		return rc;
-	rc = bench_ceiling_start(run);
-	if (rc != 0) {
-		close_channel(run);
-		return rc;
-	}
-	start = rte_rdtsc();
-	end = start + (uint64_t)(o->duration * hz);
-	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
-		bench_ceiling_poll(run, RTE_MIN(next, end));
-		raw_tick(run, &sp, start);
-		if (rte_rdtsc() >= end ||
-				(o->frames != 0 && run->res.rx_frames >= o->frames))
-			break;
-	}
-	bench_ceiling_finish(run);
-	run->res.seconds = (double)(rte_rdtsc() - start) / hz;
-	raw_sample(run, &sp, start);
-	close_channel(run);
-	return 0;
-}
-
-static int
-run_mode(struct bench_ctx *ctx, struct bench_run *run, enum bench_mode mode)
-{
-	const struct bench_opts *o = &ctx->opts;
-	struct rte_eth_stats st;
-	uint64_t hz = rte_get_tsc_hz(), start, end, next;
-	struct bench_sampler sp = { 0 };
-	int rc;
-
-	memset(&run->res, 0, sizeof(run->res));
-	run->res.mode = mode;
-	run->res.tsc_hz = hz;
-	run->stop = false;
-	run->failed = false;
-	run->bounce_off = 0;
-	if (mode == BENCH_MODE_CEILING)
-		return run_ceiling(ctx, run);
-
-	rc = start_ports(ctx, mode);
-	if (rc != 0)
-		return rc;
-	if (mode == BENCH_MODE_BOUNCE) {
-		rc = open_channel(run);
-		if (rc != 0) {
-			stop_ports(o);
-			return rc;
-		}
-	}
-	rte_eth_stats_reset(o->rx_port);
-	rte_eth_xstats_reset(o->rx_port);
-
-	rc = rte_eal_remote_launch(bench_tx_loop, run, ctx->tx_lcore);
-	if (rc != 0) {
-		if (run->ch != NULL)
-			close_channel(run);
-		stop_ports(o);
-		return rc;
-	}
-	start = rte_rdtsc();
-	end = start + (uint64_t)(o->duration * hz);
-	for (next = start + hz; !bench_quit && !run->failed; next += hz) {
-		poll_mode(run, mode, RTE_MIN(next, end));
-		raw_tick(run, &sp, start);
-		if (rte_rdtsc() >= end ||
-				(o->frames != 0 && run->res.rx_frames >= o->frames))
-			break;
-	}
-	run->res.seconds = (double)(rte_rdtsc() - start) / hz;
-	run->stop = true;
-	rte_eal_wait_lcore(ctx->tx_lcore);
-	drain(run, mode);
-	/* The last interval takes what the drain received: the samples add up. */
-	raw_sample(run, &sp, start);
-
-	/* The NIC's copies (split) or the bench's own (bounce). */
-	run->res.nic_copy_bytes = bench_xstat_sum(o->rx_port, "_copy_bytes");
-	if (run->ch != NULL)
-		close_channel(run);
-	else
-		run->res.copy_bytes = run->res.nic_copy_bytes;
-	if (rte_eth_stats_get(o->rx_port, &st) == 0)
-		run->res.missed = st.imissed + st.rx_nombuf;
-	stop_ports(o);
-	return 0;
-}
-
 /* Whether a mode of the run sends raw frames from a second lcore. */
 static bool
 needs_sender(const struct bench_opts *o)
@@ -562,8 +286,7 @@ needs_sender(const struct bench_opts *o)
 	unsigned int i;
 
 	for (i = 0; i < o->nb_modes; i++)
-		if (!bench_mode_is_tcp(o->modes[i]) &&
-				o->modes[i] != BENCH_MODE_CEILING)
+		if (bench_mode_flags(o->modes[i]) & BENCH_MODE_F_SENDER)
 			return true;
 	return false;
 }
@@ -578,7 +301,7 @@ static int
 create_tcp(struct bench_ctx *ctx)
 {
 	const struct bench_opts *o = &ctx->opts;
-	struct bench_tcp_env *env = &ctx->tcp;
+	struct bench_tcp_env *env = &ctx->env.tcp;
 	int socket = bench_place_pool_socket(o->rx_port,
 		o->payload_host ? RTE_GPU_ID_NONE : o->gpu_id);
 	struct dt_devmem_region_conf rc = {
@@ -739,35 +462,44 @@ cleanup(struct bench_ctx *ctx)
 	rte_mempool_free(ctx->tx_pool);
 }
 
+static const struct bench_mode_ops *const mode_ops[BENCH_MODE_MAX] = {
+	[BENCH_MODE_SPLIT] = &bench_mode_split,
+	[BENCH_MODE_COPY] = &bench_mode_copy,
+	[BENCH_MODE_RAW_SPLIT] = &bench_mode_raw_split,
+	[BENCH_MODE_RAW] = &bench_mode_raw,
+	[BENCH_MODE_BOUNCE] = &bench_mode_bounce,
+	[BENCH_MODE_CEILING] = &bench_mode_ceiling,
+	[BENCH_MODE_CPS] = &bench_mode_cps,
+	[BENCH_MODE_HOLD] = &bench_mode_hold,
+};
+
 /* Whether a run's figures are trustworthy; says why not on stderr. */
 static bool
 result_ok(const struct bench_opts *o, const struct bench_result *r)
 {
-	const char *m = bench_mode_name(r->mode);
+	const struct bench_mode_ops *ops = mode_ops[r->mode];
 	bool ok = true;
 
 	if (r->verify_errors != 0 || r->copy_errors != 0) {
 		fprintf(stderr, "devtcp-bench: %s: %" PRIu64 " verification errors, %"
-			PRIu64 " copy errors\n", m, r->verify_errors, r->copy_errors);
+			PRIu64 " copy errors\n", bench_mode_name(r->mode),
+			r->verify_errors, r->copy_errors);
 		ok = false;
 	}
-	if (!bench_mode_is_tcp(r->mode))
-		return ok;
-	if (bench_mode_is_conns(r->mode))
-		return bench_conns_ok(r) && ok;
-	if (r->conns_done != r->conns || r->tcp_errors != 0 ||
-			r->events_overflow != 0) {
-		fprintf(stderr, "devtcp-bench: %s: %u of %u connections delivered everything and closed; %"
-			PRIu64 " connection errors, %" PRIu64 " event overflows\n",
-			m, r->conns_done, r->conns, r->tcp_errors, r->events_overflow);
+	if (ops->ok != NULL && !ops->ok(o, r))
 		ok = false;
-	}
-	if (o->bytes != 0 && r->payload_bytes != o->bytes * r->conns) {
-		fprintf(stderr, "devtcp-bench: %s: delivered %" PRIu64 " of %" PRIu64 " bytes\n",
-			m, r->payload_bytes, o->bytes * r->conns);
-		ok = false;
-	}
 	return ok;
+}
+
+/* One run of mode @p m at @p server_stacks into @p r. */
+static int
+run_one(struct bench_ctx *ctx, enum bench_mode m, uint16_t server_stacks,
+	struct bench_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = m;
+	r->tsc_hz = rte_get_tsc_hz();
+	return mode_ops[m]->run(&ctx->env, m, server_stacks, r);
 }
 
 /* --stacks needs its lcores before anything is set up. */
@@ -944,6 +676,12 @@ main(int argc, char **argv)
 		run.ceil_src = ctx.ceil_src;
 		run.ceil_stride = ctx.ceil_stride;
 		run.ceil_chunks = CEIL_CHUNKS;
+		ctx.env.raw = (struct bench_raw_env){
+			.opts = &ctx.opts, .run = &run,
+			.hdr_pool = ctx.hdr_pool, .whole_pool = ctx.whole_pool,
+			.region = ctx.region, .tx_lcore = ctx.tx_lcore,
+			.quit = &bench_quit,
+		};
 		rc = bench_build_frames(&run);
 	}
 	/* --stacks: every mode at each stack count, smallest count first. */
@@ -951,17 +689,10 @@ main(int argc, char **argv)
 		for (k = 0; rc == 0 && k < ctx.opts.nb_modes && !bench_quit; k++) {
 			enum bench_mode m = ctx.opts.modes[k];
 
-			if (bench_mode_is_tcp(m)) {
-				memset(&res[n], 0, sizeof(res[n]));
-				res[n].mode = m;
-				res[n].tsc_hz = rte_get_tsc_hz();
-				rc = (bench_mode_is_conns(m) ? bench_conns_run :
-					bench_tcp_run)(&ctx.tcp, m, ctx.opts.nb_stacks ?
-					ctx.opts.stacks[si] : 0, &res[n]);
-			} else {
-				rc = run_mode(&ctx, &run, m);
-				res[n] = run.res;
-			}
+			/* The raw-frame modes have no stacks. */
+			rc = run_one(&ctx, m, bench_mode_is_tcp(m) &&
+				ctx.opts.nb_stacks ? ctx.opts.stacks[si] : 0,
+				&res[n]);
 			if (rc != 0) {
 				bench_samples_free(&res[n]);
 				break;

@@ -5,6 +5,7 @@
  * its time: each starts where the previous one ended, the last one ends
  * when the run's counters stopped, so they add up to the run's totals.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,7 +21,7 @@ samples_grow(struct bench_result *r)
 
 	s = realloc(r->samples, (size_t)cap * sizeof(*s));
 	if (s == NULL)
-		return -1;
+		return -ENOMEM;
 	r->samples = s;
 	r->samples_cap = cap;
 	return 0;

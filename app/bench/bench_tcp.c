@@ -38,462 +38,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "bench.h"
-#include "dt_dp.h"
-#include "dt_dp_port.h"
-
-#define BT_CLI_IP RTE_IPV4(10, 0, 0, 1)
-#define BT_SRV_IP RTE_IPV4(10, 0, 0, 2)
-#define BT_SRV_PORT 5001
-#define BT_EV_BATCH 64
-#define BT_COPY_BATCH 128        /* HOST chunks copied per engine batch */
-#define BT_MAX_STACKS BENCH_MAX_STACKS /* per side */
-#define BT_NB_DESC 2048          /* RX/TX descriptors per queue */
-#define BT_VERIFY_HOLD (BT_NB_DESC / 8) /* held chunks that trigger a check */
-#define BT_DRAIN_S 10            /* after --duration: most seconds to finish */
-
-/* One connection as the bench sees it (client or server end). */
-struct bt_conn {
-	dt_dp_conn_t id;
-	uint32_t start;          /* pattern offset of stream byte 0 */
-	uint64_t total;          /* client: bytes to send (UINT64_MAX: until stopped) */
-	uint64_t queued, acked;  /* client */
-	uint64_t rx;             /* server: bytes delivered */
-	uint64_t rtx;            /* client: retransmits counted so far */
-	bool connected, shut, peer_closed, closed, failed;
-};
-
-struct bt_run;
-
-/* One stack and the connections on it; touched by its lcore only. */
-struct bt_side {
-	struct bt_run *run;
-	struct dt_dp_stack *st;
-	bool server;
-	struct bt_conn *conns;
-	uint32_t cap;            /* slots in conns[] */
-	uint32_t nb;             /* opened (client) / accepted (server) */
-	uint32_t to_open;        /* client: connections this stack opens */
-	uint32_t nb_connected, nb_shut;
-	uint64_t next_sample;    /* client: TSC of the next retransmit sample */
-	/* Server: verification and the copies of HOST chunks. */
-	struct bench_verifier *ver_rx;   /* DEVICE chunks, in the RX region */
-	struct bench_verifier *ver_land; /* landed copies, in the landing region */
-	struct bench_result vres;        /* where both verifiers account */
-	struct dt_copy_chan *ch;
-	uint32_t nops, nvs;
-	/* This stack's slice of the landing region (stacks never share one). */
-	uintptr_t land_base;
-	size_t land_len;
-	uint64_t land_off;
-	struct dt_copy_op ops[BT_COPY_BATCH];
-	uint64_t tok[BT_COPY_BATCH];
-	struct bench_vseg vs[2 * BT_COPY_BATCH]; /* a chunk may wrap the pattern */
-	/* Counters, read by the main lcore for the progress line. */
-	volatile uint64_t rx_bytes, frames, retransmits;
-	uint64_t cycles;         /* server: poll work that received or handled something */
-	uint64_t device_bytes, host_bytes, copy_errors, errors;
-};
-
-/* State of one run, shared by its lcores. */
-struct bt_run {
-	const struct bench_tcp_env *env;
-	enum bench_mode mode;
-	uint32_t conns;
-	uint16_t nsrv, ncli;     /* server and client stacks */
-	uint64_t hz, t0, t_stop, t_eof, t_next_print;
-	struct bench_result *res;  /* the run's samples go there (main lcore) */
-	struct bench_sampler sp;   /* where the next sample starts */
-	uint8_t *tx_base;        /* the send pattern: host or device address */
-	uint64_t tx_iova;
-	bool tx_device;
-	uintptr_t land_base;
-	size_t land_len;
-	volatile bool stop_sending, abort;
-	uint32_t cli_closed, srv_accepted, srv_closed, srv_eof; /* __atomic */
-	struct bt_side sides[2 * BT_MAX_STACKS];
-	unsigned int lcore_of[2 * BT_MAX_STACKS]; /* the lcore polling each side */
-	struct dt_dp_port_rss srss; /* the server port's RSS (several server stacks) */
-	bool srss_ok;
-	unsigned int nb_sides;
-};
-
-/* What one lcore polls. */
-struct bt_lcore {
-	struct bt_run *run;
-	struct bt_side *sides[2 * BT_MAX_STACKS];
-	unsigned int nb;
-	bool main;
-};
-
-static inline uint32_t
-bt_start(uint16_t client_port)
-{
-	return (uint32_t)((client_port * 7919u) % BENCH_TCP_PAT_LEN);
-}
-
-/* Hand [addr, addr + len) at pattern position @p pos to @p v, split where the pattern wraps. */
-static void
-bt_verify_range(struct bench_verifier *v, uintptr_t addr, uint32_t len,
-	uint32_t pos)
-{
-	uint32_t n;
-
-	while (len != 0) {
-		n = RTE_MIN(len, BENCH_TCP_PAT_LEN - pos);
-		bench_verify_add(v, addr, n, pos);
-		addr += n;
-		len -= n;
-		pos = 0;
-	}
-}
-
-/* Verifier callback: the checked chunks go back to the stack. */
-static void
-bt_release_tokens(void *arg, const uint64_t *tok, uint32_t n)
-{
-	struct bt_side *s = arg;
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		dt_dp_release(s->st, tok[i]);
-}
-
-/* ------------------------------------------------------------- server */
-
-/*
- * Copy the queued HOST chunks into the landing region, wait for them to
- * land, release them, then hand the landed bytes to the verifier.
- */
-static void
-bt_copy_flush(struct bt_side *s)
-{
-	uint64_t ticket = 0;
-	uint32_t done = 0, i;
-	int q = 0;
-
-	if (s->nops == 0)
-		return;
-	while (done < s->nops) {
-		q = dt_copy_submit(s->ch, s->ops + done,
-			(uint16_t)(s->nops - done), &ticket);
-		if (q < 0)
-			break;
-		if (q == 0)             /* every slot in flight: let some land */
-			dt_copy_completed(s->ch);
-		done += (uint32_t)q;
-	}
-	if (q < 0) {
-		if (s->copy_errors++ == 0)
-			fprintf(stderr, "devtcp-bench: copy engine refused a copy of %u bytes (%p -> %p): %s\n",
-				s->ops[done].len, s->ops[done].src,
-				s->ops[done].dst, rte_strerror(-q));
-		s->run->abort = true;
-	}
-	if (done != 0)
-		dt_copy_wait(s->ch, ticket);
-	for (i = 0; i < s->nops; i++)
-		dt_dp_release(s->st, s->tok[i]);
-	if (s->ver_land != NULL && q >= 0)
-		for (i = 0; i < s->nvs; i++)
-			bench_verify_add(s->ver_land, s->vs[i].addr,
-				s->vs[i].len, s->vs[i].stream_off);
-	s->nops = 0;
-	s->nvs = 0;
-}
-
-/* A HOST chunk: queue its copy into the landing region (a ring). */
-static void
-bt_land(struct bt_side *s, const struct dt_dp_chunk *ch, uint32_t pos)
-{
-	uint32_t len = ch->len, n;
-	uintptr_t dst;
-
-	if (s->land_off + len > s->land_len) {
-		/* Wrapping: what the verifier holds there must be checked first. */
-		bt_copy_flush(s);
-		if (s->ver_land != NULL)
-			bench_verify_flush(s->ver_land);
-		s->land_off = 0;
-	}
-	if (s->nops == BT_COPY_BATCH)
-		bt_copy_flush(s);
-	dst = s->land_base + s->land_off;
-	s->ops[s->nops] = (struct dt_copy_op){ .dst = (void *)dst,
-		.src = ch->addr, .len = len };
-	s->tok[s->nops++] = ch->token;
-	while (len != 0) {
-		n = RTE_MIN(len, BENCH_TCP_PAT_LEN - pos);
-		s->vs[s->nvs++] = (struct bench_vseg){ .addr = dst, .len = n,
-			.stream_off = pos };
-		dst += n;
-		len -= n;
-		pos = 0;
-	}
-	s->land_off += RTE_ALIGN_CEIL(ch->len, RTE_CACHE_LINE_SIZE);
-}
-
-static struct bt_conn *
-bt_find(struct bt_side *s, dt_dp_conn_t id)
-{
-	uint32_t i;
-
-	for (i = 0; i < s->nb; i++)
-		if (s->conns[i].id == id)
-			return &s->conns[i];
-	return NULL;
-}
-
-static void
-srv_data(struct bt_side *s, struct bt_conn *c, const struct dt_dp_chunk *ch)
-{
-	uint32_t pos = (uint32_t)((c->start + c->rx % BENCH_TCP_PAT_LEN) %
-		BENCH_TCP_PAT_LEN);
-
-	c->rx += ch->len;
-	s->rx_bytes += ch->len;
-	if (ch->kind == DT_DP_CHUNK_DEVICE) {
-		s->device_bytes += ch->len;
-		if (s->ver_rx == NULL) {
-			dt_dp_release(s->st, ch->token);
-			return;
-		}
-		/* Address only: the verifier reads through the CPU alias or on the GPU. */
-		bt_verify_range(s->ver_rx, (uintptr_t)ch->addr, ch->len, pos);
-		bench_verify_hold_token(s->ver_rx, ch->token);
-		return;
-	}
-	s->host_bytes += ch->len;
-	bt_land(s, ch, pos);
-}
-
-static void
-srv_event(struct bt_side *s, const struct dt_dp_event *ev)
-{
-	struct bt_run *run = s->run;
-	struct bt_conn *c = ev->udata;
-	struct dt_dp_conn_stats cs;
-
-	/* Events queued before ACCEPTED was handled carry no user data yet. */
-	if (c == NULL && ev->type != DT_DP_EV_ACCEPTED)
-		c = bt_find(s, ev->conn);
-	switch (ev->type) {
-	case DT_DP_EV_ACCEPTED:
-		if (s->nb == s->cap ||
-				dt_dp_conn_stats_get(s->st, ev->conn, &cs) != 0) {
-			s->errors++;
-			dt_dp_abort(s->st, ev->conn);
-			return;
-		}
-		c = &s->conns[s->nb++];
-		memset(c, 0, sizeof(*c));
-		c->id = ev->conn;
-		c->connected = true;
-		c->start = bt_start(cs.tuple.rport);
-		dt_dp_set_udata(s->st, ev->conn, c);
-		__atomic_fetch_add(&run->srv_accepted, 1, __ATOMIC_RELAXED);
-		break;
-	case DT_DP_EV_DATA:
-		if (c == NULL) {
-			s->errors++;
-			dt_dp_release(s->st, ev->chunk.token);
-			return;
-		}
-		srv_data(s, c, &ev->chunk);
-		break;
-	case DT_DP_EV_PEER_CLOSED:
-		if (c != NULL && !c->peer_closed) {
-			c->peer_closed = true;
-			/* The last stream delivered: the run's clock stops. */
-			if (__atomic_add_fetch(&run->srv_eof, 1, __ATOMIC_ACQ_REL) ==
-					run->conns)
-				run->t_eof = rte_rdtsc();
-		}
-		dt_dp_close(s->st, ev->conn);
-		break;
-	case DT_DP_EV_RESET:
-	case DT_DP_EV_ERROR:
-		s->errors++;
-		if (c != NULL)
-			c->failed = true;
-		break;
-	case DT_DP_EV_CLOSED:
-		if (c != NULL && !c->closed) {
-			c->closed = true;
-			__atomic_fetch_add(&run->srv_closed, 1, __ATOMIC_RELEASE);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* ------------------------------------------------------------- client */
-
-/* Queue sends on @p c until the stack refuses more; FIN once all is queued. */
-static void
-cli_fill(struct bt_side *s, struct bt_conn *c)
-{
-	struct bt_run *run = s->run;
-	const struct bench_opts *o = run->env->opts;
-	struct dt_dp_buf b;
-	uint32_t pos, len;
-	int r;
-
-	while (c->connected && !c->shut && !c->failed) {
-		if (c->queued == c->total || run->stop_sending) {
-			r = dt_dp_shutdown(s->st, c->id);
-			if (r != 0 && s->errors++ == 0)
-				fprintf(stderr, "devtcp-bench: shutdown: %s\n",
-					rte_strerror(-r));
-			c->shut = true;
-			s->nb_shut++;
-			return;
-		}
-		pos = (uint32_t)((c->start + c->queued % BENCH_TCP_PAT_LEN) %
-			BENCH_TCP_PAT_LEN);
-		len = (uint32_t)RTE_MIN((uint64_t)o->msg_size,
-			c->total - c->queued);
-		len = RTE_MIN(len, BENCH_TCP_PAT_LEN - pos);
-		b.addr = run->tx_base + pos;
-		b.iova = run->tx_iova == RTE_BAD_IOVA ? RTE_BAD_IOVA :
-			run->tx_iova + pos;
-		b.len = len;
-		b.device = run->tx_device;
-		r = dt_dp_send(s->st, c->id, &b);
-		if (r == -DT_DP_E_FULL)
-			return;
-		if (r != 0) {
-			if (s->errors++ == 0)
-				fprintf(stderr, "devtcp-bench: send: %s\n",
-					rte_strerror(-r));
-			c->failed = true;
-			return;
-		}
-		c->queued += len;
-	}
-}
-
-/* Retransmissions of @p c since the last sample (its stats go with it). */
-static void
-cli_sample(struct bt_side *s, struct bt_conn *c)
-{
-	struct dt_dp_conn_stats cs;
-
-	if (c->closed || dt_dp_conn_stats_get(s->st, c->id, &cs) != 0)
-		return;
-	if (cs.retransmits > c->rtx) {
-		s->retransmits += cs.retransmits - c->rtx;
-		c->rtx = cs.retransmits;
-	}
-}
-
-/*
- * Open this stack's connections: one first, the rest once it is up, so
- * that the neighbour is resolved and no SYN waits in (or overflows) the
- * ARP hold queue and then for a retransmission timeout.
- */
-/*
- * Connection g of the run (client stack ci's j-th is g = ci + j * clients)
- * goes to server stack g % servers: a source port the server's RSS sends
- * there, so every server stack carries its share.
- */
-static int
-cli_connect(struct bt_side *s, struct bt_conn *c)
-{
-	struct bt_run *run = s->run;
-	uint32_t ci = (uint32_t)(s - run->sides) - run->nsrv;
-	struct dt_dp_peer_rss pr;
-
-	if (!run->srss_ok)
-		return dt_dp_connect(s->st, rte_cpu_to_be_32(BT_SRV_IP),
-			BT_SRV_PORT, c, &c->id);
-	pr.key = run->srss.key;
-	pr.reta = run->srss.reta;
-	pr.reta_size = run->srss.reta_size;
-	pr.l4 = run->srss.l4;
-	pr.queue = (uint16_t)((ci + s->nb * run->ncli) % run->nsrv);
-	return dt_dp_connect_rss(s->st, rte_cpu_to_be_32(BT_SRV_IP),
-		BT_SRV_PORT, c, &c->id, &pr);
-}
-
-static void
-cli_open(struct bt_side *s)
-{
-	struct bt_run *run = s->run;
-	struct dt_dp_conn_stats cs;
-	struct bt_conn *c;
-	int r;
-
-	while (s->nb < s->to_open && (s->nb == 0 || s->nb_connected > 0)) {
-		c = &s->conns[s->nb];
-		memset(c, 0, sizeof(*c));
-		c->total = run->env->opts->bytes != 0 ? run->env->opts->bytes :
-			UINT64_MAX;
-		r = cli_connect(s, c);
-		if (r == 0)
-			r = dt_dp_conn_stats_get(s->st, c->id, &cs);
-		if (r != 0) {
-			fprintf(stderr, "devtcp-bench: connect: %s\n",
-				rte_strerror(-r));
-			s->errors++;
-			/* Never opened: counts as closed so the run can end. */
-			s->to_open--;
-			__atomic_fetch_add(&run->cli_closed, 1, __ATOMIC_RELEASE);
-			continue;
-		}
-		c->start = bt_start(cs.tuple.lport);
-		s->nb++;
-	}
-}
-
-static void
-cli_event(struct bt_side *s, const struct dt_dp_event *ev)
-{
-	struct bt_conn *c = ev->udata;
-
-	if (c == NULL) {
-		if (ev->type == DT_DP_EV_DATA)
-			dt_dp_release(s->st, ev->chunk.token);
-		return;
-	}
-	switch (ev->type) {
-	case DT_DP_EV_CONNECTED:
-		c->connected = true;
-		s->nb_connected++;
-		cli_fill(s, c);
-		break;
-	case DT_DP_EV_SENT:
-		c->acked += ev->sent.bytes;
-		cli_fill(s, c);
-		break;
-	case DT_DP_EV_DATA:
-		dt_dp_release(s->st, ev->chunk.token);
-		break;
-	case DT_DP_EV_PEER_CLOSED:
-		cli_sample(s, c);
-		dt_dp_close(s->st, ev->conn);
-		break;
-	case DT_DP_EV_RESET:
-	case DT_DP_EV_ERROR:
-		if (s->errors++ == 0)
-			fprintf(stderr, "devtcp-bench: connection %s: %s\n",
-				ev->type == DT_DP_EV_RESET ? "reset" : "error",
-				ev->type == DT_DP_EV_ERROR ? strerror(ev->err) :
-					"by the peer");
-		c->failed = true;
-		break;
-	case DT_DP_EV_CLOSED:
-		if (!c->closed) {
-			c->closed = true;
-			__atomic_fetch_add(&s->run->cli_closed, 1,
-				__ATOMIC_RELEASE);
-		}
-		break;
-	default:
-		break;
-	}
-}
+#include "bench_tcp_priv.h"
 
 /* ------------------------------------------------------------- loops */
 
@@ -508,21 +53,21 @@ side_poll(struct bt_side *s)
 	int nf, got;
 
 	if (!s->server)
-		cli_open(s);
+		bench_tcp_cli_open(s);
 	nf = dt_dp_poll(s->st);
 	got = nf;
 	do {
 		n = dt_dp_events(s->st, ev, BT_EV_BATCH);
 		for (i = 0; i < n; i++) {
 			if (s->server)
-				srv_event(s, &ev[i]);
+				bench_tcp_srv_event(s, &ev[i]);
 			else
-				cli_event(s, &ev[i]);
+				bench_tcp_cli_event(s, &ev[i]);
 		}
 		got += n;
 	} while (n > 0);
 	if (s->server) {
-		bt_copy_flush(s);
+		bench_tcp_copy_flush(s);
 		/*
 		 * Nothing came: check what the verifier holds now, or held
 		 * chunks could keep the window shut and the sender waiting.
@@ -546,11 +91,11 @@ side_poll(struct bt_side *s)
 	if (run->stop_sending && s->nb_shut < s->nb)
 		for (k = 0; k < s->nb; k++)
 			if (!s->conns[k].shut)
-				cli_fill(s, &s->conns[k]);
+				bench_tcp_cli_fill(s, &s->conns[k]);
 	now = rte_rdtsc();
 	if (now >= s->next_sample) {
 		for (k = 0; k < s->nb; k++)
-			cli_sample(s, &s->conns[k]);
+			bench_tcp_cli_sample(s, &s->conns[k]);
 		s->next_sample = now + run->hz;
 	}
 }
@@ -564,8 +109,8 @@ run_done(struct bt_run *run)
 }
 
 /* The live counters of every side: payload, frames received, retransmissions. */
-static void
-run_totals(const struct bt_run *run, uint64_t *bytes, uint64_t *frames,
+void
+bench_tcp_run_totals(const struct bt_run *run, uint64_t *bytes, uint64_t *frames,
 	uint64_t *rtx)
 {
 	unsigned int i;
@@ -606,7 +151,7 @@ run_tick(struct bt_run *run)
 		return;
 	run->t_next_print += run->hz;
 	/* A sample a second, --quiet or not; the line shows its rates. */
-	run_totals(run, &bytes, &frames, &rtx);
+	bench_tcp_run_totals(run, &bytes, &frames, &rtx);
 	smp = bench_sample_take(run->res, &run->sp, t, bytes, frames, rtx);
 	if (o->quiet || smp == NULL)
 		return;
@@ -745,175 +290,10 @@ tcp_verifier(const struct bench_tcp_env *env, struct bt_side *s,
 	v->gpu_id = dt_devmem_region_gpu_id(r);
 	v->res = &s->vres;
 	if (tokens) {
-		v->release = bt_release_tokens;
+		v->release = bench_tcp_release_tokens;
 		v->release_arg = s;
 	}
 	return v;
-}
-
-uint64_t
-bench_tcp_stack_drops(const struct dt_dp_stats *s)
-{
-	return s->drop_not_ipv4 + s->drop_bad_ip + s->drop_ip_fragment +
-		s->drop_not_for_us + s->drop_bad_tcp + s->drop_l4_cksum +
-		s->drop_no_conn + s->drop_conn_table_full +
-		s->drop_hdr_in_device + s->drop_unsupported_proto +
-		s->drop_tx_no_mbuf + s->drop_tx_ring_full +
-		s->drop_no_neighbour + s->drop_l4_cksum_unknown +
-		s->drop_too_many_segs + s->drop_bad_arp + s->drop_synq_full +
-		s->drop_neigh_hold_full;
-}
-
-/* Nothing silent: name every drop counter of a stack that is not zero. */
-void
-bench_tcp_report_drops(enum bench_mode mode, bool server, unsigned int q,
-	const struct dt_dp_stats *d)
-{
-#define BT_DROP(f) { #f, d->f }
-	const struct { const char *name; uint64_t v; } c[] = {
-		BT_DROP(drop_not_ipv4), BT_DROP(drop_bad_ip),
-		BT_DROP(drop_ip_fragment), BT_DROP(drop_not_for_us),
-		BT_DROP(drop_bad_tcp), BT_DROP(drop_l4_cksum),
-		BT_DROP(drop_no_conn), BT_DROP(drop_conn_table_full),
-		BT_DROP(drop_hdr_in_device), BT_DROP(drop_unsupported_proto),
-		BT_DROP(drop_tx_no_mbuf), BT_DROP(drop_tx_ring_full),
-		BT_DROP(drop_no_neighbour), BT_DROP(drop_l4_cksum_unknown),
-		BT_DROP(drop_too_many_segs), BT_DROP(drop_bad_arp),
-		BT_DROP(drop_synq_full), BT_DROP(drop_neigh_hold_full),
-	};
-#undef BT_DROP
-	unsigned int i;
-
-	if (bench_tcp_stack_drops(d) == 0)
-		return;
-	fprintf(stderr, "devtcp-bench: %s: %s stack %u drops:",
-		bench_mode_name(mode), server ? "server" : "client", q);
-	for (i = 0; i < RTE_DIM(c); i++)
-		if (c[i].v != 0)
-			fprintf(stderr, " %s %" PRIu64, c[i].name + 5, c[i].v);
-	fprintf(stderr, "\n");
-}
-
-/*
- * With several stacks a side, where the connections went (RSS spread on
- * the server, the openers' own queues on the client): one line, for the
- * reader and for the tests that check every stack took part.
- */
-static void
-report_spread(const struct bt_run *run)
-{
-	unsigned int i, k = run->nb_sides / 2;
-
-	if (k < 2)
-		return;
-	fprintf(stderr, "devtcp-bench: %s: %u server stacks, connections accepted per stack:",
-		bench_mode_name(run->mode), k);
-	for (i = 0; i < k; i++)
-		fprintf(stderr, " %u", run->sides[i].nb);
-	fprintf(stderr, "; %u client stacks, opened per stack:", k);
-	for (i = k; i < 2 * k; i++)
-		fprintf(stderr, " %u", run->sides[i].nb);
-	fprintf(stderr, "\n");
-}
-
-/* Everything the run measured, once every lcore is back. */
-static void
-tcp_collect(struct bt_run *run, struct bench_result *res)
-{
-	const struct bench_tcp_env *env = run->env;
-	const struct bench_opts *o = env->opts;
-	struct rte_eth_stats es;
-	struct dt_dp_stats ds;
-	unsigned int i;
-	uint32_t k;
-
-	report_spread(run);
-	res->conns = run->conns;
-	res->server_stacks = run->nsrv;
-	res->client_stacks = run->ncli;
-	res->seconds = (double)((run->t_eof != 0 ? run->t_eof : rte_rdtsc()) -
-		run->t0) / run->hz;
-	for (i = 0; i < run->nb_sides; i++) {
-		struct bt_side *s = &run->sides[i];
-
-		dt_dp_stats_get(s->st, &ds);
-		bench_tcp_report_drops(run->mode, s->server,
-			s->server ? i : i - run->nsrv, &ds);
-		res->stack_drops += bench_tcp_stack_drops(&ds);
-		res->events_overflow += ds.events_overflow;
-		res->tcp_errors += s->errors;
-		if (!s->server) {
-			res->tx_frames += ds.tx_frames;
-			res->tx_stack_cycles += ds.tx_cycles;
-			res->tx_burst_cycles += ds.tx_burst_cycles;
-			res->tx_tso_bursts += ds.tx_tso_bursts;
-			res->tx_tso_segs += ds.tx_tso_segs;
-			res->retransmits += s->retransmits;
-			for (k = 0; k < s->nb; k++)
-				res->sent_bytes += s->conns[k].acked;
-			continue;
-		}
-		res->stack[i] = (struct bench_stack_result){
-			.lcore = run->lcore_of[i], .conns = s->nb,
-			.rx_frames = ds.rx_frames, .payload_bytes = s->rx_bytes,
-			.rx_cycles = s->cycles, .stack_cycles = ds.rx_cycles,
-			.drops = bench_tcp_stack_drops(&ds),
-			.rx_bursts = ds.rx_bursts, .gro_runs = ds.rx_gro_runs,
-			.gro_frames = ds.rx_gro_frames };
-		res->rx_frames += ds.rx_frames;
-		res->device_chunks += ds.device_chunks;
-		res->host_chunks += ds.host_chunks;
-		res->stack_cycles += ds.rx_cycles;
-		res->cksum_bad += ds.drop_l4_cksum + ds.drop_l4_cksum_unknown;
-		res->payload_bytes += s->rx_bytes;
-		res->device_bytes += s->device_bytes;
-		res->host_bytes += s->host_bytes;
-		res->rx_cycles += s->cycles;
-		res->copy_errors += s->copy_errors;
-		if (s->ch != NULL)
-			res->cpu_copy_bytes += s->ch->stats.bytes;
-		/* lib/dp's copy mode (a port without split) copies after receive too. */
-		res->cpu_copy_bytes += ds.rx_copy_bytes;
-		res->verified_bytes += s->vres.verified_bytes;
-		res->verify_errors += s->vres.verify_errors;
-		res->verify_batches += s->vres.verify_batches;
-		for (k = 0; k < s->nb; k++) {
-			const struct bt_conn *c = &s->conns[k];
-
-			if (c->peer_closed && c->closed && !c->failed &&
-					(o->bytes == 0 || c->rx == o->bytes))
-				res->conns_done++;
-		}
-	}
-	/* After the stack, the CPU copied with the bench's engine or lib/dp's. */
-	res->copy_bytes = res->cpu_copy_bytes;
-	res->nic_copy_bytes = bench_xstat_sum(env->sport, "_copy_bytes");
-	res->split_frames = bench_xstat_sum(env->sport, "_split_packets");
-	res->nic_tx_copy_chunks = bench_xstat_sum_tx(env->cport,
-		"_copy_latency_chunks");
-	res->nic_tx_copy_cycles = bench_xstat_sum_tx(env->cport,
-		"_copy_latency_cycles");
-	res->nic_tx_copy_calls = bench_xstat_sum_tx(env->cport, "_copy_calls");
-	res->nic_tx_copy_gathers = bench_xstat_sum_tx(env->cport,
-		"_copy_gathers");
-	if (rte_eth_stats_get(env->sport, &es) == 0) {
-		res->rx_bytes = es.ibytes;
-		res->missed = es.imissed + es.rx_nombuf;
-	}
-}
-
-/*
- * The interval from the last sample to the end of the run: every lcore is
- * back and the counters are final, so the samples add up to the run.
- */
-static void
-tcp_last_sample(struct bt_run *run)
-{
-	uint64_t bytes, frames, rtx;
-
-	run_totals(run, &bytes, &frames, &rtx);
-	bench_sample_take(run->res, &run->sp,
-		(double)(rte_rdtsc() - run->t0) / run->hz, bytes, frames, rtx);
 }
 
 static int
@@ -936,7 +316,7 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 		run->nb_sides++;
 		if (server) {
 			s->cap = run->conns;
-			/* Slices of whole cache lines, as bt_land() fills them. */
+			/* Slices of whole cache lines, as bench_tcp_land() fills them. */
 			s->land_len = RTE_ALIGN_FLOOR(run->land_len / run->nsrv,
 				RTE_CACHE_LINE_SIZE);
 			s->land_base = run->land_base + (uintptr_t)q * s->land_len;
@@ -958,7 +338,7 @@ tcp_sides_create(const struct bench_tcp_env *env, struct bt_run *run,
 				return -ENOMEM;
 		}
 	}
-	/* The openers spread their connections with it (cli_connect). */
+	/* The openers spread their connections with it (bench_tcp_cli_connect). */
 	run->srss_ok = run->nsrv > 1 && !o->rss_blind &&
 		dt_dp_port_rss_get(env->sport, &run->srss) == 0 &&
 		run->srss.reta_size != 0;
@@ -1001,7 +381,7 @@ lcore_entry(void *arg)
 			fprintf(stderr, "devtcp-bench: cannot open a copy channel: %s\n",
 				rte_strerror(rte_errno));
 			run->abort = true;
-			return -1;
+			return rte_errno != 0 ? -rte_errno : -EIO;
 		}
 	}
 	return lcore_loop(l);
@@ -1081,6 +461,7 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 	rte_eth_stats_reset(env->sport);
 	rte_eth_xstats_reset(env->sport);
 	rte_eth_xstats_reset(env->cport);
+	rte_eth_xstats_reset(env->cport);
 	r = tcp_sides_create(env, run, mode);
 	if (r != 0)
 		goto stop;
@@ -1122,14 +503,14 @@ bench_tcp_run(const struct bench_tcp_env *env, enum bench_mode mode,
 		if (!s->server)
 			continue;
 		if (s->ch != NULL)
-			bt_copy_flush(s);
+			bench_tcp_copy_flush(s);
 		if (s->ver_rx != NULL)
 			bench_verify_flush(s->ver_rx);
 		if (s->ver_land != NULL)
 			bench_verify_flush(s->ver_land);
 	}
-	tcp_collect(run, res);
-	tcp_last_sample(run);
+	bench_tcp_collect(run, res);
+	bench_tcp_last_sample(run);
 	/* An aborted run still reports what it measured, as a failed one. */
 	if (run->abort)
 		res->tcp_errors++;
@@ -1142,3 +523,39 @@ out:
 	free(run);
 	return r;
 }
+
+/* Whether a stream run delivered everything and closed; says why not on stderr. */
+static bool
+tcp_ok(const struct bench_opts *o, const struct bench_result *r)
+{
+	const char *m = bench_mode_name(r->mode);
+	bool ok = true;
+
+	if (r->conns_done != r->conns || r->tcp_errors != 0 ||
+			r->events_overflow != 0) {
+		fprintf(stderr, "devtcp-bench: %s: %u of %u connections delivered everything and closed; %"
+			PRIu64 " connection errors, %" PRIu64 " event overflows\n",
+			m, r->conns_done, r->conns, r->tcp_errors, r->events_overflow);
+		ok = false;
+	}
+	if (o->bytes != 0 && r->payload_bytes != o->bytes * r->conns) {
+		fprintf(stderr, "devtcp-bench: %s: delivered %" PRIu64 " of %" PRIu64 " bytes\n",
+			m, r->payload_bytes, o->bytes * r->conns);
+		ok = false;
+	}
+	return ok;
+}
+
+static int
+tcp_mode_run(struct bench_env *env, enum bench_mode mode,
+	uint16_t server_stacks, struct bench_result *res)
+{
+	return bench_tcp_run(&env->tcp, mode, server_stacks, res);
+}
+
+const struct bench_mode_ops bench_mode_split = {
+	.run = tcp_mode_run, .ok = tcp_ok,
+};
+const struct bench_mode_ops bench_mode_copy = {
+	.run = tcp_mode_run, .ok = tcp_ok,
+};

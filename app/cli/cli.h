@@ -2,7 +2,7 @@
 /*
  * devtcp-cli: a testpmd-style console on DPDK's cmdline library. One
  * context per process; the command modules (ports, flows, device memory,
- * TCP, bench) reach it through cli_ctx(), since cmdline callbacks carry no
+ * TCP, bench) reach it through cli_ctx_get(), since cmdline callbacks carry no
  * pointer of the application's.
  *
  * TCP: the console owns one lib/dp stack per started port that has an
@@ -164,9 +164,16 @@ struct cli_ctx {
 	uint32_t next_conn_id;
 	bool verify;                 /* "set tcp verify on" */
 	struct cli_bench bench;
+	/*
+	 * A bench connection moved on (sent, closed, aborted): the bench's
+	 * accounting (cli_bench_conn_event), set by cli_main.c so that the
+	 * connection model (cli_conn.c) never calls back into cli_bench.c.
+	 */
+	void (*bench_conn_event)(struct cli_ctx *ctx, struct cli_conn *c);
 };
 
-struct cli_ctx *cli_ctx(void);
+/* cli_ctx.c: the process's one context (cmdline callbacks carry none). */
+struct cli_ctx *cli_ctx_get(void);
 /* SIGINT/SIGTERM arrived: long commands return, the console leaves. */
 bool cli_interrupted(void);
 void cli_ctx_set(struct cli_ctx *ctx);
@@ -207,7 +214,7 @@ void cli_suggest(struct cmdline *cl, const char *line);
 void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * cli_tcp.c: stacks. A stack is created when a port is both started and
+ * cli_conn.c: the connection model and event loop. A stack is created when a port is both started and
  * addressed, and destroyed before the port stops or its address changes.
  */
 int cli_stack_create(struct cmdline *cl, uint16_t port);
@@ -227,9 +234,13 @@ void cli_poll_for(struct cli_ctx *ctx, unsigned int ms);
 bool cli_busy(const struct cli_ctx *ctx, char *why, size_t len);
 /* New console connection on @p port for stack connection @p conn. */
 struct cli_conn *cli_conn_new(struct cli_ctx *ctx, uint16_t port, uint64_t conn);
-/* Queue a send request of @p bytes; pushes what the stack takes now. */
+/*
+ * Queue a send request of @p bytes; pushes what the stack takes now.
+ * 0, or a negative errno with the reason in @p err.
+ */
+struct dt_app_error;
 int cli_conn_send(struct cli_ctx *ctx, struct cli_conn *c, uint64_t bytes,
-	bool device, const char **why);
+	bool device, struct dt_app_error *err);
 /* Queue what the connection's requests and the port's free slots allow. */
 void cli_conn_push(struct cli_ctx *ctx, struct cli_conn *c);
 /* Listen on @p tcp_port on @p port's stack (remembered across re-creates). */
@@ -238,8 +249,16 @@ void cli_unlisten(struct cli_ctx *ctx, uint16_t port, uint16_t tcp_port);
 /* Stacks and aliases go before the ports stop, send buffers after. */
 void cli_tcp_cleanup(struct cli_ctx *ctx);
 void cli_tcp_cleanup_buffers(struct cli_ctx *ctx);
+/* The console connection numbered @p id (NULL: none). */
+struct cli_conn *cli_conn_by_id(struct cli_ctx *ctx, uint32_t id);
+/* Read the stack's statistics of @p c into c->last (kept after close). */
+void cli_conn_refresh(struct cli_ctx *ctx, struct cli_conn *c);
+/* "laddr:lport -> raddr:rport" of @p c (<- when accepted) into @p buf. */
+void cli_conn_desc(const struct cli_conn *c, char *buf, size_t len);
+/* Whether any port has a stack. */
+bool cli_have_stacks(const struct cli_ctx *ctx);
 
-/* cli_bench.c: hooks from the connection events. */
+/* cli_bench.c: the bench's accounting (through ctx->bench_conn_event), "show bench". */
 void cli_bench_conn_event(struct cli_ctx *ctx, struct cli_conn *c);
 void cli_bench_show(struct cmdline *cl, struct cli_ctx *ctx);
 

@@ -23,6 +23,7 @@
 #include <rte_errno.h>
 
 #include "cli.h"
+#include "dt_app_error.h"
 #include "dt_app_value.h"
 #include "dt_dp.h"
 
@@ -108,12 +109,12 @@ bench_ports(struct cmdline *cl, struct cli_ctx *ctx, bool given,
 
 	if (given) {
 		if (!cli_port_ok(cl, *src) || !cli_port_ok(cl, *dst))
-			return -1;
+			return -EINVAL;
 		if (*src == *dst || ctx->port[*src].stack == NULL ||
 				ctx->port[*dst].stack == NULL) {
 			cli_fail(cl, "bench start: ports %u and %u must differ and both "
 				"have a TCP stack (set ip, port start)", *src, *dst);
-			return -1;
+			return -EINVAL;
 		}
 		return 0;
 	}
@@ -123,7 +124,7 @@ bench_ports(struct cmdline *cl, struct cli_ctx *ctx, bool given,
 	if (n < 2) {
 		cli_fail(cl, "bench start: needs two ports with a TCP stack on one "
 			"wire (set ip <port_id> <addr>/<len>, port start <port_id>)");
-		return -1;
+		return -EINVAL;
 	}
 	*src = found[0];
 	*dst = found[1];
@@ -142,10 +143,11 @@ static void
 bench_start_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct bench_start_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	struct cli_bench *b = &ctx->bench;
 	uint16_t src = r->src, dst = r->dst;
-	const char *expect, *why;
+	struct dt_app_error err;
+	const char *expect;
 	char eb[64], ip[32];
 	uint64_t bytes;
 	uint32_t i;
@@ -207,8 +209,8 @@ bench_start_cb(void *res, struct cmdline *cl, void *data)
 			break;
 		}
 		c->conn = conn;
-		if (cli_conn_send(ctx, c, bytes, false, &why) != 0)
-			cli_notice("bench: conn %u: %s", c->id, why);
+		if (cli_conn_send(ctx, c, bytes, false, &err) != 0)
+			cli_notice("bench: conn %u: %s", c->id, err.msg);
 		c->close_req = true;
 	}
 	if (b->nb_conns == 0)
@@ -254,7 +256,7 @@ static void
 bench_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct bench_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	unsigned int i;
 
 	RTE_SET_USED(data);

@@ -24,7 +24,7 @@ struct show_res {
 static void
 show_devmem(struct cmdline *cl)
 {
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	struct rte_gpu_info info;
 	unsigned int i, p, n = 0;
 

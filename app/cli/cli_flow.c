@@ -80,7 +80,7 @@ static void
 flow_create_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct flow_create_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	char buf[sizeof(r->rest)];
 	struct rte_flow_error err = { .message = NULL };
 	struct flow_spec f;
@@ -144,7 +144,7 @@ static void
 flow_list_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct flow_list_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	unsigned int i, n = 0;
 
 	if (!cli_port_ok(cl, r->port_id))
@@ -184,7 +184,7 @@ static void
 flow_destroy_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct flow_destroy_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	struct rte_flow_error err = { .message = NULL };
 	unsigned int i;
 
@@ -235,7 +235,7 @@ static void
 flow_flush_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct flow_flush_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	struct rte_flow_error err = { .message = NULL };
 	unsigned int i, n = 0;
 

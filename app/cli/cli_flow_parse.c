@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The rule text of "flow create|validate" (cli_flow_parse.h). */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ split_words(char *s, char **w, int cap)
 	for (t = strtok_r(s, " \t", &save); t != NULL;
 			t = strtok_r(NULL, " \t", &save)) {
 		if (n == cap)
-			return -1;
+			return -EINVAL;
 		w[n++] = t;
 	}
 	return n;
@@ -33,7 +34,7 @@ parse_ip_field(const char *v, bool src, struct flow_spec *f, const char **why)
 
 	if (inet_pton(AF_INET, v, &a) != 1) {
 		*why = "bad IPv4 address";
-		return -1;
+		return -EINVAL;
 	}
 	if (src) {
 		f->ip.hdr.src_addr = a.s_addr;
@@ -55,7 +56,7 @@ parse_port_field(const char *v, bool src, struct flow_spec *f, const char **why)
 	port = strtoul(v, &end, 10);
 	if (*end != '\0' || end == v || port > 65535) {
 		*why = "bad TCP/UDP port";
-		return -1;
+		return -EINVAL;
 	}
 	be = htons(port);
 	if (f->l4 == FLOW_L4_TCP && src) {
@@ -86,11 +87,11 @@ parse_fields(char **w, int n, struct flow_spec *f, bool ip, const char **why)
 		if ((!src && strcmp(w[i], "dst") != 0) || i + 2 >= n ||
 				strcmp(w[i + 1], "is") != 0) {
 			*why = "expected 'src is VALUE' or 'dst is VALUE'";
-			return -1;
+			return -EINVAL;
 		}
 		if ((ip ? parse_ip_field(w[i + 2], src, f, why) :
 				parse_port_field(w[i + 2], src, f, why)) != 0)
-			return -1;
+			return -EINVAL;
 		i += 3;
 	}
 	return i;
@@ -100,7 +101,7 @@ static int
 expect_word(char **w, int n, int *i, const char *word)
 {
 	if (*i >= n || strcmp(w[*i], word) != 0)
-		return -1;
+		return -EINVAL;
 	(*i)++;
 	return 0;
 }
@@ -113,7 +114,7 @@ parse_u16(const char *v, uint16_t *out)
 
 	x = strtoul(v, &end, 10);
 	if (*end != '\0' || end == v || x > UINT16_MAX)
-		return -1;
+		return -EINVAL;
 	*out = (uint16_t)x;
 	return 0;
 }
@@ -130,26 +131,26 @@ parse_actions(char **w, int n, int i, struct flow_spec *f, const char **why)
 				if (f->nb_rss_queues == FLOW_MAX_RSS_QUEUES ||
 						parse_u16(w[i], &f->rss_queues[f->nb_rss_queues]) != 0) {
 					*why = "bad rss queue list (numbers, at most 16, then 'end')";
-					return -1;
+					return -EINVAL;
 				}
 				f->nb_rss_queues++;
 			}
 			if (expect_word(w, n, &i, "end") || f->nb_rss_queues == 0) {
 				*why = "rss queues: expected queue numbers then 'end'";
-				return -1;
+				return -EINVAL;
 			}
 		}
 	} else {
 		if (expect_word(w, n, &i, "queue") || expect_word(w, n, &i, "index") ||
 				i >= n)
-			return -1;
+			return -EINVAL;
 		if (parse_u16(w[i++], &f->queue) != 0) {
 			*why = "bad queue index";
-			return -1;
+			return -EINVAL;
 		}
 	}
 	if (expect_word(w, n, &i, "/") || expect_word(w, n, &i, "end") || i != n)
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
@@ -166,29 +167,29 @@ parse_rule(char **w, int n, struct flow_spec *f, const char **why)
 	if (expect_word(w, n, &i, "ingress") || expect_word(w, n, &i, "pattern") ||
 			expect_word(w, n, &i, "eth") || expect_word(w, n, &i, "/") ||
 			expect_word(w, n, &i, "ipv4"))
-		return -1;
+		return -EINVAL;
 	k = parse_fields(w + i, n - i, f, true, why);
 	if (k < 0)
-		return -1;
+		return -EINVAL;
 	i += k;
 	if (expect_word(w, n, &i, "/"))
-		return -1;
+		return -EINVAL;
 	if (i < n && (strcmp(w[i], "tcp") == 0 || strcmp(w[i], "udp") == 0)) {
 		f->l4 = strcmp(w[i], "tcp") == 0 ? FLOW_L4_TCP : FLOW_L4_UDP;
 		i++;
 		k = parse_fields(w + i, n - i, f, false, why);
 		if (k < 0)
-			return -1;
+			return -EINVAL;
 		i += k;
 		if (expect_word(w, n, &i, "/"))
-			return -1;
+			return -EINVAL;
 	}
 	if (expect_word(w, n, &i, "end") || expect_word(w, n, &i, "actions"))
-		return -1;
+		return -EINVAL;
 	if (parse_actions(w, n, i, f, why) != 0) {
 		if (*why == NULL)
 			*why = usage;
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -202,7 +203,7 @@ cli_flow_parse(char *text, struct flow_spec *f, const char **why)
 	if (n < 0) {
 		memset(f, 0, sizeof(*f));
 		*why = "too many words (a rule has at most 64)";
-		return -1;
+		return -EINVAL;
 	}
 	return parse_rule(w, n, f, why);
 }

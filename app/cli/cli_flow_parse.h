@@ -32,7 +32,7 @@ struct flow_spec {
 /**
  * Parse @p text (from "ingress" to the final "end"; cut into words in
  * place) into @p f.
- * @return 0, or -1 with the reason in *why
+ * @return 0, or -EINVAL with the reason in *why
  */
 int cli_flow_parse(char *text, struct flow_spec *f, const char **why);
 

@@ -39,8 +39,6 @@ RTE_LOG_REGISTER(cli_logtype, devtcp.cli, INFO);
 #define CLI_SETTLE_US 2000
 #define CLI_SETTLE_MAX_US 50000
 
-/* cmdline callbacks carry no application pointer: the one context is here. */
-static struct cli_ctx *cli_the_ctx;
 /* Set by SIGINT/SIGTERM: the only state the handler touches. */
 static volatile sig_atomic_t cli_signal;
 
@@ -71,18 +69,6 @@ cli_interrupted(void)
 	return cli_signal != 0;
 }
 
-struct cli_ctx *
-cli_ctx(void)
-{
-	return cli_the_ctx;
-}
-
-void
-cli_ctx_set(struct cli_ctx *ctx)
-{
-	cli_the_ctx = ctx;
-}
-
 void
 cli_fail(struct cmdline *cl, const char *fmt, ...)
 {
@@ -93,7 +79,7 @@ cli_fail(struct cmdline *cl, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cmdline_printf(cl, "error: %s\n", buf);
-	cli_the_ctx->errors++;
+	cli_ctx_get()->errors++;
 }
 
 bool
@@ -167,7 +153,7 @@ struct quit_res {
 static void
 quit_cb(void *res, struct cmdline *cl, void *data)
 {
-	cli_ctx()->quit = true;
+	cli_ctx_get()->quit = true;
 	cmdline_quit(cl);
 }
 
@@ -272,7 +258,7 @@ parse_args(int argc, char **argv, struct cli_opts *o)
 		case 'e':
 			if (o->nb_cmds == CLI_MAX_E) {
 				fprintf(stderr, "at most %d -e commands\n", CLI_MAX_E);
-				return -1;
+				return -EINVAL;
 			}
 			o->cmds[o->nb_cmds++] = optarg;
 			break;
@@ -281,13 +267,13 @@ parse_args(int argc, char **argv, struct cli_opts *o)
 			exit(0);
 		default:
 			fprintf(stderr, "(%s -- --help lists the options)\n", argv[0]);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "unexpected argument '%s' (commands go after -e)\n",
 			argv[optind]);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -357,14 +343,16 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
 	FILE *f;
 
 	if (cl == NULL)
-		return -1;
+		return -ENOMEM;
 	ctx->cl = cl;
 	if (o->cmdfile != NULL) {
 		f = fopen(o->cmdfile, "r");
 		if (f == NULL) {
-			fprintf(stderr, "--cmdfile %s: %s\n", o->cmdfile, strerror(errno));
+			int err = errno;
+
+			fprintf(stderr, "--cmdfile %s: %s\n", o->cmdfile, strerror(err));
 			cmdline_free(cl);
-			return -1;
+			return -err;
 		}
 		run_file(cl, ctx, o->cmdfile, f);
 		fclose(f);
@@ -386,7 +374,7 @@ run_scripted(struct cli_ctx *ctx, const struct cli_opts *o)
  * One character of input when there is one, as cmdline_poll takes it; but a
  * line about to be entered that will not parse is kept, so that the nearest
  * command follows cmdline's own "Command not found" / "Bad arguments".
- * @return -1 at the end of input or after quit, else 0.
+ * @return -EPIPE at the end of input or after quit, else 0.
  */
 static int
 interactive_char(struct cmdline *cl)
@@ -399,7 +387,7 @@ interactive_char(struct cmdline *cl)
 	if (poll(&pfd, 1, 0) <= 0)
 		return 0;
 	if (read(STDIN_FILENO, &c, 1) <= 0)
-		return -1;
+		return -EPIPE;
 	if (c == '\n' || c == '\r') {
 		snprintf(line, sizeof(line), "%.1024s\n",
 			rdline_get_buffer(cmdline_get_rdline(cl)));
@@ -407,7 +395,7 @@ interactive_char(struct cmdline *cl)
 		bad = *s != '\n' && *s != '#' && cmdline_parse_check(cl, line) < 0;
 	}
 	if (cmdline_in(cl, &c, 1) < 0)
-		return -1;
+		return -EPIPE;
 	if (bad)
 		cli_suggest(cl, line);
 	return 0;
@@ -427,7 +415,7 @@ run_interactive(struct cli_ctx *ctx)
 	uint16_t p;
 
 	if (cl == NULL)
-		return -1;
+		return -ENOMEM;
 	ctx->cl = cl;
 	while (!ctx->quit && !cli_interrupted()) {
 		if (interactive_char(cl) < 0)
@@ -477,6 +465,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
+	ctx.bench_conn_event = cli_bench_conn_event;
 	cli_ctx_set(&ctx);
 	on_signals();
 	interactive = o.cmdfile == NULL && o.nb_cmds == 0 && isatty(STDIN_FILENO);

@@ -133,7 +133,7 @@ show_stats(struct cmdline *cl, uint16_t p)
 		"  TX-packets: %" PRIu64 "  TX-bytes: %" PRIu64 "  TX-errors: %" PRIu64
 		"\n", p, s.ipackets, s.ibytes, s.imissed, s.ierrors, s.rx_nombuf,
 		s.opackets, s.obytes, s.oerrors);
-	show_rates(cl, &cli_ctx()->port[p], &s);
+	show_rates(cl, &cli_ctx_get()->port[p], &s);
 }
 
 static void
@@ -327,7 +327,7 @@ static void
 startstop_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct startstop_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 
 	if (!cli_port_ok(cl, r->port_id))
 		return;
@@ -512,7 +512,7 @@ set_cb(void *res, struct cmdline *cl, void *data)
 
 	if (!cli_port_ok(cl, r->port_id))
 		return;
-	cp = &cli_ctx()->port[r->port_id];
+	cp = &cli_ctx_get()->port[r->port_id];
 	if (strcmp(r->what, "rxhdrs") == 0) {
 		if (parse_rxhdrs(r->value, &cp->rxhdrs) != 0)
 			return cli_fail(cl, "set rxhdrs: unknown header list '%s' "
@@ -592,7 +592,7 @@ static void
 showcfg_cb(void *res, struct cmdline *cl, void *data)
 {
 	struct showcfg_res *r = res;
-	struct cli_ctx *ctx = cli_ctx();
+	struct cli_ctx *ctx = cli_ctx_get();
 	uint16_t p;
 
 	RTE_ETH_FOREACH_DEV(p) {

@@ -56,7 +56,7 @@ summary_cb(void *res, struct cmdline *cl, void *data)
 		rte_eth_link_get_nowait(p, &link);
 		cmdline_printf(cl, "%-4u %-17s %-12s %-14s %-8s %s\n", p, mac, name,
 			di.driver_name, link.link_status ? "up" : "down",
-			p < CLI_MAX_PORTS && cli_ctx()->port[p].started ? "started" :
+			p < CLI_MAX_PORTS && cli_ctx_get()->port[p].started ? "started" :
 			"stopped");
 	}
 }
@@ -188,7 +188,7 @@ rxtx_cb(void *res, struct cmdline *cl, void *data)
 	RTE_ETH_FOREACH_DEV(p) {
 		if (p >= CLI_MAX_PORTS)
 			break;
-		rxtx_port(cl, p, &cli_ctx()->port[p]);
+		rxtx_port(cl, p, &cli_ctx_get()->port[p]);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include "dt_app_ini.h"
 #include "dt_app_value.h"
 #include "srv_config.h"
+#include "dt_app_error.h"
 #include "srv_config_priv.h"
 
 /* Kinds of value. */
@@ -269,7 +270,7 @@ set_value(struct srv_config *cfg, const struct key_desc *kd, void *base,
 		return 0;
 	case KT_ENUM:
 	case KT_ENUM_BOOL: {
-		static char names[128];
+		char names[128];
 		int i;
 
 		rc = dt_app_parse_enum(val, kd->names);
@@ -559,6 +560,7 @@ int
 srv_config_load(const char *path, struct srv_config *cfg, char *err,
 	size_t errlen)
 {
+	struct dt_app_error e = { 0 };
 	struct srv_parse_state *ps;
 	int rc;
 
@@ -584,8 +586,15 @@ srv_config_load(const char *path, struct srv_config *cfg, char *err,
 		}
 		rc = resolve_lcores(ps, err, errlen);
 	}
-	if (rc == 0)
-		rc = srv_config_check(ps, err, errlen);
+	if (rc == 0) {
+		/*
+		 * The checks say why in a caller-supplied struct; this API
+		 * keeps the INI reader's buffer (nccl-net shares that reader).
+		 */
+		rc = srv_config_check(ps, &e);
+		if (rc != 0)
+			snprintf(err, errlen, "%s", e.msg);
+	}
 	free(ps);
 	return rc;
 }

@@ -43,6 +43,8 @@ unsigned int srv_config_line_of(const struct srv_parse_state *ps,
  * Checks across keys once the file is read (srv_config_check.c).
  * @return 0, or -EINVAL with the message in @p err.
  */
-int srv_config_check(const struct srv_parse_state *ps, char *err, size_t errlen);
+struct dt_app_error;
+int srv_config_check(const struct srv_parse_state *ps,
+	struct dt_app_error *err);
 
 #endif /* SRV_CONFIG_PRIV_H */

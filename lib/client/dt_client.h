@@ -78,15 +78,18 @@ struct dt_client_chunk {
 	bool host;            /**< DATA: bytes in host shared memory (CPU-readable) */
 	bool reoffered;       /**< OPEN: the stream was another client's (@c stream_offset) */
 	uint32_t peer_ipv4;   /**< OPEN: network order */
-	uint16_t peer_port, local_port; /**< OPEN: host order */
+	uint16_t peer_port;   /**< OPEN: the peer's TCP port, host order */
+	uint16_t local_port;  /**< OPEN: the local (listen) port, host order */
 	uint64_t stream_offset; /**< OPEN: byte of the stream the first DATA starts at */
 	int err;              /**< RESET: positive errno (ECONNRESET, ...) */
 	uint32_t token;       /**< give back with dt_client_release() (DATA only) */
-	uint16_t stack;
+	uint16_t stack;       /**< the server stack the stream lives on */
 };
 
 /**
  * Attach to the server at @p conf->path and map its region and rings.
+ * @param conf      where and as whom to attach
+ * @param[out] out  the client
  * @param[out] err  the reason on failure (a refusal: EPROTO version
  *                  mismatch, EUSERS too many clients, ENOENT port not
  *                  served, EACCES uid/gid not allowed; or a system error)
@@ -98,6 +101,9 @@ int dt_client_attach(const struct dt_client_conf *conf, struct dt_client **out,
 /**
  * Take up to @p n chunks, oldest first per stack (each stream in order).
  * OPEN, FIN and RESET chunks need no release.
+ * @param c         the client
+ * @param[out] out  room for @p n chunks
+ * @param n         how many at most
  * @return the number taken (0: none now), or -ESHUTDOWN once the server is
  *         gone and every ring is empty.
  */
@@ -117,57 +123,93 @@ int dt_client_poll_batch(struct dt_client *c, struct dt_client_chunk *out,
 
 /**
  * Give back the buffers of @p n DATA chunks (any order, any streams).
+ * @param c   the client
+ * @param ch  the chunks
+ * @param n   how many
  * @return 0, or -EINVAL when a chunk is not one this client holds (nothing
  *         of that chunk is given back).
  */
 int dt_client_release(struct dt_client *c, const struct dt_client_chunk *ch,
 	uint16_t n);
 
-/** Give back one token (dt_client_chunk.token of chunk on @p stack). */
+/**
+ * Give back one token (dt_client_chunk.token of a chunk on @p stack).
+ * @param c      the client
+ * @param stack  the chunk's stack
+ * @param token  its token
+ * @return 0, or -EINVAL when this client does not hold it
+ */
 int dt_client_release_token(struct dt_client *c, uint16_t stack,
 	uint32_t token);
 
 /**
  * Leave: tell the server (it takes back whatever is still held), unmap,
- * close. @p c is freed. @return 0 or a negative errno.
+ * close. @p c is freed.
+ * @param c  the client
+ * @return 0 or a negative errno.
  */
 int dt_client_detach(struct dt_client *c);
 
-/** Where the region is mapped (enum dt_client_mem). */
+/**
+ * @param c  the client
+ * @return where the region is mapped (enum dt_client_mem)
+ */
 int dt_client_mem(const struct dt_client *c);
 
-/** Base of the region in this process (device address or CPU mapping). */
+/**
+ * @param c  the client
+ * @return base of the region in this process (device address or CPU mapping)
+ */
 const void *dt_client_region_base(const struct dt_client *c);
 
-/** Bytes of the region. */
+/**
+ * @param c  the client
+ * @return bytes of the region
+ */
 uint64_t dt_client_region_len(const struct dt_client *c);
 
 /**
- * CPU-readable alias of the region (verification), or NULL when the region
- * is device memory without one.
+ * @param c  the client
+ * @return a CPU-readable alias of the region (verification), or NULL when
+ *         the region is device memory without one
  */
 const void *dt_client_cpu_alias(const struct dt_client *c);
 
-/** CUDA device ordinal of the region in this process, or -1 (CPU). */
+/**
+ * @param c  the client
+ * @return the CUDA device ordinal of the region in this process, or -1 (CPU)
+ */
 int dt_client_cuda_device(const struct dt_client *c);
 
-/** The control socket (poll it for POLLHUP: the server went away). */
+/**
+ * @param c  the client
+ * @return the control socket (poll it for POLLHUP: the server went away)
+ */
 int dt_client_fd(const struct dt_client *c);
 
 /** Counters of this client. */
 struct dt_client_stats {
-	uint64_t chunks, bytes, host_bytes;
-	uint64_t streams_opened, streams_finished, streams_reset;
-	uint64_t released;
+	uint64_t chunks;            /**< DATA chunks taken */
+	uint64_t bytes;             /**< DATA bytes taken */
+	uint64_t host_bytes;        /**< of those, in host shared memory */
+	uint64_t streams_opened;    /**< OPEN chunks taken */
+	uint64_t streams_finished;  /**< FIN chunks taken */
+	uint64_t streams_reset;     /**< RESET chunks taken */
+	uint64_t released;          /**< DATA chunks given back */
 	uint32_t held;            /**< DATA chunks taken and not given back */
 	uint32_t client_id;       /**< as the server numbered it */
-	uint16_t nb_stacks;
+	uint16_t nb_stacks;         /**< the server's stacks (one ring each) */
 	uint32_t ring_size;       /**< quota per stack */
 	uint64_t bad_descs;       /**< descriptors a broken server wrote (a slot
 				    *  outside the ring or held, bytes outside
 				    *  the region): skipped */
 };
 
+/**
+ * The counters of this client.
+ * @param c       the client
+ * @param[out] s  filled
+ */
 void dt_client_stats_get(const struct dt_client *c, struct dt_client_stats *s);
 
 #ifdef __cplusplus

@@ -45,9 +45,9 @@ extern "C" {
 
 /** One copy. Either side may be host memory or a device address of the engine's window. */
 struct dt_copy_op {
-	void *dst;
-	const void *src;
-	uint32_t len;
+	void *dst;        /**< where the bytes go */
+	const void *src;  /**< where they come from */
+	uint32_t len;     /**< how many */
 };
 
 struct dt_copy_engine;
@@ -55,7 +55,7 @@ struct dt_copy_chan;
 
 /** Operations a copy engine implements. */
 struct dt_copy_engine_ops {
-	const char *name;
+	const char *name;  /**< for logs and reports ("cpu", "cuda", ...) */
 	/** Open a channel for one thread; NULL with rte_errno set on failure. */
 	struct dt_copy_chan *(*chan_open)(struct dt_copy_engine *ce);
 	/** Close a channel, waiting for its outstanding copies. */
@@ -195,14 +195,14 @@ struct dt_copy_stats {
 
 /** Common head of every channel; engines embed it first. */
 struct dt_copy_chan {
-	struct dt_copy_engine *ce;
+	struct dt_copy_engine *ce; /**< the engine it was opened on */
 	uint64_t next_ticket;   /**< ticket the next copy will get */
-	struct dt_copy_stats stats;
+	struct dt_copy_stats stats; /**< what it queued and refused */
 };
 
 /** Common head of every engine; engines embed it first. */
 struct dt_copy_engine {
-	const struct dt_copy_engine_ops *ops;
+	const struct dt_copy_engine_ops *ops; /**< its implementation */
 	void *base;             /**< start of the device window (address the stack sees) */
 	size_t len;             /**< length of the window */
 };
@@ -329,18 +329,25 @@ struct dt_copy_engine *dt_copy_cpu_engine_create(void *base, size_t len,
  * when they are opened: set it before the ports that use the engine start.
  * An engine's initial value comes from DT_COPY_CPU_LATENCY_US (default 0).
  *
+ * @param ce  a CPU engine
+ * @param us  the latency in microseconds (0: none)
  * @return 0, or -EINVAL (not a CPU engine, or @p us over
  *         DT_COPY_CPU_LATENCY_MAX_US)
  */
 int dt_copy_cpu_engine_set_latency(struct dt_copy_engine *ce, uint32_t us);
 
-/** The simulated completion latency of a CPU engine in µs (0 for none or another engine). */
+/**
+ * The simulated completion latency of a CPU engine.
+ * @param ce  the engine
+ * @return microseconds (0 for none, or for another kind of engine)
+ */
 uint32_t dt_copy_cpu_engine_latency(const struct dt_copy_engine *ce);
 
 /**
  * Destroy an engine created by any implementation (NULL is a no-op).
  * Its channels must be closed. An engine still in the registry is removed
  * from it first (and that is logged as a caller bug).
+ * @param ce  the engine, or NULL
  */
 void dt_copy_engine_destroy(struct dt_copy_engine *ce);
 
@@ -349,6 +356,7 @@ void dt_copy_engine_destroy(struct dt_copy_engine *ce);
 
 /**
  * Register @p ce as the engine for its window [ce->base, ce->base + ce->len).
+ * @param ce  the engine
  * @return 0, -EEXIST on overlap, -ENOSPC when the table is full, or -rte_errno.
  */
 int dt_copy_registry_add(struct dt_copy_engine *ce);
@@ -358,12 +366,19 @@ int dt_copy_registry_add(struct dt_copy_engine *ce);
  * (or instead of) its own: for an engine whose copies need nothing of a
  * window (CUDA copies by unified addresses) and that serves many buffers,
  * so that a driver opens one channel on it, not one per buffer.
+ * @param ce    the engine
+ * @param base  start of the window
+ * @param len   its length
  * @return 0, -EEXIST on overlap, -ENOSPC when the table is full, -EINVAL.
  */
 int dt_copy_registry_add_range(struct dt_copy_engine *ce, const void *base,
 	size_t len);
 
-/** Remove an engine (every window of it) from the registry; -ENOENT when it is not there. */
+/**
+ * Remove an engine (every window of it) from the registry.
+ * @param ce  the engine
+ * @return 0, or -ENOENT when it is not there
+ */
 int dt_copy_registry_del(struct dt_copy_engine *ce);
 
 /**
@@ -374,6 +389,9 @@ int dt_copy_registry_del(struct dt_copy_engine *ce);
  * A plain host-memory answer sets rte_errno to 0, so the test is reliable.
  * Lock-free: a short scan of the table, fit for the TX fast path. A
  * @p len of 0 is looked up as one byte.
+ * @param addr  start of the range
+ * @param len   its length
+ * @return the engine, or NULL (host memory, or rte_errno EFAULT)
  */
 struct dt_copy_engine *dt_copy_registry_lookup(const void *addr, size_t len);
 
@@ -381,6 +399,8 @@ struct dt_copy_engine *dt_copy_registry_lookup(const void *addr, size_t len);
  * Same search as dt_copy_registry_lookup() with an explicit result, for
  * callers that prefer not to test rte_errno.
  *
+ * @param addr     start of the range
+ * @param len      its length
  * @param[out] ce  the engine, or NULL for host memory
  * @return 0 (engine or host memory), or -EFAULT when [addr, addr + len)
  *         straddles a window boundary (*ce is then NULL).
@@ -388,7 +408,10 @@ struct dt_copy_engine *dt_copy_registry_lookup(const void *addr, size_t len);
 int dt_copy_registry_find(const void *addr, size_t len,
 	struct dt_copy_engine **ce);
 
-/** Number of engines registered now (for teardown checks and telemetry). */
+/**
+ * Engines registered now (for teardown checks and telemetry).
+ * @return their number
+ */
 unsigned int dt_copy_registry_count(void);
 
 #ifdef __cplusplus

@@ -138,6 +138,12 @@ struct dt_devmem_region_conf {
  *
  * An engine may copy from or to host memory not registered with the device
  * (dt_devmem_host_register()) more slowly (CUDA: synchronously).
+ *
+ * @param gpu_id  gpudev id of the device
+ * @param base    start of the engine's window
+ * @param len     its length
+ * @param arg     unused (the signature of dt_devmem_region_conf's factory)
+ * @return the engine, or NULL with rte_errno set
  */
 struct dt_copy_engine *dt_devmem_engine_create_default(int16_t gpu_id,
 	void *base, size_t len, void *arg);
@@ -161,34 +167,59 @@ int dt_devmem_region_create(const struct dt_devmem_region_conf *conf,
  * extmem unregister, memory free (dma-buf release for an imported region).
  * NULL is a no-op.
  *
+ * @param region  the region, or NULL
  * @return 0; -EBUSY (nothing done) while mbufs of the pool are not back in
  *         it; or the first error of a teardown step (the others still run,
  *         and each failure is logged).
  */
 int dt_devmem_region_destroy(struct dt_devmem_region *region);
 
-/** Name of the region. */
+/**
+ * @param region  the region
+ * @return name of the region
+ */
 const char *dt_devmem_region_name(const struct dt_devmem_region *region);
 
-/** The pinned external-buffer pool whose data buffers lie in the region. */
+/**
+ * @param region  the region
+ * @return the pinned external-buffer pool whose data buffers lie in the region
+ */
 struct rte_mempool *dt_devmem_region_pool(const struct dt_devmem_region *region);
 
-/** Start of the region as the stack sees it (buf_addr of its mbufs). */
+/**
+ * @param region  the region
+ * @return start of the region as the stack sees it (buf_addr of its mbufs)
+ */
 void *dt_devmem_region_base(const struct dt_devmem_region *region);
 
-/** Length of the region (rounded up to the device page size). */
+/**
+ * @param region  the region
+ * @return length of the region (rounded up to the device page size)
+ */
 size_t dt_devmem_region_len(const struct dt_devmem_region *region);
 
-/** IOVA of the region start as given to the pool and DMA map (may be RTE_BAD_IOVA). */
+/**
+ * @param region  the region
+ * @return iOVA of the region start as given to the pool and DMA map (may be RTE_BAD_IOVA)
+ */
 uint64_t dt_devmem_region_iova(const struct dt_devmem_region *region);
 
-/** Copy engine of the region (registered in the copy registry). */
+/**
+ * @param region  the region
+ * @return copy engine of the region (registered in the copy registry)
+ */
 struct dt_copy_engine *dt_devmem_region_engine(const struct dt_devmem_region *region);
 
-/** gpudev id of the region's device, or RTE_GPU_ID_NONE for host memory. */
+/**
+ * @param region  the region
+ * @return gpudev id of the region's device, or RTE_GPU_ID_NONE for host memory
+ */
 int16_t dt_devmem_region_gpu_id(const struct dt_devmem_region *region);
 
-/** Port the region is DMA-mapped to, or RTE_MAX_ETHPORTS. */
+/**
+ * @param region  the region
+ * @return port the region is DMA-mapped to, or RTE_MAX_ETHPORTS
+ */
 uint16_t dt_devmem_region_port_id(const struct dt_devmem_region *region);
 
 /**
@@ -199,6 +230,7 @@ uint16_t dt_devmem_region_port_id(const struct dt_devmem_region *region);
  * never read or write payload with the CPU. Calls nest; each needs a
  * dt_devmem_region_cpu_unmap(). A host region returns its base.
  *
+ * @param region  the region
  * @return the alias, or NULL with rte_errno set (the device cannot map
  *         its memory for the CPU).
  */
@@ -206,6 +238,7 @@ void *dt_devmem_region_cpu_map(struct dt_devmem_region *region);
 
 /**
  * Drop one dt_devmem_region_cpu_map(); the alias goes away with the last.
+ * @param region  the region
  * @return 0, or -EINVAL when the region is not mapped, or the gpudev error.
  */
 int dt_devmem_region_cpu_unmap(struct dt_devmem_region *region);
@@ -214,11 +247,14 @@ int dt_devmem_region_cpu_unmap(struct dt_devmem_region *region);
  * Which provider the region's memory comes from: the driver name its
  * provider registered ("gpu_sim", "gpu_cuda", "gpu_amdgpu"), or "host",
  * "host (dma-buf)" for host regions.
+ * @param region  the region
+ * @return the provider's name
  */
 const char *dt_devmem_region_provider(const struct dt_devmem_region *region);
 
 /**
  * The NIC registration check of the region (step 3).
+ * @param region  the region
  * @return its report, or NULL when it did not run (host region, no port).
  */
 const struct dt_verbs_report *
@@ -226,6 +262,7 @@ dt_devmem_region_nic_check(const struct dt_devmem_region *region);
 
 /**
  * Export the whole region as a dma-buf through its provider.
+ * @param region   the region
  * @param[out] fd  the dma-buf, owned by the caller; the region must
  *                 outlive every importer's use of it
  * @return 0, or a negative errno (-ENOTSUP: the provider exports none).
@@ -236,6 +273,7 @@ int dt_devmem_region_dmabuf_export(const struct dt_devmem_region *region,
 /**
  * Describe the whole region for another process (devtcp-server's ingest
  * clients): gpu_sim hands its memfd, gpu_cuda a CUDA IPC handle.
+ * @param region    the region
  * @param[out] ipc  filled; a MEMFD fd is owned by the caller
  * @return 0, or a negative errno (-ENOTSUP: host region, or a provider
  *         without ipc_export).
@@ -246,12 +284,21 @@ int dt_devmem_region_ipc_export(const struct dt_devmem_region *region,
 /**
  * Make host memory fast for the copy engines of device @p gpu_id (CUDA:
  * pinned with cuMemHostRegister), through its provider's hook.
+ * @param gpu_id  gpudev id of the device
+ * @param ptr     start of the host memory
+ * @param len     its length
  * @return 0 (also when the device needs nothing), -ENOTSUP (no provider),
  *         or the provider's negative errno.
  */
 int dt_devmem_host_register(int16_t gpu_id, void *ptr, size_t len);
 
-/** Undo dt_devmem_host_register() of the same range; 0 or a negative errno. */
+/**
+ * Undo dt_devmem_host_register() of the same range.
+ * @param gpu_id  gpudev id of the device
+ * @param ptr     start of the host memory
+ * @param len     its length
+ * @return 0, or a negative errno
+ */
 int dt_devmem_host_unregister(int16_t gpu_id, void *ptr, size_t len);
 
 #ifdef __cplusplus

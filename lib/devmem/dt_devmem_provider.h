@@ -125,6 +125,8 @@ struct dt_devmem_provider_ops {
  * probe, once rte_gpu_allocate() gave the id. A device id that has a
  * provider gets the new one (a closed device's id is reused).
  *
+ * @param gpu_id  gpudev id of the device
+ * @param ops     the driver's provider (kept: it must outlive the device)
  * @return 0; -EINVAL (bad id, NULL ops, name or engine_create);
  *         -ENOMEM (no memzone for the table), with rte_errno set.
  */
@@ -133,13 +135,17 @@ int dt_devmem_provider_register(int16_t gpu_id,
 
 /**
  * Remove the provider of @p gpu_id if it is @p ops (a driver calls it when
- * the device closes). @return 0, or -ENOENT.
+ * the device closes).
+ * @param gpu_id  gpudev id of the device
+ * @param ops     the provider it registered
+ * @return 0, or -ENOENT.
  */
 int dt_devmem_provider_unregister(int16_t gpu_id,
 	const struct dt_devmem_provider_ops *ops);
 
 /**
  * The provider of @p gpu_id.
+ * @param gpu_id  gpudev id of the device
  * @return its ops, or NULL (no driver registered one) with rte_errno ENOENT.
  */
 const struct dt_devmem_provider_ops *dt_devmem_provider_get(int16_t gpu_id);

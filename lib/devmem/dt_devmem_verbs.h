@@ -77,6 +77,7 @@ enum dt_verbs_verdict {
 
 /** The check's findings. */
 struct dt_verbs_report {
+	/** What the check concluded. */
 	enum dt_verbs_verdict verdict;
 	/** verbs device of the port ("" when none). */
 	char ibdev[DT_VERBS_NAME_MAX];
@@ -106,8 +107,8 @@ int dt_verbs_check(const struct dt_verbs_ops *ops, void *ctx,
 	int dmabuf_fd, const char *dmabuf_why, struct dt_verbs_report *rep);
 
 /**
- * The rdma-core verbs layer (libibverbs, sysfs), or NULL when lib/devmem
- * was built without libibverbs.
+ * The rdma-core verbs layer (libibverbs, sysfs).
+ * @return its ops, or NULL when lib/devmem was built without libibverbs.
  */
 const struct dt_verbs_ops *dt_devmem_verbs_ibv_ops(void);
 

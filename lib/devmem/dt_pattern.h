@@ -23,6 +23,12 @@
 #endif
 
 /**
+ * The pattern's multiplier (Knuth's 2^32 / phi): byte o is the top byte of
+ * o * DT_PATTERN_MUL, so a filler may step the product by it per byte.
+ */
+#define DT_PATTERN_MUL 2654435761u
+
+/**
  * Byte at offset @p stream_off of the test stream. A multiplicative hash
  * (Knuth's 2^32 / phi), so that neighbouring bytes differ and a shifted or
  * misplaced copy is caught; offsets wrap at 2^32 like TCP sequence numbers.
@@ -30,7 +36,7 @@
 DT_PATTERN_FN uint8_t
 dt_pattern_byte(uint32_t stream_off)
 {
-	return (uint8_t)((stream_off * 2654435761u) >> 24);
+	return (uint8_t)((stream_off * DT_PATTERN_MUL) >> 24);
 }
 
 #endif /* DT_PATTERN_H */

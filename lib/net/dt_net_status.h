@@ -28,7 +28,11 @@ enum dt_net_status {
 	DT_NET_E__COUNT		/**< number of codes, for counter arrays */
 };
 
-/** Short constant description of @p st, for logs and counter names. */
+/**
+ * Short constant description of a status, for logs and counter names.
+ * @param st  the status
+ * @return a static string ("unknown" for a code out of range)
+ */
 const char *dt_net_status_str(enum dt_net_status st);
 
 #endif /* DT_NET_STATUS_H */

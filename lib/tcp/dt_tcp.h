@@ -76,17 +76,17 @@
 
 /** A piece of payload by reference: @c len bytes at offset @c off of @c ref. */
 struct dt_tcp_extent {
-	void *ref;
-	uint32_t off;
-	uint32_t len;
+	void *ref;	/**< the caller's buffer (an mbuf, a token) */
+	uint32_t off;	/**< offset of the bytes in it */
+	uint32_t len;	/**< bytes */
 };
 
 /** A connection's addresses and ports, host order. */
 struct dt_tcp_tuple {
-	uint32_t laddr;
-	uint32_t raddr;
-	uint16_t lport;
-	uint16_t rport;
+	uint32_t laddr;	/**< local IPv4 address */
+	uint32_t raddr;	/**< remote IPv4 address */
+	uint16_t lport;	/**< local port */
+	uint16_t rport;	/**< remote port */
 };
 
 /** The eleven states of RFC 9293 3.3.2. */
@@ -105,7 +105,11 @@ enum dt_tcp_state {
 	DT_TCP_STATE__COUNT
 };
 
-/** State name ("ESTABLISHED"...). */
+/**
+ * State name.
+ * @param st  the state
+ * @return its name ("ESTABLISHED"...), a static string
+ */
 const char *dt_tcp_state_str(enum dt_tcp_state st);
 
 /** An inbound segment: parsed header plus payload extents in order. */
@@ -119,7 +123,7 @@ struct dt_tcp_seg {
 struct dt_tcp_tx_seg {
 	struct dt_net_tcp_hdr th;	/**< seq, ack, flags, win, opts */
 	uint32_t len;			/**< payload bytes */
-	uint8_t n_ext;
+	uint8_t n_ext;	/**< entries of ext */
 	struct dt_tcp_extent ext[DT_TCP_TX_MAX_EXT]; /**< slices of sends */
 	/**
 	 * SYN-ACKs of a listener (dt_tcp_listen_input() and
@@ -157,9 +161,9 @@ enum dt_tcp_err {
 struct dt_tcp_event {
 	uint8_t type;		/**< enum dt_tcp_ev_type */
 	uint8_t err;		/**< enum dt_tcp_err */
-	uint32_t count;
-	uint64_t bytes;
-	struct dt_tcp_extent ext;
+	uint32_t count;	/**< SENT: sends completed */
+	uint64_t bytes;	/**< SENT: bytes acknowledged */
+	struct dt_tcp_extent ext;	/**< DATA, FREE: the extent */
 };
 
 /**
@@ -197,9 +201,9 @@ struct dt_tcp_timer_action {
 
 /** What one call produced. Overwritten by every entry point. */
 struct dt_tcp_out {
-	uint16_t n_segs;
-	uint16_t n_events;
-	uint16_t n_timers;
+	uint16_t n_segs;	/**< entries of segs */
+	uint16_t n_events;	/**< entries of events */
+	uint16_t n_timers;	/**< entries of timers */
 	/** Segment array filled: send them, then call dt_tcp_output(). */
 	bool more;
 	/**
@@ -208,9 +212,9 @@ struct dt_tcp_out {
 	 * segments is processed (it sends one ACK for all of them).
 	 */
 	bool ack_pending;
-	struct dt_tcp_tx_seg segs[DT_TCP_OUT_SEGS];
-	struct dt_tcp_event events[DT_TCP_OUT_EVENTS];
-	struct dt_tcp_timer_action timers[DT_TCP_T__COUNT];
+	struct dt_tcp_tx_seg segs[DT_TCP_OUT_SEGS];	/**< segments to send, in order */
+	struct dt_tcp_event events[DT_TCP_OUT_EVENTS];	/**< events for the application, in order */
+	struct dt_tcp_timer_action timers[DT_TCP_T__COUNT];	/**< timers to arm or cancel */
 };
 
 struct dt_tcp_conn;
@@ -224,7 +228,7 @@ struct dt_tcp_conn;
  * argument or from the caller's calls; they never read a clock.
  */
 struct dt_tcp_cc_ops {
-	const char *name;
+	const char *name;	/**< for logs and statistics ("newreno", "cubic") */
 	/** Set the initial cwnd/ssthresh once the handshake completes. */
 	void (*init)(struct dt_tcp_conn *c);
 	/** ssthresh after a loss (fast retransmit or RTO). */
@@ -262,7 +266,7 @@ struct dt_tcp_cfg {
 	 * probes before timeout (like Linux's tcp_retries2).
 	 */
 	uint8_t max_retries;
-	uint8_t keepalive_probes;
+	uint8_t keepalive_probes;	/**< keepalive probes unanswered before the connection times out */
 	/**
 	 * ACKs per second and connection in reply to segments failing a
 	 * check (RFC 5961 7): challenge ACKs, ACKs of unsent data, ACKs to
@@ -271,12 +275,12 @@ struct dt_tcp_cfg {
 	uint16_t challenge_ack_limit;
 	uint32_t rcv_space;	/**< initial free receive capacity, bytes */
 	uint64_t rto_init_us;	/**< RFC 6298: 1 s */
-	uint64_t rto_min_us;
-	uint64_t rto_max_us;
-	uint64_t delack_us;
+	uint64_t rto_min_us;	/**< lower bound of the RTO */
+	uint64_t rto_max_us;	/**< upper bound of the RTO */
+	uint64_t delack_us;	/**< delayed-ACK timeout */
 	uint64_t msl_us;	/**< TIME_WAIT lasts 2 MSL */
-	uint64_t keepalive_idle_us;
-	uint64_t keepalive_intvl_us;
+	uint64_t keepalive_idle_us;	/**< idle time before the first keepalive probe */
+	uint64_t keepalive_intvl_us;	/**< time between keepalive probes */
 	const struct dt_tcp_cc_ops *cc;	/**< NULL: NewReno */
 	/** FIN_WAIT_2 without traffic for this long: RST and close; 0 off. */
 	uint64_t fin_wait2_us;
@@ -317,13 +321,14 @@ struct dt_tcp_cfg {
 /**
  * Fill @p cfg with defaults (RFC values; MSS 1460, wscale 7, all on,
  * CUBIC, RACK-TLP, FIN_WAIT_2 timeout 60 s).
+ * @param[out] cfg  filled with the defaults
  */
 void dt_tcp_cfg_default(struct dt_tcp_cfg *cfg);
 
 /** An out-of-order extent, kept sorted by @c seq. */
 struct dt_tcp_ooo {
-	uint32_t seq;
-	struct dt_tcp_extent ext;
+	uint32_t seq;	/**< sequence number of the first byte */
+	struct dt_tcp_extent ext;	/**< the bytes */
 };
 
 /** SACK blocks a receiver remembers (RFC 2018 4: most recent first). */
@@ -335,13 +340,13 @@ struct dt_tcp_ooo {
 
 /** A sequence range [start, end). */
 struct dt_tcp_seq_range {
-	uint32_t start;
-	uint32_t end;
+	uint32_t start;	/**< first sequence number */
+	uint32_t end;	/**< one past the last */
 };
 
 /** Data from the previous mark's end up to @c end was sent at @c ts. */
 struct dt_tcp_xmit_mark {
-	uint32_t end;
+	uint32_t end;	/**< end sequence of the data sent */
 	uint32_t ts;		/**< low 32 bits of the send time, us */
 };
 
@@ -353,28 +358,28 @@ struct dt_tcp_xmit_mark {
 struct dt_tcp_lr {
 	struct dt_tcp_seq_range sb[DT_TCP_SACK_SB_MAX];	/**< sorted */
 	struct dt_tcp_xmit_mark xlog[DT_TCP_XMIT_LOG_MAX];	/**< ring */
-	uint8_t sb_n;
-	uint8_t xlog_head;
-	uint8_t xlog_n;
+	uint8_t sb_n;	/**< valid entries of sb */
+	uint8_t xlog_head;	/**< oldest entry of xlog */
+	uint8_t xlog_n;	/**< entries of xlog */
 	uint8_t reo_wnd_mult;	/**< RACK reordering window multiplier */
-	uint8_t reo_persist;
+	uint8_t reo_persist;	/**< RACK: recoveries the reordering window stays widened */
 	uint8_t flags;		/**< DT_TCP_LR_* (private) */
 	uint32_t sacked;	/**< bytes in sb */
 	uint32_t high_rxt;	/**< RFC 6675 HighRxt */
 	uint32_t lost_end;	/**< RACK: un-SACKed data below is lost */
 	uint32_t pipe;		/**< RFC 6675 pipe, during recovery */
-	uint32_t prr_delivered;
-	uint32_t prr_out;
-	uint32_t recover_fs;
+	uint32_t prr_delivered;	/**< RFC 6937 prr_delivered */
+	uint32_t prr_out;	/**< RFC 6937 prr_out */
+	uint32_t recover_fs;	/**< RFC 6937 RecoverFS: bytes in flight when recovery began */
 	uint32_t fack;		/**< highest SACKed or acked sequence */
 	uint32_t rack_end;	/**< RACK.end_seq */
 	uint32_t rack_ts;	/**< RACK.xmit_ts (low 32 bits, us) */
 	uint32_t rack_rtt;	/**< RACK.rtt, us */
 	uint32_t min_rtt;	/**< us, 0 = none */
-	uint32_t dsack_round;
+	uint32_t dsack_round;	/**< RACK: snd_max when the reordering window last grew on a D-SACK */
 	uint32_t rtx_hi;	/**< end of the highest retransmitted data */
 	uint32_t tlp_end;	/**< TLP.end_seq (valid with LR_TLP) */
-	uint32_t tlp_start;
+	uint32_t tlp_start;	/**< TLP: start of the probed data */
 	uint32_t tlp_ts;	/**< when the probe was sent (low 32 bits) */
 	uint32_t n_rtx;		/**< segments retransmitted */
 	uint32_t n_dsack;	/**< D-SACKs: spurious retransmissions */
@@ -386,13 +391,13 @@ struct dt_tcp_lr {
 /** Caller storage for a connection's queues. */
 struct dt_tcp_bufs {
 	struct dt_tcp_extent *txq;	/**< send queue ring */
-	uint16_t txq_cap;
+	uint16_t txq_cap;	/**< entries of txq */
 	/**
 	 * Out-of-order queue, or NULL with ooo_cap 0: storage attached
 	 * later with dt_tcp_set_ooo_store() (until then out-of-order payload
 	 * is freed, unSACKed, and the peer sends it again).
 	 */
-	struct dt_tcp_ooo *ooo;
+	struct dt_tcp_ooo *ooo;	/**< out-of-order queue */
 	uint16_t ooo_cap;		/**< <= DT_TCP_OOO_MAX */
 };
 
@@ -403,36 +408,36 @@ struct dt_tcp_bufs {
  */
 struct dt_tcp_conn {
 	/* Send sequence space. */
-	uint32_t iss;
-	uint32_t snd_una;
-	uint32_t snd_nxt;
+	uint32_t iss;	/**< initial send sequence number */
+	uint32_t snd_una;	/**< oldest unacknowledged sequence number */
+	uint32_t snd_nxt;	/**< next sequence number to send */
 	uint32_t snd_max;	/**< highest sequence sent + 1 */
 	uint32_t snd_wnd;	/**< scaled peer window */
-	uint32_t snd_wl1;
-	uint32_t snd_wl2;
-	uint32_t max_snd_wnd;
+	uint32_t snd_wl1;	/**< segment sequence of the last window update */
+	uint32_t snd_wl2;	/**< segment ack of the last window update */
+	uint32_t max_snd_wnd;	/**< largest window the peer offered */
 	/* Receive sequence space. */
-	uint32_t irs;
-	uint32_t rcv_nxt;
+	uint32_t irs;	/**< initial receive sequence number */
+	uint32_t rcv_nxt;	/**< next sequence number expected */
 	uint32_t rcv_adv;	/**< right edge we advertised */
 	uint32_t rcv_space;	/**< free receive capacity, bytes */
-	uint32_t rcv_space_max;
+	uint32_t rcv_space_max;	/**< largest receive capacity seen, bytes */
 	uint32_t fin_seq;	/**< peer FIN, when DT_TCP_F_FIN_RCVD_OOO */
 	/* Congestion control. */
-	uint32_t cwnd;
-	uint32_t ssthresh;
-	uint32_t recover;
+	uint32_t cwnd;	/**< congestion window, bytes */
+	uint32_t ssthresh;	/**< slow-start threshold, bytes */
+	uint32_t recover;	/**< RFC 6582 recover: snd_max when recovery started */
 	/* RTT (RFC 6298), microseconds. */
-	uint32_t srtt;
-	uint32_t rttvar;
-	uint32_t rto;
-	uint32_t rtt_seq;
-	uint64_t rtt_start;
+	uint32_t srtt;	/**< smoothed RTT */
+	uint32_t rttvar;	/**< RTT variation */
+	uint32_t rto;	/**< retransmission timeout */
+	uint32_t rtt_seq;	/**< sequence whose acknowledgment ends the RTT sample */
+	uint64_t rtt_start;	/**< when that sample started */
 	/* Timestamps (RFC 7323). */
-	uint32_t ts_recent;
-	uint32_t ts_offset;
-	uint64_t ts_recent_at;
-	uint64_t last_rx;
+	uint32_t ts_recent;	/**< TS.Recent: the peer timestamp to echo */
+	uint32_t ts_offset;	/**< added to our clock in TSval (the ISS) */
+	uint64_t ts_recent_at;	/**< when ts_recent was last updated (PAWS idle check) */
+	uint64_t last_rx;	/**< when a segment last arrived (keepalive) */
 	uint64_t chack_start;	/**< challenge ACK rate window start */
 	/**
 	 * Replies not sent because cfg challenge_ack_limit per second was
@@ -440,7 +445,7 @@ struct dt_tcp_conn {
 	 * to out-of-window or PAWS-failed segments.
 	 */
 	uint64_t acks_limited;
-	uint16_t chack_count;
+	uint16_t chack_count;	/**< challenge ACKs sent in the current window */
 	/**
 	 * Payload bytes per segment we send: the peer's MSS (raised to 48,
 	 * Linux's tcp_min_snd_mss, when it announces less) capped by ours,
@@ -449,9 +454,9 @@ struct dt_tcp_conn {
 	uint16_t smss;
 	uint16_t flags;		/**< DT_TCP_F_* (private) */
 	uint8_t state;		/**< enum dt_tcp_state */
-	uint8_t snd_ws;
-	uint8_t rcv_ws;
-	uint8_t dupacks;
+	uint8_t snd_ws;	/**< peer's window shift */
+	uint8_t rcv_ws;	/**< our window shift */
+	uint8_t dupacks;	/**< duplicate ACKs in a row */
 	uint8_t backoff;	/**< RTO doublings in a row */
 	uint8_t probes;		/**< zero-window probes in a row (backoff) */
 	/**
@@ -460,12 +465,12 @@ struct dt_tcp_conn {
 	 */
 	uint8_t probes_out;
 	uint8_t ka_probes;	/**< keepalive probes unanswered */
-	uint8_t delack_segs;
+	uint8_t delack_segs;	/**< segments received since our last ACK */
 	/* Send queue: ring of caller extents, from snd_una onwards. */
-	struct dt_tcp_extent *txq;
-	uint16_t txq_cap;
-	uint16_t txq_head;
-	uint16_t txq_n;
+	struct dt_tcp_extent *txq;	/**< send queue: ring of caller extents */
+	uint16_t txq_cap;	/**< entries of txq */
+	uint16_t txq_head;	/**< index of the oldest extent */
+	uint16_t txq_n;	/**< extents queued */
 	uint32_t txq_head_off;	/**< acked bytes of the head extent */
 	uint32_t txq_seq;	/**< sequence of the first unacked byte */
 	/**
@@ -475,9 +480,9 @@ struct dt_tcp_conn {
 	 */
 	uint64_t txq_bytes;
 	/* Out-of-order queue. */
-	struct dt_tcp_ooo *ooo;
-	uint16_t ooo_cap;
-	uint16_t ooo_n;
+	struct dt_tcp_ooo *ooo;	/**< out-of-order queue */
+	uint16_t ooo_cap;	/**< entries of ooo */
+	uint16_t ooo_n;	/**< extents held */
 	uint16_t ooo_lim;	/**< extents held at most now (dt_tcp_set_ooo_limit) */
 	uint8_t sack_n;		/**< valid entries of sack_blk */
 	uint32_t ooo_bytes;	/**< payload bytes held out of order */
@@ -490,10 +495,10 @@ struct dt_tcp_conn {
 	/** RFC 2883 D-SACK: a duplicate to report first in the next ACK. */
 	struct dt_tcp_seq_range dsack;
 	uint64_t timers[DT_TCP_T__COUNT];	/**< deadlines, 0 = off */
-	const struct dt_tcp_cfg *cfg;
-	const struct dt_tcp_cc_ops *cc;
-	uint64_t cc_priv[4];
-	struct dt_tcp_tuple tuple;
+	const struct dt_tcp_cfg *cfg;	/**< the connection's configuration */
+	const struct dt_tcp_cc_ops *cc;	/**< congestion control */
+	uint64_t cc_priv[4];	/**< congestion control's own state */
+	struct dt_tcp_tuple tuple;	/**< addresses and ports */
 	struct dt_tcp_lr lr;	/**< loss recovery (SACK, RACK-TLP, PRR) */
 	/**
 	 * Retransmissions, whatever triggered them (RTO, fast retransmit,
@@ -503,7 +508,7 @@ struct dt_tcp_conn {
 	 * sent before. Counted where segments are built, never inferred.
 	 */
 	uint64_t rtx_segs;
-	uint64_t rtx_bytes;
+	uint64_t rtx_bytes;	/**< of those, payload bytes sent before */
 	/**
 	 * Payload bytes freed because they lie beyond the peer's FIN (RFC
 	 * 9293 3.10.7.4: the stream ends at the FIN): held out of order when
@@ -521,6 +526,9 @@ struct dt_tcp_conn {
  * Prepare @p c in CLOSED with @p cfg (kept by pointer) and queue storage
  * @p bufs (txq_cap >= 1, ooo_cap <= DT_TCP_OOO_MAX; ooo NULL and ooo_cap 0:
  * no out-of-order storage yet).
+ * @param c  the connection
+ * @param cfg  the configuration (kept by pointer: it must outlive the connection)
+ * @param bufs  the queues' storage
  * @return 0 or -EINVAL
  */
 int dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
@@ -528,6 +536,11 @@ int dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
 
 /**
  * Active open: send SYN with initial sequence @p iss (see dt_tcp_isn()).
+ * @param c  the connection
+ * @param t  addresses and ports
+ * @param iss  initial send sequence number
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  * @return 0, -EISCONN when not CLOSED
  */
 int dt_tcp_connect(struct dt_tcp_conn *c, const struct dt_tcp_tuple *t,
@@ -535,6 +548,10 @@ int dt_tcp_connect(struct dt_tcp_conn *c, const struct dt_tcp_tuple *t,
 
 /**
  * Process an inbound segment for @p c.
+ * @param c  the connection
+ * @param seg  the parsed segment and its payload extents
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  * @return 0, or -EINVAL (too many extents; nothing was done)
  */
 int dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
@@ -542,6 +559,10 @@ int dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 
 /**
  * Queue @p ext for sending (referenced, not copied).
+ * @param c  the connection
+ * @param ext  the bytes to send
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  * @return 0, -ENOBUFS (queue full), -ENOTCONN (not open yet / closed),
  *	-EPIPE (we already closed), -EINVAL (empty extent)
  */
@@ -551,6 +572,9 @@ int dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
 /**
  * Close our direction: FIN after all queued data (half-close: receiving
  * goes on until the peer's FIN).
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  * @return 0, -ENOTCONN (CLOSED), -EALREADY (already closing)
  */
 int dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
@@ -564,18 +588,30 @@ int dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
  * DT_TCP_EV_ERROR (DT_TCP_ERR_DATA_LOST) and goes CLOSED. Retransmissions
  * of old data and the peer's FIN are handled as usual. Also valid after
  * dt_tcp_close() (it then only stops receiving).
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  * @return 0, -ENOTCONN (CLOSED)
  */
 int dt_tcp_close_full(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
 
-/** Abort: RST to the peer when synchronized, then CLOSED. */
+/**
+ * Abort: RST to the peer when synchronized, then CLOSED.
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
+ */
 void dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 
 /**
  * The caller's free receive capacity changed to @p bytes (free device
  * buffers for this connection). The engine also deducts payload it
  * accepts until the next call. May send a window update.
+ * @param c  the connection
+ * @param bytes  free receive capacity, bytes
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
  */
 void dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
 	struct dt_tcp_out *out);
@@ -586,6 +622,8 @@ void dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
  * connections lowers it before dt_tcp_input(). Extents already held stay;
  * out-of-order payload beyond the limit is freed (the peer sends it
  * again).
+ * @param c  the connection
+ * @param lim  extents held at most
  */
 void dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim);
 
@@ -594,34 +632,66 @@ void dt_tcp_set_ooo_limit(struct dt_tcp_conn *c, uint32_t lim);
  * DT_TCP_OOO_MAX), or detach it (NULL, 0), while the connection holds no
  * out-of-order extent: a caller that shares storage between connections
  * lends it only while data is out of order. The limit becomes @p cap.
+ * @param c  the connection
+ * @param ooo  the storage, or NULL
+ * @param cap  its entries (0 with NULL)
  * @return 0, -EBUSY (extents held: storage unchanged), -EINVAL
  */
 int dt_tcp_set_ooo_store(struct dt_tcp_conn *c, struct dt_tcp_ooo *ooo,
 	uint16_t cap);
 
-/** Run every timer of @p c whose deadline is <= @p now. */
+/**
+ * Run every timer of @p c whose deadline is <= @p now.
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
+ */
 void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 
-/** Send what windows allow (after dt_tcp_out.more was set). */
+/**
+ * Send what windows allow (after dt_tcp_out.more was set).
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
+ */
 void dt_tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 
-/** Turn keepalive on or off for @p c. */
+/**
+ * Turn keepalive on or off for @p c.
+ * @param c  the connection
+ * @param on  true: on
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
+ */
 void dt_tcp_set_keepalive(struct dt_tcp_conn *c, bool on, uint64_t now,
 	struct dt_tcp_out *out);
 
-/** Turn Nagle's algorithm on or off for @p c. */
+/**
+ * Turn Nagle's algorithm on or off for @p c.
+ * @param c  the connection
+ * @param on  true: on
+ */
 void dt_tcp_set_nagle(struct dt_tcp_conn *c, bool on);
 
-/** Earliest armed deadline of @p c, 0 when none. */
+/**
+ * Earliest armed deadline of @p c.
+ * @param c  the connection
+ * @return the deadline, 0 when none
+ */
 uint64_t dt_tcp_next_deadline(const struct dt_tcp_conn *c);
 
 /**
  * Answer a segment for which no connection or listener exists (RFC 9293
  * 3.10.7.1): RST unless it is one; its payload is reported freed.
+ * @param seg  the parsed segment and its payload extents
+ * @param[out] out  segments to send, events and timers (reset first)
  */
 void dt_tcp_rst_closed(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
 
-/** Reset @p out to empty (entry points do it themselves). */
+/**
+ * Reset @p out to empty (entry points do it themselves).
+ * @param[out] out  the output to empty
+ */
 void dt_tcp_out_reset(struct dt_tcp_out *out);
 
 #endif /* DT_TCP_H */

@@ -15,16 +15,16 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 cli, cmdfile = sys.argv[1:3]
 pid = os.getpid()
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 CONNS, SIZE = 64, 1 << 20
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
 
 
 cmd = [cli, "-l", "0", "--in-memory", "--no-pci", "--log-level=lib.eal:error",

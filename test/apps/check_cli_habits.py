@@ -15,16 +15,16 @@ import sys
 import termios
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 cli = sys.argv[1]
 pid = os.getpid()
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 EAL = ["-l", "0", "--in-memory", "--no-pci", "--log-level=lib.eal:error"]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
 
 
 def vdevs(tag):

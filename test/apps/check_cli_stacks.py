@@ -20,17 +20,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 cli, stacks = sys.argv[1], int(sys.argv[2])
 faults = sys.argv[3] if len(sys.argv) > 3 else ""
 pid = os.getpid()
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 conns, size = 4 * stacks, 1 << 20
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
 
 
 script = """set stacks 0 {n}

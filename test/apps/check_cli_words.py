@@ -24,17 +24,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 cli = sys.argv[1]
 pid = os.getpid()
-failed = []
+CK = dtcheck.Checker(tail=3000)
+check = CK.check
+failed = CK.failures
 EAL = ["-l", "0", "--in-memory", "--no-pci", "--log-level=lib.eal:error"]
-
-
-def check(cond, what, out=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
-        print(out[-3000:])
 
 
 def vdevs(tag):

@@ -21,14 +21,13 @@ import subprocess
 import sys
 import time
 
-failed = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
 
-
-def check(cond, what, out=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
-        print(out[-1500:])
+CK = dtcheck.Checker(tail=1500)
+check = CK.check
+failed = CK.failures
 
 
 def run(args, timeout=60):

@@ -21,7 +21,13 @@ import subprocess
 import sys
 import time
 
-failed = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
+CK = dtcheck.Checker(tail=2000)
+check = CK.check
+failed = CK.failures
 build, conf = (os.path.abspath(a) for a in sys.argv[1:3])
 server = os.path.join(build, "app", "server", "devtcp-server")
 cli = os.path.join(build, "app", "cli", "devtcp-cli")
@@ -30,13 +36,6 @@ plugins = ":".join(os.path.join(build, "drivers", d)
 LOOP = ["--no-pci", "--vdev=net_hsplit0,wire=lo", "--vdev=net_hsplit1,wire=lo",
         "--vdev=gpu_sim0,size=64M", "--", "--config",
         os.path.join(conf, "loopback.ini"), "--duration", "20"]
-
-
-def check(cond, what, out=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
-        print(out[-2000:])
 
 
 def start(argv, log):

@@ -26,17 +26,16 @@ import sys
 import tempfile
 import time
 
-failed = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
+CK = dtcheck.Checker(tail=2500)
+check = CK.check
+failed = CK.failures
 conf, scripts, server, send = (os.path.abspath(a) for a in sys.argv[1:5])
 NS = "dtsmp%d" % (os.getpid() % 100000)
 netns_sh = os.path.join(scripts, "netns.sh")
-
-
-def check(cond, what, out=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
-        print(out[-2500:])
 
 
 def comment_commands(path):

@@ -30,16 +30,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 server, send, config_dir, case = sys.argv[1:5]
 pid = os.getpid()
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 EAL = ["-l", "0-1", "--no-pci", "--log-level=lib.eal:warning"]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
 
 
 def vdevs(tag, gpu=True):

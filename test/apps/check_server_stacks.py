@@ -26,6 +26,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 SERVER, NETNS_SH, STACKS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 FAULTS = sys.argv[4] if len(sys.argv) > 4 else ""
 PID = os.getpid()
@@ -35,7 +39,9 @@ CLIENTS, SIZE = 8, 2 << 20
 LCORES = ",".join("%d@%d" % (i, i % 2) for i in range(STACKS))
 TMP = tempfile.mkdtemp(prefix="dtsrvstacks")
 procs = []
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 
 INI = """[port]
 mtu = 1500
@@ -66,13 +72,6 @@ sha256 = yes
 
 def log(msg):
     print(msg, flush=True)
-
-
-def check(cond, what):
-    log(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
-    return cond
 
 
 def spawn(cmd, ns=False, out=None):

@@ -13,13 +13,13 @@ import os
 import subprocess
 import sys
 
-failed = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 
 
 def run(args):

@@ -31,6 +31,10 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 bench = sys.argv[1]
 extra = sys.argv[2:]
 fd, out = tempfile.mkstemp(suffix=".json")
@@ -57,13 +61,9 @@ def opt(name, default=None):
     return default
 
 
-failed = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 
 
 with tempfile.TemporaryFile(mode="w+") as errf:

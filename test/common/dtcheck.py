@@ -15,8 +15,9 @@ import time
 class Checker:
     """ok/FAIL lines, the failures, and the processes a test started."""
 
-    def __init__(self, ns=None):
+    def __init__(self, ns=None, tail=0):
         self.ns = ns           # network namespace for spawn(..., ns=True)
+        self.tail = tail       # characters of a failed check's output shown
         self.failures = []
         self.procs = []
 
@@ -24,10 +25,13 @@ class Checker:
     def log(msg):
         print(msg, flush=True)
 
-    def check(self, cond, what):
+    def check(self, cond, what, out=""):
+        """ok/FAIL @p what; on failure the end of @p out (self.tail chars)."""
         self.log(("ok   " if cond else "FAIL ") + what)
         if not cond:
             self.failures.append(what)
+            if out and self.tail:
+                self.log(out[-self.tail:])
         return cond
 
     def skip(self, why, cleanup=None):

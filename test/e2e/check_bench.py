@@ -56,6 +56,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 bench = sys.argv[1]
 extra = sys.argv[2:]
 fd, out = tempfile.mkstemp(suffix=".json")
@@ -114,13 +118,9 @@ with tempfile.TemporaryFile(mode="w+") as errf:
     stderr = errf.read()
 sys.stderr.write(stderr)
 p = subprocess.CompletedProcess(cmd, rc, "\n".join(out_lines), stderr)
-failed = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 
 
 if sig:

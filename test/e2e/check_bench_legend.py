@@ -11,16 +11,15 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 bench = sys.argv[1]
 pid = os.getpid()
-failed = []
-
-
-def check(cond, what, out=""):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failed.append(what)
-        print(out[-3000:])
+CK = dtcheck.Checker(tail=3000)
+check = CK.check
+failed = CK.failures
 
 
 def run(lcores):

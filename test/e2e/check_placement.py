@@ -12,14 +12,14 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 bench = sys.argv[1]
-failed = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 
 
 def run(numa):

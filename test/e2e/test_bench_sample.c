@@ -12,13 +12,6 @@
 #include "bench.h"
 #include "dt_test.h"
 
-/* bench_main.c's, which this test does not link. */
-const char *
-bench_mode_name(enum bench_mode m)
-{
-	return m == BENCH_MODE_SPLIT ? "split" : "?";
-}
-
 static void
 test_tiling(void)
 {

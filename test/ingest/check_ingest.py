@@ -69,6 +69,7 @@ import dtcheck  # noqa: E402
 from dtcheck import Checker  # noqa: E402
 
 CK = Checker(NS)
+check = CK.check
 procs = CK.procs
 failures = CK.failures
 
@@ -115,10 +116,6 @@ on_client_exit = {on_exit}
 
 
 log, text, wait_text = Checker.log, dtcheck.text, dtcheck.wait_text
-
-
-def check(cond, what):
-    return CK.check(cond, what)
 
 
 def skip(why):

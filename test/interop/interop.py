@@ -41,6 +41,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+import dtcheck  # noqa: E402
+
 SERVER, SEND, NETNS_SH = sys.argv[1:4]
 CASES_ARGS = sys.argv[4:]
 PID = os.getpid()
@@ -55,19 +59,14 @@ if CAPS not in ("", "full", "mlx5", "ice", "notso"):
     sys.exit("DT_INTEROP_CAPS=%s: need full, mlx5, ice or notso" % CAPS)
 TMP = tempfile.mkdtemp(prefix="dtinterop")
 procs = []          # Popen objects whose process groups we own
-failed = []
+CK = dtcheck.Checker()
+check = CK.check
+failed = CK.failures
 results = []        # (case, what, value) for the summary
 
 
 def log(msg):
     print(msg, flush=True)
-
-
-def check(cond, what):
-    log(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
-    return cond
 
 
 def skip(why):

@@ -63,6 +63,7 @@ int rte_pmd_gpu_sim_dev_side(int16_t dev_id, const void *ptr, size_t size,
 /**
  * The copy_latency_us devarg of a gpu_sim device.
  *
+ * @param dev_id  gpudev id of the device
  * @return microseconds (0: none), or -ENODEV if @p dev_id is not a gpu_sim device
  */
 int rte_pmd_gpu_sim_copy_latency(int16_t dev_id);

@@ -117,4 +117,13 @@ int hsplit_flow_classify(const struct hsplit_flow_table *t,
 /** Provided by the PMD: the rule table of a port. */
 struct hsplit_flow_table *hsplit_dev_flow_table(struct rte_eth_dev *dev);
 
+/**
+ * @internal Compile a rule (hsplit_flow_parse.c); @p r is zeroed here.
+ * @return 0, or a negative errno with @p error set (rte_flow_error_set).
+ */
+int hsplit_flow_parse(const struct rte_eth_dev *dev,
+	const struct rte_flow_attr *attr, const struct rte_flow_item pattern[],
+	const struct rte_flow_action actions[], struct hsplit_flow_rule *r,
+	struct rte_flow_error *error);
+
 #endif /* HSPLIT_FLOW_H */

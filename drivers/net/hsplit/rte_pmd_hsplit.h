@@ -33,6 +33,8 @@ struct rte_pmd_hsplit_wire_stats {
 
 /**
  * Read the wire counters of a net_hsplit port.
+ * @param port_id     the port
+ * @param[out] stats  its wire's counters
  * @return 0, -ENODEV (no such port), -ENOTSUP (not a net_hsplit port)
  */
 int rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
@@ -40,6 +42,7 @@ int rte_pmd_hsplit_wire_stats_get(uint16_t port_id,
 
 /**
  * Port at the other end of the port's wire.
+ * @param port_id  the port
  * @return the peer's port id, -ENOTCONN when the wire has no other end,
  *         -ENODEV, -ENOTSUP as above
  */
@@ -56,6 +59,7 @@ int rte_pmd_hsplit_peer_port(uint16_t port_id);
  * The pool exists from probe until the port is closed (rte_eth_dev_close()
  * or device removal, including rte_eal_cleanup()); unregister it before.
  *
+ * @param port_id  the sending port
  * @return the pool, or NULL with rte_errno ENODEV (no such port) or
  *         ENOTSUP (not a net_hsplit port)
  */
@@ -68,6 +72,7 @@ struct rte_mempool *rte_pmd_hsplit_wire_pool(uint16_t port_id);
  * the port has started with RTE_ETH_RX_OFFLOAD_TCP_LRO, until the port is
  * closed.
  *
+ * @param port_id  the port
  * @return the pool, or NULL with rte_errno ENOENT (no LRO pool: not an
  *         interface port, LRO off, or not started yet), ENODEV, ENOTSUP
  */
