@@ -114,7 +114,9 @@ int dt_client_poll(struct dt_client *c, struct dt_client_chunk *out, uint16_t n)
  * @p n are out, or @p wait_us microseconds have passed since the call:
  * dt_client_poll() in a loop, so that a consumer that handles chunks in
  * batches (a GPU gather per batch) makes one call per batch, not one per
- * few chunks. It spins: a poll-mode consumer owns its CPU.
+ * few chunks. It spins while chunks come, and naps (20 us at a time)
+ * once the rings have been dry for a few hundred polls, so a consumer that
+ * waits for the wire does not burn its CPU.
  * @return the number taken (0: none within @p wait_us), or -ESHUTDOWN as
  *         dt_client_poll() (only when nothing was taken).
  */

@@ -197,11 +197,20 @@ has_end(const struct dt_client_chunk *ch, int n)
 	return false;
 }
 
+/*
+ * Empty polls before poll_batch naps: spinning on dry rings only burns the
+ * CPU the consumer's own work (a GPU launch per batch, Python) needs.
+ */
+#define CL_SPIN_POLLS 256
+#define CL_NAP_NS 20000
+
 int
 dt_client_poll_batch(struct dt_client *c, struct dt_client_chunk *out,
 	uint16_t n, uint16_t min, uint32_t wait_us)
 {
+	const struct timespec nap = { .tv_sec = 0, .tv_nsec = CL_NAP_NS };
 	uint64_t deadline = now_us() + wait_us;
+	uint32_t dry = 0;
 	uint16_t k = 0;
 	int m;
 
@@ -216,9 +225,15 @@ dt_client_poll_batch(struct dt_client *c, struct dt_client_chunk *out,
 		k = (uint16_t)(k + m);
 		if (k >= min || k == n)
 			return k;
+		if (m > 0) {
+			dry = 0;
+			continue;
+		}
 		/* The clock is read only while the rings are dry. */
-		if (m == 0 && now_us() >= deadline)
+		if (now_us() >= deadline)
 			return k;
+		if (++dry > CL_SPIN_POLLS)
+			nanosleep(&nap, NULL);
 	}
 }
 
