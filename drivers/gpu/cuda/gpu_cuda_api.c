@@ -74,6 +74,8 @@ static const struct gpu_cuda_sym gpu_cuda_syms[] = {
 	OPT(cuDestroyExternalMemory, 10000),
 	OPT(cuMemGetAddressRange, 3020),
 	OPT(cuIpcGetMemHandle, 4010),
+	OPT(cuCtxGetStreamPriorityRange, 5050),
+	OPT(cuStreamCreateWithPriority, 5050),
 };
 
 const char *

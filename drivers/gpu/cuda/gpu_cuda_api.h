@@ -75,6 +75,9 @@ struct gpu_cuda_api {
 	/* Sharing with another process (ipc_export: ingest clients). */
 	PFN_cuMemGetAddressRange_v3020 cuMemGetAddressRange;
 	PFN_cuIpcGetMemHandle_v4010 cuIpcGetMemHandle;
+	/* Copy engine streams ahead of the application's kernels. */
+	PFN_cuCtxGetStreamPriorityRange_v5050 cuCtxGetStreamPriorityRange;
+	PFN_cuStreamCreateWithPriority_v5050 cuStreamCreateWithPriority;
 };
 
 /** Oldest driver accepted: cuGetProcAddress_v2 and stream-ordered batches. */
