@@ -27,9 +27,10 @@ progs=$(find "$build/app" "$build/test" -maxdepth 3 -type f -executable \
 for p in $progs /usr/bin/dpdk-test-gpudev /usr/bin/dpdk-testpmd; do
 	cp "$p" "$dest/bin/"
 done
-# iproute2 and ethtool for the scripts that build veth test hosts
-# (bench/server-vs-bounce.sh): the GPU machine's image has neither.
-for p in ip ethtool; do
+# iproute2 (ip, ss), ethtool, nft (loss rules) and socat (a Linux receiver)
+# for the scripts that build veth test hosts
+# (bench/server-vs-bounce.sh, devtcp-linuxcmp): the GPU machine's image has none.
+for p in ip ethtool ss nft socat; do
 	q=$(command -v "$p" || true)
 	[ -z "$q" ] || cp -L "$q" "$dest/bin/"
 done
