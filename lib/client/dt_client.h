@@ -117,6 +117,11 @@ int dt_client_poll(struct dt_client *c, struct dt_client_chunk *out, uint16_t n)
  * few chunks. It spins while chunks come, and naps (20 us at a time)
  * once the rings have been dry for a few hundred polls, so a consumer that
  * waits for the wire does not burn its CPU.
+ * @param c         the client
+ * @param[out] out  room for @p n chunks
+ * @param n         how many at most
+ * @param min       how many are enough to return
+ * @param wait_us   how long to wait for them, microseconds
  * @return the number taken (0: none within @p wait_us), or -ESHUTDOWN as
  *         dt_client_poll() (only when nothing was taken).
  */

@@ -121,10 +121,11 @@ struct dt_copy_engine_ops {
 
 /** A channel's gather targets (engines embed it; see dt_copy_engine_ops.gather_target). */
 struct dt_copy_gather_targets {
-	uint32_t n;
+	uint32_t n;                   /**< entries of @c t in use */
+	/** The targets: [base, base + len) each. */
 	struct {
-		uintptr_t base;
-		size_t len;
+		uintptr_t base;       /**< start of the host range */
+		size_t len;           /**< its length in bytes */
 	} t[DT_COPY_GATHER_TARGETS];
 };
 

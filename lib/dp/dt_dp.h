@@ -52,7 +52,7 @@ typedef uint64_t dt_dp_conn_t;
 
 /** Configuration of one stack (one lcore, one queue pair). */
 struct dt_dp_stack_conf {
-	uint16_t port_id;
+	uint16_t port_id;                /**< DPDK port, started by dt_dp_port_start() */
 	uint16_t rxq;                    /**< RX queue this stack polls */
 	uint16_t txq;                    /**< TX queue this stack fills */
 	uint32_t ipv4;                   /**< local address, network order */
@@ -93,22 +93,30 @@ struct dt_dp_stack_conf {
 	bool no_rx_gro;
 };
 
-/** Fill @p conf with defaults (window 1 MiB, 1024 connections, ...). */
+/**
+ * Fill @p conf with defaults (window 1 MiB, 1024 connections, ...).
+ * @param conf  overwritten; the caller then sets port, queues, address, pools
+ */
 void dt_dp_stack_conf_default(struct dt_dp_stack_conf *conf);
 
 /**
  * Create a stack. The port must be configured and started (dt_dp_port_start)
  * with the queues named in @p conf.
+ * @param conf  the stack's configuration (copied)
  * @return the stack, or NULL with rte_errno set (and a log line saying why).
  */
 struct dt_dp_stack *dt_dp_stack_create(const struct dt_dp_stack_conf *conf);
 
-/** Abort every connection, free what the stack holds. */
+/**
+ * Abort every connection, free what the stack holds.
+ * @param st  the stack, or NULL (nothing done)
+ */
 void dt_dp_stack_destroy(struct dt_dp_stack *st);
 
 /**
  * One iteration of the poll loop: RX burst, header parsing (header segment
  * only), engine, due timers, one TX flush.
+ * @param st  the stack
  * @return the number of frames received.
  */
 int dt_dp_poll(struct dt_dp_stack *st);
@@ -136,7 +144,7 @@ struct dt_dp_chunk {
 	const struct dt_devmem_region *region; /**< DEVICE: the payload region */
 	uint64_t offset;       /**< DEVICE: offset of the bytes in the region */
 	const void *addr;      /**< device address (DEVICE) or CPU address (HOST) */
-	uint32_t len;
+	uint32_t len;          /**< bytes */
 	uint8_t kind;          /**< enum dt_dp_chunk_kind */
 	uint64_t token;        /**< give back with dt_dp_release() */
 };
@@ -144,7 +152,7 @@ struct dt_dp_chunk {
 /** One event. */
 struct dt_dp_event {
 	uint8_t type;          /**< enum dt_dp_event_type */
-	dt_dp_conn_t conn;
+	dt_dp_conn_t conn;     /**< the connection the event is about */
 	void *udata;           /**< the connection's user data */
 	union {
 		struct dt_dp_chunk chunk;                   /**< DATA */
@@ -162,6 +170,10 @@ struct dt_dp_event {
  * taken. A DT_DP_EV_ACCEPTED event is always the last of the batch it is
  * in, so an application that calls dt_dp_set_udata() on ACCEPTED sees its
  * user data on every later event of that connection.
+ * @param st  the stack
+ * @param ev  array of at least @p n entries, filled
+ * @param n   most events to take
+ * @return the number of events taken (0: none pending)
  */
 uint16_t dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev,
 	uint16_t n);
@@ -169,18 +181,24 @@ uint16_t dt_dp_events(struct dt_dp_stack *st, struct dt_dp_event *ev,
 /**
  * Listen on a local TCP port (host order). On a port started with a host
  * queue this installs (or extends) the rte_flow rule
- * eth / ipv4 dst is <ip> / tcp dst is <port> -> this stack's queue, or RSS
+ * eth / ipv4 dst is \<ip\> / tcp dst is \<port\> -> this stack's queue, or RSS
  * over the queues of every stack of the port listening on it. Let every
  * stack that shares a port listen before connections arrive: a stack that
  * joins the RSS queue list moves flows by hash, established ones too (one
  * that leaves does not: its entries pass to the stacks that stay).
- * @return 0, -EADDRINUSE, -DT_DP_E_FULL, -ENOSPC (no steering rule)...
+ * @param st    the stack
+ * @param port  local TCP port, host order, not 0 (-EINVAL)
+ * @return 0, -EADDRINUSE, -DT_DP_E_FULL (no listener slot left), -ENOMEM,
+ *	-ENOSPC (no steering rule)...
  */
 int dt_dp_listen(struct dt_dp_stack *st, uint16_t port);
 
 /**
  * Stop listening; established connections stay (the steering rule keeps
  * this stack's queue until the last of them closed).
+ * @param st    the stack
+ * @param port  local TCP port, host order
+ * @return 0, or -ENOENT when the stack does not listen on @p port
  */
 int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
 
@@ -192,6 +210,11 @@ int dt_dp_unlisten(struct dt_dp_stack *st, uint16_t port);
  * closes), and the local port is one that no other stack of the port can
  * pick (port % queues == this stack's queue).
  * Completion: DT_DP_EV_CONNECTED or DT_DP_EV_ERROR.
+ * @param st     the stack
+ * @param raddr  remote IPv4 address, network order
+ * @param rport  remote TCP port, host order
+ * @param udata  the connection's user data (carried by its events)
+ * @param conn   set to the new connection's id on success
  * @return 0 and *conn, or a negative errno: -ENOBUFS when the TX buffer
  *	is full (open more after the next dt_dp_poll()).
  */
@@ -209,7 +232,7 @@ int dt_dp_connect(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 struct dt_dp_peer_rss {
 	const uint8_t *key;      /**< the peer port's RSS key (as rte_eth_dev_rss_hash_conf_get gives it) */
 	const uint16_t *reta;    /**< its redirection table */
-	uint16_t reta_size;
+	uint16_t reta_size;      /**< entries of @c reta (not 0) */
 	uint16_t queue;          /**< the peer's RX queue the connection must reach */
 	bool l4;                 /**< the peer hashes the TCP ports too (RTE_ETH_RSS_NONFRAG_IPV4_TCP) */
 };
@@ -218,18 +241,32 @@ struct dt_dp_peer_rss {
  * dt_dp_connect(), with a local port that the peer's RSS (@p peer) also
  * sends to @p peer->queue. Costs more port candidates (1 in this side's
  * queues times the peer's); -DT_DP_E_NOPORT when none is left.
+ * @param st     the stack
+ * @param raddr  remote IPv4 address, network order
+ * @param rport  remote TCP port, host order
+ * @param udata  the connection's user data (carried by its events)
+ * @param conn   set to the new connection's id on success
+ * @param peer   the peer's RSS, or NULL: dt_dp_connect()
+ * @return 0 and *conn, or a negative errno as dt_dp_connect(); -EINVAL
+ *	when @p peer lacks its key or table
  */
 int dt_dp_connect_rss(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 	void *udata, dt_dp_conn_t *conn, const struct dt_dp_peer_rss *peer);
 
-/** Attach user data to a connection (e.g. after ACCEPTED). */
+/**
+ * Attach user data to a connection (e.g. after ACCEPTED).
+ * @param st     the stack
+ * @param conn   the connection
+ * @param udata  its new user data
+ * @return 0, or -DT_DP_E_BADCONN
+ */
 int dt_dp_set_udata(struct dt_dp_stack *st, dt_dp_conn_t conn, void *udata);
 
 /** A buffer to send, by reference. */
 struct dt_dp_buf {
 	void *addr;            /**< CPU address (host) or device address */
 	uint64_t iova;         /**< IOVA of @c addr, or RTE_BAD_IOVA */
-	uint32_t len;
+	uint32_t len;          /**< bytes, not 0 */
 	bool device;           /**< in device memory (read by the NIC's engine) */
 };
 
@@ -239,7 +276,11 @@ struct dt_dp_buf {
  * full (the NIC's queue is full) the send is staged and handed to TCP
  * later: backpressure, no drop. Device buffers need TX checksum offload
  * (-ENOTSUP without).
- * @return 0, -DT_DP_E_FULL (retry after SENT events), -DT_DP_E_STATE, ...
+ * @param st    the stack
+ * @param conn  the connection
+ * @param buf   the buffer (the descriptor is copied, not the bytes)
+ * @return 0, -DT_DP_E_FULL (retry after SENT events), -DT_DP_E_STATE,
+ *	-DT_DP_E_BADCONN, -EINVAL, -EPIPE (after shutdown or close), -ENOTSUP...
  */
 int dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 	const struct dt_dp_buf *buf);
@@ -247,12 +288,18 @@ int dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 /**
  * Give back the buffer of a received chunk (also valid after the
  * connection closed; not after dt_dp_stack_destroy()).
+ * @param st     the stack that delivered the chunk
+ * @param token  the chunk's @c token (0: nothing done)
  */
 void dt_dp_release(struct dt_dp_stack *st, uint64_t token);
 
 /**
  * Half-close: FIN after queued data; receiving goes on (DATA events until
  * DT_DP_EV_PEER_CLOSED).
+ * @param st    the stack
+ * @param conn  the connection
+ * @return 0, -DT_DP_E_BADCONN, -DT_DP_E_STATE, -EALREADY (already shut down
+ *	or closed)...
  */
 int dt_dp_shutdown(struct dt_dp_stack *st, dt_dp_conn_t conn);
 
@@ -264,21 +311,34 @@ int dt_dp_shutdown(struct dt_dp_stack *st, dt_dp_conn_t conn);
  * with ECONNABORTED and closes. No DATA event follows close() (chunks
  * already delivered stay the application's until released). Valid after
  * shutdown(). DT_DP_EV_CLOSED follows.
+ * @param st    the stack
+ * @param conn  the connection
+ * @return 0, -DT_DP_E_BADCONN, -DT_DP_E_STATE...
  */
 int dt_dp_close(struct dt_dp_stack *st, dt_dp_conn_t conn);
 
-/** Abort: RST now, drop queued data; DT_DP_EV_CLOSED follows. */
+/**
+ * Abort: RST now, drop queued data; DT_DP_EV_CLOSED follows.
+ * @param st    the stack
+ * @param conn  the connection
+ * @return 0, or -DT_DP_E_BADCONN
+ */
 int dt_dp_abort(struct dt_dp_stack *st, dt_dp_conn_t conn);
 
 /** Per-connection statistics. */
 struct dt_dp_conn_stats {
 	uint8_t state;                   /**< enum dt_tcp_state */
 	struct dt_tcp_tuple tuple;       /**< network-order addresses, host-order ports */
-	uint64_t rx_bytes, tx_bytes;     /**< delivered / acknowledged payload */
-	uint64_t rx_device_bytes, rx_host_bytes;
+	uint64_t rx_bytes;               /**< payload delivered */
+	uint64_t tx_bytes;               /**< payload acknowledged */
+	uint64_t rx_device_bytes;        /**< delivered in DEVICE chunks */
+	uint64_t rx_host_bytes;          /**< delivered in HOST chunks */
 	uint64_t retransmits;            /**< segments sent again (engine's count) */
 	uint32_t held_bytes;             /**< delivered, not yet released */
-	uint32_t rcv_wnd, snd_wnd, cwnd, srtt_us;
+	uint32_t rcv_wnd;                /**< advertised receive window not yet filled, bytes */
+	uint32_t snd_wnd;                /**< peer's send window, bytes */
+	uint32_t cwnd;                   /**< congestion window, bytes */
+	uint32_t srtt_us;                /**< smoothed RTT, microseconds (0: no sample yet) */
 	uint64_t retransmit_bytes;       /**< payload bytes sent again */
 	uint64_t acks_limited;           /**< replies the RFC 5961 7 rate limit suppressed */
 	uint64_t nagle_holds;            /**< small tails Nagle held until an ACK */
@@ -288,28 +348,52 @@ struct dt_dp_conn_stats {
 	uint32_t rack_losses;            /**< loss episodes RACK started */
 };
 
+/**
+ * Statistics of one connection.
+ * @param st    the stack
+ * @param conn  the connection
+ * @param s     filled on success
+ * @return 0, or -DT_DP_E_BADCONN
+ */
 int dt_dp_conn_stats_get(struct dt_dp_stack *st, dt_dp_conn_t conn,
 	struct dt_dp_conn_stats *s);
 
 /** Per-stack statistics: every drop has a counter. */
 struct dt_dp_stats {
-	uint64_t rx_frames, tx_frames;
-	uint64_t rx_tcp, rx_arp, rx_icmp;
-	uint64_t tx_arp, tx_icmp, tx_rst;
-	uint64_t conns_open, conns_accepted, conns_connected, conns_closed;
-	uint64_t drop_not_ipv4, drop_bad_ip, drop_ip_fragment, drop_not_for_us;
-	uint64_t drop_bad_tcp, drop_l4_cksum, drop_no_conn, drop_conn_table_full;
+	uint64_t rx_frames;              /**< frames received (every queue the stack polls) */
+	uint64_t tx_frames;              /**< frames the NIC took (rte_eth_tx_burst) */
+	uint64_t rx_tcp;                 /**< TCP segments received */
+	uint64_t rx_arp;                 /**< ARP frames received */
+	uint64_t rx_icmp;                /**< ICMP messages received */
+	uint64_t tx_arp;                 /**< ARP frames sent (requests and replies) */
+	uint64_t tx_icmp;                /**< ICMP echo replies sent */
+	uint64_t tx_rst;                 /**< RST segments sent */
+	uint64_t conns_open;             /**< connections in the table now (not a total) */
+	uint64_t conns_accepted;         /**< passive opens completed (ACCEPTED) */
+	uint64_t conns_connected;        /**< active opens completed (CONNECTED) */
+	uint64_t conns_closed;           /**< connections gone (CLOSED) */
+	uint64_t drop_not_ipv4;          /**< frame neither IPv4 nor ARP, or no valid Ethernet header */
+	uint64_t drop_bad_ip;            /**< IPv4 header invalid, its checksum (or an ICMP one) bad */
+	uint64_t drop_ip_fragment;       /**< IPv4 fragment (no reassembly) */
+	uint64_t drop_not_for_us;        /**< another MAC (not group) or another IPv4 address */
+	uint64_t drop_bad_tcp;           /**< TCP header invalid, or a TX header that could not be built */
+	uint64_t drop_l4_cksum;          /**< TCP checksum bad (NIC's verdict or the CPU's) */
+	uint64_t drop_no_conn;           /**< segment for no connection and no listener (RST sent) */
+	uint64_t drop_conn_table_full;   /**< final ACK dropped: no free connection slot */
 	uint64_t drop_hdr_in_device;     /**< header spilled into device memory, no CPU map */
-	uint64_t drop_unsupported_proto;
-	uint64_t drop_tx_no_mbuf, drop_tx_ring_full;
+	uint64_t drop_unsupported_proto; /**< IPv4 protocol other than TCP and ICMP */
+	uint64_t drop_tx_no_mbuf;        /**< frame not sent: no mbuf for its header or payload */
+	uint64_t drop_tx_ring_full;      /**< frame not sent: the stack's TX buffer was full */
 	uint64_t drop_no_neighbour;      /**< no route, table full, or resolution failed (no answer) */
-	uint64_t arp_requests, arp_timeouts;
-	uint64_t host_chunks, device_chunks;
+	uint64_t arp_requests;           /**< ARP requests sent (first and again) */
+	uint64_t arp_timeouts;           /**< addresses that got no ARP answer */
+	uint64_t host_chunks;            /**< HOST chunks delivered */
+	uint64_t device_chunks;          /**< DEVICE chunks delivered */
 	uint64_t events_overflow;        /**< must stay 0: the application drains too slowly */
 	/* Added with the implementation (lib/dp). */
 	uint64_t drop_l4_cksum_unknown;  /**< NIC gave no L4 verdict and payload is in device memory */
 	uint64_t drop_too_many_segs;     /**< more payload segments than DT_TCP_SEG_MAX_EXT */
-	uint64_t drop_bad_arp;
+	uint64_t drop_bad_arp;           /**< ARP frame too short or invalid */
 	uint64_t drop_synq_full;         /**< SYN dropped: listener's SYN queue full */
 	uint64_t rx_hdr_spill;           /**< headers read through the region's CPU map */
 	uint64_t rx_throttled;           /**< polls that took no frames: event queue or TX buffer too full */
@@ -329,7 +413,7 @@ struct dt_dp_stats {
 	uint64_t synq_challenge_acks;    /**< challenge ACKs to in-window RSTs (RFC 5961) */
 	uint64_t synacks_sent;           /**< SYN-ACKs, first and again, cookies included */
 	uint64_t synacks_rtx;            /**< SYN-ACKs sent again */
-	uint64_t syncookies_sent;
+	uint64_t syncookies_sent;        /**< SYN-ACKs that carried a SYN cookie */
 	uint64_t syncookies_ok;          /**< final ACKs validated as SYN cookies */
 	uint64_t syncookies_bad;         /**< ACKs that failed cookie validation (RST) */
 	uint64_t rx_coalesced;           /**< coalesced frames (NIC LRO) taken in as several segments */
@@ -363,9 +447,20 @@ struct dt_dp_stats {
 	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): the CPU would have to read it */
 };
 
+/**
+ * Statistics of a stack (its counters plus those of its listeners).
+ * @param st  the stack
+ * @param s   filled
+ */
 void dt_dp_stats_get(const struct dt_dp_stack *st, struct dt_dp_stats *s);
 
-/** Call @p fn for every connection of the stack (telemetry, CLI). */
+/**
+ * Call @p fn for every connection of the stack (telemetry, CLI).
+ * @param st   the stack
+ * @param fn   called with each live connection's id, its statistics
+ *	(valid during the call) and @p arg
+ * @param arg  passed to @p fn
+ */
 void dt_dp_conn_foreach(struct dt_dp_stack *st,
 	void (*fn)(dt_dp_conn_t conn, const struct dt_dp_conn_stats *s, void *arg),
 	void *arg);

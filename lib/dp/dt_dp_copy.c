@@ -13,6 +13,7 @@
  * chunk: as a NIC completes a descriptor only after its DMA landed. The
  * host frames are freed then.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -155,17 +156,17 @@ dt_dp_copy_flush(struct dt_dp_stack *st)
 	st->cp_nsrc = 0;
 }
 
-/* The extents' mbufs go back (the frame is dropped); @return -1. */
+/* The extents' mbufs go back (the frame is dropped); @return @p err. */
 static int
 copy_drop(struct dt_dp_stack *st, struct dt_tcp_extent *ext, int n,
-	uint64_t *counter)
+	uint64_t *counter, int err)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		rte_pktmbuf_free_seg(ext[i].ref);
 	(*counter)++;
-	return -1;
+	return err;
 }
 
 int
@@ -182,12 +183,14 @@ dt_dp_copy_extents(struct dt_dp_stack *st, struct dt_tcp_extent *ext, int n,
 	for (i = 0; i < n; i++)
 		pieces += (ext[i].len + st->copy_room - 1) / st->copy_room;
 	if (pieces > max || pieces > DT_DP_LRO_EXT_MAX)
-		return copy_drop(st, ext, n, &st->st.drop_too_many_segs);
+		return copy_drop(st, ext, n, &st->st.drop_too_many_segs,
+			-E2BIG);
 	if (st->cp_n + pieces > DT_DP_COPY_OPS ||
 			st->cp_nsrc + (uint32_t)n > DT_DP_COPY_OPS)
 		dt_dp_copy_flush(st);
 	if (pieces > 0 && rte_pktmbuf_alloc_bulk(st->region_pool, dev, pieces) != 0)
-		return copy_drop(st, ext, n, &st->st.drop_copy_no_buf);
+		return copy_drop(st, ext, n, &st->st.drop_copy_no_buf,
+			-ENOBUFS);
 	for (i = 0; i < n; i++) {
 		src = rte_pktmbuf_mtod_offset((struct rte_mbuf *)ext[i].ref,
 			const uint8_t *, ext[i].off);

@@ -51,17 +51,11 @@ dt_dp_neigh_init(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *e,
 	return 0;
 }
 
-static inline uint32_t
-neigh_hash(uint32_t ip)
-{
-	return (ip * 2654435761u) ^ (ip >> 16);
-}
-
 /* Slot of @p ip, or of the first free slot of its probe chain. */
 static struct dt_dp_neigh *
 neigh_slot(struct dt_dp_neigh_tbl *t, uint32_t ip)
 {
-	uint32_t i = neigh_hash(ip) & t->mask, k;
+	uint32_t i = dt_dp_neigh_hash(ip) & t->mask, k;
 
 	for (k = 0; k <= t->mask; k++, i = (i + 1) & t->mask)
 		if (t->e[i].state == DT_DP_NEIGH_FREE || t->e[i].ip == ip)
@@ -108,7 +102,7 @@ neigh_remove(struct dt_dp_neigh_tbl *t, struct dt_dp_neigh *n)
 		j = (j + 1) & t->mask;
 		if (t->e[j].state == DT_DP_NEIGH_FREE)
 			return;
-		h = neigh_hash(t->e[j].ip) & t->mask;
+		h = dt_dp_neigh_hash(t->e[j].ip) & t->mask;
 		/* Move j back to i when i lies on j's probe path. */
 		if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
 			t->e[i] = t->e[j];

@@ -132,6 +132,18 @@ void dt_dp_neigh_tick(struct dt_dp_neigh_tbl *t, uint64_t now,
 void dt_dp_neigh_flush(struct dt_dp_neigh_tbl *t,
 	const struct dt_dp_neigh_ops *ops);
 
+/**
+ * Hash of an IPv4 address for the open-addressing tables keyed by it: a
+ * stack's neighbour table and a port's shared neighbours (dt_dp_steer.c).
+ * @param ip  the address, host order
+ * @return the hash; callers mask it to their table size
+ */
+static inline uint32_t
+dt_dp_neigh_hash(uint32_t ip)
+{
+	return (ip * 2654435761u) ^ (ip >> 16);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,7 +43,7 @@ struct dt_dp_port_conf {
 	uint16_t nb_rxd;               /**< RX descriptors per queue (0: 1024) */
 	uint16_t nb_txd;               /**< TX descriptors per queue (0: 1024) */
 	uint16_t mtu;                  /**< 0: 1500 */
-	enum dt_dp_split_mode split;
+	enum dt_dp_split_mode split;   /**< how RX queues place a frame (what is asked for) */
 	uint32_t split_proto;          /**< cumulative RTE_PTYPE_* mask of the header segment */
 	uint16_t split_len;            /**< header segment length (DT_DP_SPLIT_LEN) */
 	struct rte_mempool *hdr_pool;  /**< header pool (or the only pool) */
@@ -119,23 +119,34 @@ struct dt_dp_port_mode {
 	bool tso;              /**< TCP segmentation offload on */
 	bool lro;              /**< RX LRO on */
 	bool steered;          /**< host queue and rte_flow rules */
-	uint16_t nb_rxq;
+	uint16_t nb_rxq;       /**< RX queues of the port */
 	char driver[32];       /**< the PMD's name */
 	char why[160];         /**< why the placement differs from the one asked for ("": it does not) */
 };
 
 /**
  * What dt_dp_port_start() decided for @p port_id (a started port).
- * @return 0, or -ENODEV when lib/dp did not start the port.
+ * @param port_id  the port
+ * @param mode     filled on success
+ * @return 0, or -ENODEV when lib/dp did not start the port (or @p mode
+ *	is NULL).
  */
 int dt_dp_port_mode_get(uint16_t port_id, struct dt_dp_port_mode *mode);
 
-/** Name of a placement: "host", "split-proto", "split-len", "copy". */
+/**
+ * Name of a placement: "host", "split-proto", "split-len", "copy".
+ * @param rx  an enum dt_dp_rx_place (an unknown value is named "host")
+ * @return the name, a static string
+ */
 const char *dt_dp_rx_place_name(uint8_t rx);
 
 /**
  * One line for a start-up report or a CLI: "rx=copy rx_cksum=cpu
- * tx_cksum=nic tx=multi-seg tso=on lro=off (net_af_packet)".
+ * tx_cksum=nic tx=multi-seg tso=on lro=off steering=rss (net_af_packet)",
+ * then ": " and @c why when that is not empty.
+ * @param mode  what dt_dp_port_mode_get() gave
+ * @param buf   receives the line, NUL-terminated
+ * @param len   size of @p buf
  * @return snprintf()'s result.
  */
 int dt_dp_port_mode_str(const struct dt_dp_port_mode *mode, char *buf,
@@ -158,7 +169,10 @@ int dt_dp_port_mode_str(const struct dt_dp_port_mode *mode, char *buf,
 /**
  * Configure, set up the queues of and start @p port_id.
  *
- * @param err     receives a one-line reason on failure (may be NULL)
+ * @param port_id  the port (probed by EAL)
+ * @param conf     the port's configuration
+ * @param err      receives a one-line reason on failure (may be NULL)
+ * @param errlen   size of @p err
  * @return 0, or a negative errno: -ENOTSUP when the NIC lacks a capability
  *         the configuration needs (named in @p err), -EINVAL for a bad
  *         configuration, or the error of the failing ethdev call.
@@ -169,13 +183,15 @@ int dt_dp_port_start(uint16_t port_id, const struct dt_dp_port_conf *conf,
 /**
  * Stop @p port_id (queues keep their configuration until the next start).
  * Destroy the port's stacks first (they remove their steering rules).
+ * @param port_id  the port
+ * @return rte_eth_dev_stop()'s result: 0 or a negative errno
  */
 int dt_dp_port_stop(uint16_t port_id);
 
 /** A port's RSS as the NIC applies it (dt_dp_port_rss_get()). */
 struct dt_dp_port_rss {
 	uint8_t key[64];          /**< Toeplitz key, key_len bytes */
-	uint8_t key_len;
+	uint8_t key_len;          /**< bytes of @c key in use */
 	uint16_t reta[512];       /**< redirection table: queue per hash bucket */
 	uint16_t reta_size;       /**< 0: the port has no RSS (one RX queue) */
 	bool l4;                  /**< TCP ports hashed too (RTE_ETH_RSS_NONFRAG_IPV4_TCP) */
@@ -187,12 +203,17 @@ struct dt_dp_port_rss {
  * receiver gives dt_dp_connect_rss() (struct dt_dp_peer_rss).
  * @return 0 (reta_size 0 with one RX queue), -ENOTSUP (a key or table
  *         larger than the struct holds), or the ethdev call's error.
+ * @param port_id  a started port
+ * @param rss      filled on success
  */
 int dt_dp_port_rss_get(uint16_t port_id, struct dt_dp_port_rss *rss);
 
 /**
  * Whether the NIC splits headers matching the cumulative ptype @p mask
  * into their own segment (rte_eth_buffer_split_get_supported_hdr_ptypes).
+ * @param port_id  the port
+ * @param mask     cumulative RTE_PTYPE_* mask, e.g. DT_DP_SPLIT_PROTO_IPV4_TCP
+ * @return true when the NIC lists exactly @p mask among its split ptypes
  */
 bool dt_dp_port_split_proto_supported(uint16_t port_id, uint32_t mask);
 

@@ -420,7 +420,8 @@ int dt_dp_copy_init(struct dt_dp_stack *st);
 void dt_dp_copy_fini(struct dt_dp_stack *st);
 /*
  * Host extents of one frame into region buffers (copies queued): @return
- * the new extent count (at most @p max), or -1 (frame dropped, counted).
+ * the new extent count (at most @p max), or -E2BIG (more pieces than
+ * @p max) or -ENOBUFS (no region buffer): the frame dropped, counted.
  */
 int dt_dp_copy_extents(struct dt_dp_stack *st, struct dt_tcp_extent *ext,
 	int n, uint32_t max);

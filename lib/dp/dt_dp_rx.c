@@ -7,6 +7,7 @@
  * the connection, the listener or the closed-port answer. ICMP echo is
  * answered in place. Payload bytes in device memory are never read.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -55,7 +56,9 @@ dev_alias(struct dt_dp_stack *st, const struct rte_mbuf *s)
 /*
  * Make the frame's first @p need bytes readable at v->p: the header
  * segment, or (headers spilled over a length split) a copy gathered through
- * the region's CPU map. @return 0, -1 truncated, -2 no CPU map.
+ * the region's CPU map. @return 0, -EBADMSG (frame shorter than @p need,
+ * or @p need over the view's buffer), -ENOTSUP (spilled headers and no
+ * CPU map of the region).
  */
 static __rte_noinline int
 hdr_gather(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
@@ -66,7 +69,7 @@ hdr_gather(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
 	uint32_t got = 0, take;
 
 	if (need > m->pkt_len || need > sizeof(v->buf))
-		return -1;
+		return -EBADMSG;
 	for (s = m; s != NULL && got < need; s = s->next) {
 		take = RTE_MIN((uint32_t)s->data_len, need - got);
 		if (take == 0)
@@ -74,12 +77,12 @@ hdr_gather(struct dt_dp_stack *st, const struct rte_mbuf *m, struct hdr_view *v,
 		src = seg_is_device(st, s) ? dev_alias(st, s) :
 			rte_pktmbuf_mtod(s, const uint8_t *);
 		if (src == NULL)
-			return -2;
+			return -ENOTSUP;
 		memcpy(v->buf + got, src, take);
 		got += take;
 	}
 	if (got < need)
-		return -1;
+		return -EBADMSG;
 	if (v->p != v->buf)
 		st->st.rx_hdr_spill++;
 	v->p = v->buf;
@@ -178,7 +181,8 @@ hdr_free(struct dt_dp_stack *st, struct rte_mbuf *m)
 
 /*
  * Payload extents of the chain (at most @p max), unchained; the head is
- * freed if unused.
+ * freed if unused. @return the extent count, or -E2BIG (more than @p max:
+ * the frame is dropped and counted).
  */
 static int
 tcp_extents_nic(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
@@ -215,7 +219,7 @@ tcp_extents_nic(struct dt_dp_stack *st, struct rte_mbuf *m, uint32_t hoff,
 	}
 	if (n > max) {
 		drop(m, &st->st.drop_too_many_segs);
-		return -1;
+		return -E2BIG;
 	}
 	n = 0;
 	pos = 0;
@@ -561,7 +565,8 @@ tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	if (r == 0)
 		r = hdr_need(st, m, v, l4_off + ((v->p[l4_off + 12] >> 4) * 4u));
 	if (r != 0) {
-		drop(m, r == -2 ? &st->st.drop_hdr_in_device : &st->st.drop_bad_tcp);
+		drop(m, r == -ENOTSUP ? &st->st.drop_hdr_in_device :
+			&st->st.drop_bad_tcp);
 		return;
 	}
 	if (dt_net_tcp_parse(v->p + l4_off, v->avail - l4_off, seg_len,
@@ -665,7 +670,8 @@ ipv4_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	if (r == 0)
 		r = hdr_need(st, m, v, l2_len + (v->p[l2_len] & 0xf) * 4u);
 	if (r != 0) {
-		drop(m, r == -2 ? &st->st.drop_hdr_in_device : &st->st.drop_bad_ip);
+		drop(m, r == -ENOTSUP ? &st->st.drop_hdr_in_device :
+			&st->st.drop_bad_ip);
 		return;
 	}
 	s = dt_net_ipv4_parse(v->p + l2_len, v->avail - l2_len,
@@ -715,9 +721,9 @@ dt_dp_rx_frame(struct dt_dp_stack *st, struct rte_mbuf *m)
 	}
 	r = hdr_need(st, m, &v, DT_NET_ETH_HLEN);
 	if (r == 0 && dt_net_eth_parse(v.p, v.avail, &eth) != DT_NET_OK)
-		r = -1;
+		r = -EBADMSG;
 	if (r != 0) {
-		drop(m, r == -2 ? &st->st.drop_hdr_in_device :
+		drop(m, r == -ENOTSUP ? &st->st.drop_hdr_in_device :
 			&st->st.drop_not_ipv4);
 		return;
 	}

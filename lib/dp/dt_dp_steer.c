@@ -54,12 +54,6 @@ dt_dp_port_sh_detach(uint16_t port_id)
 
 /* ---- shared neighbours ---- */
 
-static inline uint32_t
-sh_hash(uint32_t ip)
-{
-	return (ip * 2654435761u) ^ (ip >> 16);
-}
-
 static inline uint64_t
 mac_word(const uint8_t mac[6], uint16_t count)
 {
@@ -75,7 +69,7 @@ mac_word(const uint8_t mac[6], uint16_t count)
 static struct dt_dp_sh_neigh *
 sh_neigh_claim(struct dt_dp_port_sh *sh, uint32_t ip)
 {
-	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
+	uint32_t i = dt_dp_neigh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
 	struct dt_dp_sh_neigh *e;
 
 	for (k = 0; k < DT_DP_SH_NEIGH; k++, i = (i + 1) & (DT_DP_SH_NEIGH - 1)) {
@@ -117,7 +111,7 @@ bool
 dt_dp_sh_neigh_lookup(const struct dt_dp_port_sh *sh, uint32_t ip,
 	uint8_t mac[6], uint16_t *count)
 {
-	uint32_t i = sh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
+	uint32_t i = dt_dp_neigh_hash(ip) & (DT_DP_SH_NEIGH - 1), k, eip;
 	uint64_t w;
 	int b;
 

@@ -4,6 +4,7 @@
  * payload chained as shell mbufs attached to the application's send buffers:
  * no copy), next hop and neighbour resolution, the per-poll TX buffer.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -191,7 +192,10 @@ dt_dp_ip_cksum(struct dt_dp_stack *st, struct rte_mbuf *m, uint16_t l2_len,
 	ip[11] = (uint8_t)ck;
 }
 
-/* Chain one payload slice as a shell mbuf attached to its send buffer. */
+/*
+ * Chain one payload slice as a shell mbuf attached to its send buffer.
+ * @return 0, or -ENOBUFS (no shell mbuf).
+ */
 static int
 attach_slice(struct dt_dp_stack *st, struct rte_mbuf *head,
 	struct rte_mbuf **last, const struct dt_tcp_extent *e)
@@ -201,7 +205,7 @@ attach_slice(struct dt_dp_stack *st, struct rte_mbuf *head,
 	uint64_t iova = s->iova == RTE_BAD_IOVA ? RTE_BAD_IOVA : s->iova + e->off;
 
 	if (sh == NULL)
-		return -1;
+		return -ENOBUFS;
 	rte_mbuf_ext_refcnt_update(&s->shinfo, 1);
 	rte_pktmbuf_attach_extbuf(sh, (uint8_t *)s->addr + e->off, iova,
 		(uint16_t)e->len, &s->shinfo);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ICMP echo and error messages. */
+#include <errno.h>
+
 #include "dt_net_bytes.h"
 #include "dt_net_cksum.h"
 #include "dt_net_icmp.h"
@@ -70,7 +72,7 @@ dt_net_icmp_echo_to_reply(void *buf, size_t len)
 	uint16_t old_word, new_word;
 
 	if (len < DT_NET_ICMP_HLEN || p[0] != DT_NET_ICMP_ECHO_REQUEST)
-		return -1;
+		return -EINVAL;
 	/* Type and code share the first 16-bit word of the checksum. */
 	old_word = dt_net_get_be16(p);
 	p[0] = DT_NET_ICMP_ECHO_REPLY;

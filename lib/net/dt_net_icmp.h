@@ -63,7 +63,7 @@ enum dt_net_status dt_net_icmp_parse(const void *buf, size_t len,
  * Turn the echo request at @p buf into its reply in place: type 8 -> 0,
  * checksum updated incrementally (RFC 1624); identifier, sequence and
  * data are echoed unchanged. The caller swaps the IPv4 addresses.
- * @return 0, or -1 when @p buf is not an echo request of >= 8 bytes
+ * @return 0, or -EINVAL when @p buf is not an echo request of >= 8 bytes
  */
 int dt_net_icmp_echo_to_reply(void *buf, size_t len);
 

@@ -29,7 +29,6 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_gpudev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -38,6 +37,7 @@
 #include "dt_dp.h"
 #include "dt_dp_port.h"
 #include "dt_test.h"
+#include "dp_fixture.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 2, 1)
 #define SRV_IP RTE_IPV4(10, 0, 2, 2)
@@ -59,11 +59,7 @@ static struct {
 } opt = { .conns = 5000, .bytes = 1024, .timeout_s = 60 };
 
 static struct {
-	uint16_t cport, sport;
-	struct rte_mempool *c_pool, *c_shell, *s_hdr, *s_shell;
-	struct dt_devmem_region *region;
-	uint8_t *pattern;
-	uint64_t pattern_iova;
+	struct dp_fixture fx;  /* ports, region, pools, pattern */
 	struct dt_dp_stack *cli, *srv;
 	uint64_t cli_heap, srv_heap;  /* hugepage heap bytes each stack took */
 } env;
@@ -126,7 +122,7 @@ static int
 send_pattern(struct dt_dp_stack *st, dt_dp_conn_t conn)
 {
 	struct dt_dp_buf b = {
-		.addr = env.pattern, .iova = env.pattern_iova,
+		.addr = env.fx.pattern, .iova = env.fx.pattern_iova,
 		.len = opt.bytes, .device = false,
 	};
 
@@ -369,19 +365,19 @@ ports_start(void)
 	pc.nb_rxd = 4096;
 	pc.nb_txd = 4096;
 	pc.mtu = 1500;
-	pc.hdr_pool = env.c_pool;
+	pc.hdr_pool = env.fx.c_pool;
 	pc.tx_cksum = true;
 	pc.tx_multi_seg = true;
-	r = dt_dp_port_start(env.cport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(env.fx.cport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("client port: %s\n", err);
 		return r;
 	}
-	pc.hdr_pool = env.s_hdr;
-	pc.pay_pool = dt_devmem_region_pool(env.region);
+	pc.hdr_pool = env.fx.s_hdr;
+	pc.pay_pool = dt_devmem_region_pool(env.fx.region);
 	pc.split = DT_DP_SPLIT_PROTO;
 	pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
-	r = dt_dp_port_start(env.sport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0)
 		printf("server port: %s\n", err);
 	return r;
@@ -424,51 +420,34 @@ heap_used(void)
 	return sum;
 }
 
+/* This test's send pattern (its own, not dt_pattern_byte()). */
+static uint8_t
+pattern_byte(uint32_t i)
+{
+	return (uint8_t)(i * 131 + 7);
+}
+
 static int
 setup(void)
 {
+	static const struct dp_fixture_conf fc = {
+		.prefix = "dpc", .region_bufs = 16384,
+		.cli_mbufs = 32768, .cli_shells = 16384,
+		.srv_hdrs = 32768, .srv_shells = 16384,
+		.pattern_len = PAT_LEN, .pattern_byte = pattern_byte,
+	};
 	uint64_t h0;
-	struct dt_devmem_region_conf rc;
 	uint32_t i, slots = opt.conns;
-	int16_t gpu;
 	int r;
 
-	if (rte_eth_dev_count_avail() != 2)
-		return -ENODEV;
-	env.cport = rte_eth_find_next(0);
-	env.sport = rte_eth_find_next(env.cport + 1);
-	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
-	if (gpu < 0)
-		return -ENODEV;
-	memset(&rc, 0, sizeof(rc));
-	rc.name = "dpc_payload";
-	rc.gpu_id = gpu;
-	rc.port_id = env.sport;
-	rc.nb_bufs = 16384;
-	rc.buf_size = 2048;
-	rc.socket_id = SOCKET_ID_ANY;
-	r = dt_devmem_region_create(&rc, &env.region);
+	r = dp_fixture_setup(&env.fx, &fc);
 	if (r != 0)
 		return r;
-	env.c_pool = rte_pktmbuf_pool_create("dpc_cli", 32768, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	env.c_shell = rte_pktmbuf_pool_create("dpc_cshell", 16384, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.s_hdr = rte_pktmbuf_pool_create("dpc_shdr", 32768, 256, 0,
-		RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
-	env.s_shell = rte_pktmbuf_pool_create("dpc_sshell", 16384, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.pattern = rte_malloc("dpc_pattern", PAT_LEN, 64);
 	app.cn = calloc(slots, sizeof(app.cn[0]));
 	app.c_free = calloc(slots, sizeof(app.c_free[0]));
 	app.sn = calloc(2ull * slots, sizeof(app.sn[0]));
-	if (env.c_pool == NULL || env.c_shell == NULL || env.s_hdr == NULL ||
-			env.s_shell == NULL || env.pattern == NULL ||
-			app.cn == NULL || app.c_free == NULL || app.sn == NULL)
+	if (app.cn == NULL || app.c_free == NULL || app.sn == NULL)
 		return -ENOMEM;
-	for (i = 0; i < PAT_LEN; i++)
-		env.pattern[i] = (uint8_t)(i * 131 + 7);
-	env.pattern_iova = rte_malloc_virt2iova(env.pattern);
 	for (i = 0; i < slots; i++)
 		app.c_free[i] = slots - 1 - i;
 	app.c_nfree = slots;
@@ -480,12 +459,12 @@ setup(void)
 		return r;
 	/* Server: the client's TIME_WAIT makes it close first, so 2x. */
 	h0 = heap_used();
-	env.cli = stack_new(env.cport, CLI_IP, env.c_pool, env.c_shell, NULL,
+	env.cli = stack_new(env.fx.cport, CLI_IP, env.fx.c_pool, env.fx.c_shell, NULL,
 		slots + 64);
 	env.cli_heap = heap_used() - h0;
 	h0 = heap_used();
-	env.srv = stack_new(env.sport, SRV_IP, env.s_hdr, env.s_shell,
-		env.region, 2 * slots + 64);
+	env.srv = stack_new(env.fx.sport, SRV_IP, env.fx.s_hdr, env.fx.s_shell,
+		env.fx.region, 2 * slots + 64);
 	if (env.cli == NULL || env.srv == NULL)
 		return -rte_errno;
 	for (i = 0; i < opt.ports; i++) {
@@ -740,12 +719,8 @@ main(int argc, char **argv)
 	phase = "tear-down";
 	dt_dp_stack_destroy(env.cli);
 	dt_dp_stack_destroy(env.srv);
-	dt_dp_port_stop(env.cport);
-	dt_dp_port_stop(env.sport);
-	r = dt_devmem_region_destroy(env.region);
+	r = dp_fixture_teardown(&env.fx);
 	DT_CHECK_EQ(r, 0);
-	rte_eth_dev_close(env.cport);
-	rte_eth_dev_close(env.sport);
 	r = dt_test_summary();
 	rte_eal_cleanup();
 	return r;

@@ -23,19 +23,17 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_gpudev.h>
 #include <rte_hash_crc.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "dt_devmem.h"
 #include "dt_dp.h"
 #include "dt_dp_port.h"
 #include "dt_net_cksum.h"
-#include "dt_pattern.h"
 #include "dt_test.h"
+#include "dp_fixture.h"
 #include "dp_test_copy.h"
 #include "dp_test_tso.h"
 
@@ -69,12 +67,7 @@ static struct {
 
 /* ---- environment ---- */
 static struct {
-	uint16_t cport, sport;
-	struct rte_mempool *c_pool, *c_shell, *s_hdr, *s_shell;
-	struct dt_devmem_region *region;
-	const uint8_t *alias;
-	uint8_t *pattern;
-	uint64_t pattern_iova;
+	struct dp_fixture fx;  /* ports, region (CPU-mapped), pools, pattern */
 	struct dt_dp_stack *cli, *srv;
 } env;
 
@@ -140,7 +133,7 @@ srv_data(struct rx_conn *r, const struct dt_dp_chunk *ch)
 
 	if (ch->kind == DT_DP_CHUNK_DEVICE) {
 		/* Verification only: through the CPU alias, never ch->addr. */
-		p = env.alias + ch->offset;
+		p = env.fx.alias + ch->offset;
 		r->dev_bytes += ch->len;
 	} else {
 		p = ch->addr;
@@ -241,14 +234,14 @@ cli_fill(struct tx_conn *t)
 		pos = (uint32_t)((t->start + t->queued) % PAT_LEN);
 		len = (uint32_t)RTE_MIN((uint64_t)SLICE, t->total - t->queued);
 		len = RTE_MIN(len, PAT_LEN - pos);
-		b.addr = env.pattern + pos;
-		b.iova = env.pattern_iova + pos;
+		b.addr = env.fx.pattern + pos;
+		b.iova = env.fx.pattern_iova + pos;
 		b.len = len;
 		b.device = false;
 		if (dt_dp_send(env.cli, t->conn, &b) != 0)
 			break;
 		if (opt.verify)
-			t->crc = rte_hash_crc(env.pattern + pos, len, t->crc);
+			t->crc = rte_hash_crc(env.fx.pattern + pos, len, t->crc);
 		t->queued += len;
 	}
 	if (t->connected && !t->shut && t->acked == t->total) {
@@ -433,16 +426,16 @@ ports_start(void)
 	pc.nb_rxd = 4096;
 	pc.nb_txd = 4096;
 	pc.mtu = opt.mtu;
-	pc.hdr_pool = env.c_pool;
+	pc.hdr_pool = env.fx.c_pool;
 	pc.tx_cksum = true;
 	pc.tx_multi_seg = true;
-	r = dt_dp_port_start(env.cport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(env.fx.cport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("client port: %s\n", err);
 		return r;
 	}
-	pc.hdr_pool = env.s_hdr;
-	pc.pay_pool = dt_devmem_region_pool(env.region);
+	pc.hdr_pool = env.fx.s_hdr;
+	pc.pay_pool = dt_devmem_region_pool(env.fx.region);
 	if (opt.split_len > 0) {
 		pc.split = DT_DP_SPLIT_LEN;
 		pc.split_len = (uint16_t)opt.split_len;
@@ -450,7 +443,7 @@ ports_start(void)
 		pc.split = DT_DP_SPLIT_PROTO;
 		pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	}
-	r = dt_dp_port_start(env.sport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0)
 		printf("server port: %s\n", err);
 	return r;
@@ -482,50 +475,22 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 static int
 setup(void)
 {
-	struct dt_devmem_region_conf rc;
-	uint32_t i;
-	int16_t gpu;
+	const struct dp_fixture_conf fc = {
+		.prefix = "dpt", .region_bufs = opt.server_bufs, .cpu_map = true,
+		.cli_mbufs = 32768, .cli_shells = 32768,
+		.srv_hdrs = 32768, .srv_shells = 8192,
+		.pattern_len = PAT_LEN,
+	};
 	int r;
 
-	if (rte_eth_dev_count_avail() != 2)
-		return -ENODEV;
-	env.cport = rte_eth_find_next(0);
-	env.sport = rte_eth_find_next(env.cport + 1);
-	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
-	if (gpu < 0)
-		return -ENODEV;
-	memset(&rc, 0, sizeof(rc));
-	rc.name = "dpt_payload";
-	rc.gpu_id = gpu;
-	rc.port_id = env.sport;
-	rc.nb_bufs = opt.server_bufs;
-	rc.buf_size = 2048;
-	rc.cache_size = 0;
-	rc.socket_id = SOCKET_ID_ANY;
-	r = dt_devmem_region_create(&rc, &env.region);
+	r = dp_fixture_setup(&env.fx, &fc);
 	if (r != 0)
 		return r;
-	env.alias = dt_devmem_region_cpu_map(env.region);
-	env.c_pool = rte_pktmbuf_pool_create("dpt_cli", 32768, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	env.c_shell = rte_pktmbuf_pool_create("dpt_cshell", 32768, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.s_hdr = rte_pktmbuf_pool_create("dpt_shdr", 32768, 256, 0,
-		RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
-	env.s_shell = rte_pktmbuf_pool_create("dpt_sshell", 8192, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.pattern = rte_malloc("dpt_pattern", PAT_LEN, 64);
-	if (env.alias == NULL || env.c_pool == NULL || env.c_shell == NULL ||
-			env.s_hdr == NULL || env.s_shell == NULL || env.pattern == NULL)
-		return -ENOMEM;
-	for (i = 0; i < PAT_LEN; i++)
-		env.pattern[i] = dt_pattern_byte(i);
-	env.pattern_iova = rte_malloc_virt2iova(env.pattern);
 	r = ports_start();
 	if (r != 0)
 		return r;
-	env.cli = stack_new(env.cport, CLI_IP, env.c_pool, env.c_shell, NULL);
-	env.srv = stack_new(env.sport, SRV_IP, env.s_hdr, env.s_shell, env.region);
+	env.cli = stack_new(env.fx.cport, CLI_IP, env.fx.c_pool, env.fx.c_shell, NULL);
+	env.srv = stack_new(env.fx.sport, SRV_IP, env.fx.s_hdr, env.fx.s_shell, env.fx.region);
 	if (env.cli == NULL || env.srv == NULL)
 		return -rte_errno;
 	return dt_dp_listen(env.srv, SRV_PORT);
@@ -770,8 +735,8 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	print_stats("client", &cs);
 	print_stats("server", &ss);
 	check_gro(&ss);
-	dp_test_check_tso(env.cport, &cs, opt.expect_tso);
-	dp_test_check_copy(env.sport, &ss, opt.expect_copy);
+	dp_test_check_tso(env.fx.cport, &cs, opt.expect_tso);
+	dp_test_check_copy(env.fx.sport, &ss, opt.expect_copy);
 }
 
 
@@ -880,16 +845,16 @@ test_half_close(void)
 	}
 	DT_CHECK(hc_peer_closed());
 	/* Half-closed: the server still sends 30000 bytes. */
-	b.addr = env.pattern + 100;
-	b.iova = env.pattern_iova + 100;
+	b.addr = env.fx.pattern + 100;
+	b.iova = env.fx.pattern_iova + 100;
 	b.len = 20000;
 	DT_CHECK_EQ(dt_dp_send(env.srv, app.rx[0].conn, &b), 0);
-	crc = rte_hash_crc(env.pattern + 100, 20000, crc);
-	b.addr = env.pattern + 20100;
-	b.iova = env.pattern_iova + 20100;
+	crc = rte_hash_crc(env.fx.pattern + 100, 20000, crc);
+	b.addr = env.fx.pattern + 20100;
+	b.iova = env.fx.pattern_iova + 20100;
 	b.len = 10000;
 	DT_CHECK_EQ(dt_dp_send(env.srv, app.rx[0].conn, &b), 0);
-	crc = rte_hash_crc(env.pattern + 20100, 10000, crc);
+	crc = rte_hash_crc(env.fx.pattern + 20100, 10000, crc);
 	DT_CHECK_EQ(dt_dp_close(env.srv, app.rx[0].conn), 0);
 	DT_CHECK(hc_run_until(hc_got_all, 3000));
 	DT_CHECK_EQ(hc.got, 30000);
@@ -934,7 +899,7 @@ test_rst_closed_port(void)
 static void
 test_icmp_echo(void)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env.c_pool), *rx[8];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env.fx.c_pool), *rx[8];
 	struct rte_ether_addr cmac, smac;
 	struct dt_dp_stats before, after;
 	uint8_t *p, *ip, *ic;
@@ -943,8 +908,8 @@ test_icmp_echo(void)
 	uint32_t a;
 
 	DT_REQUIRE(m != NULL);
-	rte_eth_macaddr_get(env.cport, &cmac);
-	rte_eth_macaddr_get(env.sport, &smac);
+	rte_eth_macaddr_get(env.fx.cport, &cmac);
+	rte_eth_macaddr_get(env.fx.sport, &smac);
 	p = (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8 + 56);
 	memcpy(p, smac.addr_bytes, 6);
 	memcpy(p + 6, cmac.addr_bytes, 6);
@@ -976,13 +941,13 @@ test_icmp_echo(void)
 	ic[2] = (uint8_t)(ck >> 8);
 	ic[3] = (uint8_t)ck;
 	dt_dp_stats_get(env.srv, &before);
-	DT_REQUIRE(rte_eth_tx_burst(env.cport, 0, &m, 1) == 1);
+	DT_REQUIRE(rte_eth_tx_burst(env.fx.cport, 0, &m, 1) == 1);
 	/* Poll the server only; read the reply off the client's queue. */
 	end = now_us() + 2000000;
 	while (n == 0 && now_us() < end) {
 		dt_dp_poll(env.srv);
 		srv_drain();
-		n = rte_eth_rx_burst(env.cport, 0, rx, 8);
+		n = rte_eth_rx_burst(env.fx.cport, 0, rx, 8);
 	}
 	DT_REQUIRE(n >= 1);
 	p = rte_pktmbuf_mtod(rx[0], uint8_t *);
@@ -1117,8 +1082,8 @@ test_delay_rtt(void)
 	DT_CHECK(cwnd0 > 0 && cwnd_max >= 8 * cwnd0);
 	DT_CHECK_EQ(rtx, 0);
 	/* The wire did reorder (else no retransmission proves nothing). */
-	DT_CHECK(rte_eth_xstats_get_id_by_name(env.cport, "wire_reorder", &id) == 0 &&
-		rte_eth_xstats_get_by_id(env.cport, &id, &reordered, 1) == 1 &&
+	DT_CHECK(rte_eth_xstats_get_id_by_name(env.fx.cport, "wire_reorder", &id) == 0 &&
+		rte_eth_xstats_get_by_id(env.fx.cport, &id, &reordered, 1) == 1 &&
 		reordered > 0);
 	printf("  frames reordered by the wire: %" PRIu64 "\n", reordered);
 }
@@ -1133,7 +1098,7 @@ test_faults(void)
 		false, 55);
 	app_reset();
 	transfer("faults_many", 16, big() ? (10ull << 20) : (1ull << 20), true, 55);
-	rte_eth_stats_get(env.sport, &es);
+	rte_eth_stats_get(env.fx.sport, &es);
 	printf("  server port: ipackets %" PRIu64 " imissed %" PRIu64
 		" rx_nombuf %" PRIu64 "\n", es.ipackets, es.imissed, es.rx_nombuf);
 }
@@ -1150,7 +1115,7 @@ test_exhaust(void)
 	app.hold_max = HOLD_MAX;
 	app.hold_us = 20000;
 	transfer("exhaust", 4, 8ull << 20, false, 55);
-	rte_eth_stats_get(env.sport, &es);
+	rte_eth_stats_get(env.fx.sport, &es);
 	printf("  server port: rx_nombuf %" PRIu64 " imissed %" PRIu64
 		", most chunks held at once %" PRIu64 "\n", es.rx_nombuf,
 		es.imissed, app.max_held_chunks);
@@ -1273,15 +1238,10 @@ main(int argc, char **argv)
 		DT_RUN(test_delay_rtt);
 	dt_dp_stack_destroy(env.cli);
 	dt_dp_stack_destroy(env.srv);
-	dt_dp_port_stop(env.cport);
-	dt_dp_port_stop(env.sport);
-	dt_devmem_region_cpu_unmap(env.region);
-	r = dt_devmem_region_destroy(env.region);
+	r = dp_fixture_teardown(&env.fx);
 	if (r != 0)
 		printf("region destroy: %s\n", rte_strerror(-r));
 	DT_CHECK_EQ(r, 0);
-	rte_eth_dev_close(env.cport);
-	rte_eth_dev_close(env.sport);
 	r = dt_test_summary();
 	rte_eal_cleanup();
 	return r;

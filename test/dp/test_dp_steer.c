@@ -25,9 +25,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_gpudev.h>
 #include <rte_hash_crc.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "dt_devmem.h"
@@ -35,8 +33,8 @@
 #include "dt_dp_port.h"
 #include "dt_net_bytes.h"
 #include "dt_net_cksum.h"
-#include "dt_pattern.h"
 #include "dt_test.h"
+#include "dp_fixture.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 1, 1)
 #define SRV_IP RTE_IPV4(10, 0, 1, 2)
@@ -64,12 +62,7 @@ struct conn {
 };
 
 static struct {
-	uint16_t cport, sport;
-	struct rte_mempool *c_pool, *c_shell, *s_hdr, *s_host, *s_shell;
-	struct dt_devmem_region *region;
-	const uint8_t *alias;
-	uint8_t *pattern;
-	uint64_t pattern_iova;
+	struct dp_fixture fx;  /* ports, region (CPU-mapped), pools, pattern */
 	struct dt_dp_stack *st[NB_ST];
 	struct conn c[MAX_C];
 	unsigned int nb_c;
@@ -112,13 +105,13 @@ fill(struct conn *c)
 		pos = (uint32_t)((c->start + c->queued) % PAT_LEN);
 		len = (uint32_t)RTE_MIN((uint64_t)SLICE, c->total - c->queued);
 		len = RTE_MIN(len, PAT_LEN - pos);
-		b.addr = env.pattern + pos;
-		b.iova = env.pattern_iova + pos;
+		b.addr = env.fx.pattern + pos;
+		b.iova = env.fx.pattern_iova + pos;
 		b.len = len;
 		b.device = false;
 		if (dt_dp_send(env.st[c->st], c->id, &b) != 0)
 			break;
-		c->tx_crc = rte_hash_crc(env.pattern + pos, len, c->tx_crc);
+		c->tx_crc = rte_hash_crc(env.fx.pattern + pos, len, c->tx_crc);
 		c->queued += len;
 	}
 	if (c->connected && !c->shut && c->acked == c->total && !env.hold) {
@@ -134,7 +127,7 @@ on_data(struct conn *c, struct dt_dp_stack *st, const struct dt_dp_chunk *ch)
 
 	if (ch->kind == DT_DP_CHUNK_DEVICE) {
 		/* Verification only: through the CPU alias, never ch->addr. */
-		p = env.alias + ch->offset;
+		p = env.fx.alias + ch->offset;
 		c->dev_bytes += ch->len;
 	}
 	c->rx_crc = rte_hash_crc(p, ch->len, c->rx_crc);
@@ -281,87 +274,57 @@ stack_new(uint16_t port, uint32_t ip, uint16_t q, bool host_queue,
 static int
 setup(void)
 {
-	struct dt_devmem_region_conf rc;
+	static const struct dp_fixture_conf fc = {
+		.prefix = "dps", .region_bufs = 16384, .cpu_map = true,
+		.cli_mbufs = 16384, .cli_shells = 16384,
+		.srv_hdrs = 16384, .srv_hosts = 4096, .srv_shells = 8192,
+		.pattern_len = PAT_LEN,
+	};
 	struct dt_dp_port_conf pc;
 	struct rte_ether_addr mac;
 	char err[256];
-	uint32_t i;
-	int16_t gpu;
 	int r;
 
-	if (rte_eth_dev_count_avail() != 2)
-		return -ENODEV;
-	env.cport = rte_eth_find_next(0);
-	env.sport = rte_eth_find_next(env.cport + 1);
-	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
-	if (gpu < 0)
-		return -ENODEV;
-	memset(&rc, 0, sizeof(rc));
-	rc.name = "dps_payload";
-	rc.gpu_id = gpu;
-	rc.port_id = env.sport;
-	rc.nb_bufs = 16384;
-	rc.buf_size = 2048;
-	rc.socket_id = SOCKET_ID_ANY;
-	r = dt_devmem_region_create(&rc, &env.region);
+	r = dp_fixture_setup(&env.fx, &fc);
 	if (r != 0)
 		return r;
-	env.alias = dt_devmem_region_cpu_map(env.region);
-	env.c_pool = rte_pktmbuf_pool_create("dps_cli", 16384, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	env.c_shell = rte_pktmbuf_pool_create("dps_cshell", 16384, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.s_hdr = rte_pktmbuf_pool_create("dps_shdr", 16384, 256, 0,
-		RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
-	env.s_host = rte_pktmbuf_pool_create("dps_shost", 4096, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	env.s_shell = rte_pktmbuf_pool_create("dps_sshell", 8192, 256, 0, 0,
-		SOCKET_ID_ANY);
-	env.pattern = rte_malloc("dps_pattern", PAT_LEN, 64);
-	if (env.alias == NULL || env.c_pool == NULL || env.c_shell == NULL ||
-			env.s_hdr == NULL || env.s_host == NULL ||
-			env.s_shell == NULL || env.pattern == NULL)
-		return -ENOMEM;
-	for (i = 0; i < PAT_LEN; i++)
-		env.pattern[i] = dt_pattern_byte(i);
-	env.pattern_iova = rte_malloc_virt2iova(env.pattern);
 
 	memset(&pc, 0, sizeof(pc));
 	pc.nb_rxq = 1;
 	pc.nb_txq = 2;          /* queue 1: the test's raw frames */
-	pc.hdr_pool = env.c_pool;
+	pc.hdr_pool = env.fx.c_pool;
 	pc.tx_cksum = true;
 	pc.tx_multi_seg = true;
-	r = dt_dp_port_start(env.cport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(env.fx.cport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("client port: %s\n", err);
 		return r;
 	}
 	pc.nb_rxq = 4;
 	pc.nb_txq = 3;
-	pc.hdr_pool = env.s_hdr;
-	pc.pay_pool = dt_devmem_region_pool(env.region);
+	pc.hdr_pool = env.fx.s_hdr;
+	pc.pay_pool = dt_devmem_region_pool(env.fx.region);
 	pc.split = DT_DP_SPLIT_PROTO;
 	pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	pc.host_queue = true;
-	pc.host_pool = env.s_host;
-	r = dt_dp_port_start(env.sport, &pc, err, sizeof(err));
+	pc.host_pool = env.fx.s_host;
+	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("server port: %s\n", err);
 		return r;
 	}
-	rte_eth_macaddr_get(env.cport, &mac);
+	rte_eth_macaddr_get(env.fx.cport, &mac);
 	memcpy(env.cli_mac, mac.addr_bytes, 6);
-	rte_eth_macaddr_get(env.sport, &mac);
+	rte_eth_macaddr_get(env.fx.sport, &mac);
 	memcpy(env.srv_mac, mac.addr_bytes, 6);
-	env.st[CLI] = stack_new(env.cport, CLI_IP, 0, false, env.c_pool,
-		env.c_shell, NULL);
-	env.st[SA] = stack_new(env.sport, SRV_IP, 1, true, env.s_hdr,
-		env.s_shell, env.region);
-	env.st[SB] = stack_new(env.sport, SRV_IP, 2, false, env.s_hdr,
-		env.s_shell, env.region);
-	env.st[SC] = stack_new(env.sport, SRV_IP, 3, false, env.s_hdr,
-		env.s_shell, env.region);
+	env.st[CLI] = stack_new(env.fx.cport, CLI_IP, 0, false, env.fx.c_pool,
+		env.fx.c_shell, NULL);
+	env.st[SA] = stack_new(env.fx.sport, SRV_IP, 1, true, env.fx.s_hdr,
+		env.fx.s_shell, env.fx.region);
+	env.st[SB] = stack_new(env.fx.sport, SRV_IP, 2, false, env.fx.s_hdr,
+		env.fx.s_shell, env.fx.region);
+	env.st[SC] = stack_new(env.fx.sport, SRV_IP, 3, false, env.fx.s_hdr,
+		env.fx.s_shell, env.fx.region);
 	if (env.st[CLI] == NULL || env.st[SA] == NULL || env.st[SB] == NULL ||
 			env.st[SC] == NULL)
 		return -rte_errno;
@@ -372,7 +335,7 @@ setup(void)
 static void
 raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env.c_pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env.fx.c_pool);
 	uint16_t l4 = proto == IPPROTO_TCP ? 20 : proto == IPPROTO_UDP ? 8 : 8;
 	uint16_t tot = (uint16_t)(20 + l4 + plen), ck;
 	uint8_t *p;
@@ -429,7 +392,7 @@ raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
 			p[51] = (uint8_t)ck;
 		}
 	}
-	DT_REQUIRE(rte_eth_tx_burst(env.cport, 1, &m, 1) == 1);
+	DT_REQUIRE(rte_eth_tx_burst(env.fx.cport, 1, &m, 1) == 1);
 }
 
 /* ---- cases ---- */
@@ -648,16 +611,16 @@ test_host_queue(void)
 {
 	struct dt_dp_stats a0, b0, c0, a, b, cl;
 	uint64_t split1, split2, pay1, pay2, avail;
-	struct rte_mempool *pay = dt_devmem_region_pool(env.region);
+	struct rte_mempool *pay = dt_devmem_region_pool(env.fx.region);
 
 	run_until(never, 50);
 	stats(SA, &a0);
 	stats(SB, &b0);
 	stats(CLI, &c0);
-	split1 = xstat(env.sport, "rx_q1_split_packets");
-	split2 = xstat(env.sport, "rx_q2_split_packets");
-	pay1 = xstat(env.sport, "rx_q1_payload_bytes");
-	pay2 = xstat(env.sport, "rx_q2_payload_bytes");
+	split1 = xstat(env.fx.sport, "rx_q1_split_packets");
+	split2 = xstat(env.fx.sport, "rx_q2_split_packets");
+	pay1 = xstat(env.fx.sport, "rx_q1_payload_bytes");
+	pay2 = xstat(env.fx.sport, "rx_q2_payload_bytes");
 	avail = rte_mempool_avail_count(pay);
 	DT_REQUIRE(split1 != UINT64_MAX && split2 != UINT64_MAX);
 	raw_send(IPPROTO_ICMP, 0, 56);
@@ -677,10 +640,10 @@ test_host_queue(void)
 	DT_CHECK_EQ(a.rx_host_queue, a0.rx_host_queue + 4);
 	DT_CHECK_EQ(b.rx_frames, b0.rx_frames);
 	/* The NIC split nothing and wrote no payload into device memory. */
-	DT_CHECK_EQ(xstat(env.sport, "rx_q1_split_packets"), split1);
-	DT_CHECK_EQ(xstat(env.sport, "rx_q2_split_packets"), split2);
-	DT_CHECK_EQ(xstat(env.sport, "rx_q1_payload_bytes"), pay1);
-	DT_CHECK_EQ(xstat(env.sport, "rx_q2_payload_bytes"), pay2);
+	DT_CHECK_EQ(xstat(env.fx.sport, "rx_q1_split_packets"), split1);
+	DT_CHECK_EQ(xstat(env.fx.sport, "rx_q2_split_packets"), split2);
+	DT_CHECK_EQ(xstat(env.fx.sport, "rx_q1_payload_bytes"), pay1);
+	DT_CHECK_EQ(xstat(env.fx.sport, "rx_q2_payload_bytes"), pay2);
 	DT_CHECK_EQ(rte_mempool_avail_count(pay), avail);
 	/* And the stacks read no device memory for them. */
 	DT_CHECK_EQ(a.drop_hdr_in_device + b.drop_hdr_in_device, 0);
@@ -712,13 +675,8 @@ main(int argc, char **argv)
 	DT_RUN(test_host_queue);
 	for (s = NB_ST - 1; s >= 0; s--)
 		dt_dp_stack_destroy(env.st[s]);
-	dt_dp_port_stop(env.cport);
-	dt_dp_port_stop(env.sport);
-	dt_devmem_region_cpu_unmap(env.region);
-	r = dt_devmem_region_destroy(env.region);
+	r = dp_fixture_teardown(&env.fx);
 	DT_CHECK_EQ(r, 0);
-	rte_eth_dev_close(env.cport);
-	rte_eth_dev_close(env.sport);
 	r = dt_test_summary();
 	rte_eal_cleanup();
 	return r;

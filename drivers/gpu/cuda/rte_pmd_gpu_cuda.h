@@ -89,6 +89,8 @@ int rte_pmd_gpu_cuda_dmabuf_import(int16_t dev_id, int fd, size_t size,
  * the mapping and cuDestroyExternalMemory. Copy engines over it must be
  * destroyed first. The caller's fd is not touched.
  *
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param ptr     device address rte_pmd_gpu_cuda_dmabuf_import() returned
  * @return 0; -ENODEV if @p dev_id is not a gpu_cuda device; -EINVAL if
  *         @p ptr is not an address returned by the import (an
  *         rte_gpu_mem_alloc() address included); -EIO when CUDA failed to
@@ -110,6 +112,9 @@ int rte_pmd_gpu_cuda_dmabuf_release(int16_t dev_id, void *ptr);
  * counts their users; rte_pmd_gpu_cuda_host_unregister() with the same
  * range drops the count and unpins what no call uses any more.
  *
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param ptr     start of the host range
+ * @param len     its length in bytes
  * @return 0; -ENODEV (not a gpu_cuda device); -EINVAL; -EEXIST when the
  *         pages overlap memory registered with rte_gpu_mem_register();
  *         -EIO, -ENOTSUP on a CUDA error. Every failure is logged; nothing
@@ -119,6 +124,9 @@ int rte_pmd_gpu_cuda_host_register(int16_t dev_id, void *ptr, size_t len);
 
 /**
  * Undo rte_pmd_gpu_cuda_host_register() of the same range.
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param ptr     start of the range, as registered
+ * @param len     its length, as registered
  * @return 0, -ENODEV, -EINVAL, or -EIO when CUDA failed to unpin.
  */
 int rte_pmd_gpu_cuda_host_unregister(int16_t dev_id, void *ptr, size_t len);
@@ -129,12 +137,20 @@ int rte_pmd_gpu_cuda_host_unregister(int16_t dev_id, void *ptr, size_t len);
  * to its buffers at full speed. Pools that share hugepages with each other
  * may all be registered.
  *
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param mp      the mempool (populated)
  * @return 0, or the first error (see rte_pmd_gpu_cuda_host_register()),
  *         after undoing the chunks already registered.
  */
 int rte_pmd_gpu_cuda_mempool_register(int16_t dev_id, struct rte_mempool *mp);
 
-/** Undo rte_pmd_gpu_cuda_mempool_register(); 0 or the first error. */
+/**
+ * Undo rte_pmd_gpu_cuda_mempool_register().
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param mp      the mempool, as registered
+ * @return 0, -ENODEV, -EINVAL (NULL @p mp), or the first error of
+ *         rte_pmd_gpu_cuda_host_unregister() for one of its chunks
+ */
 int rte_pmd_gpu_cuda_mempool_unregister(int16_t dev_id,
 	struct rte_mempool *mp);
 
@@ -159,6 +175,7 @@ struct rte_pmd_gpu_cuda_verify_seg {
  * One kernel launch for the whole batch; synchronous; runs on its own
  * stream, so copies still in flight on other streams must have completed.
  *
+ * @param dev_id  gpudev id of a gpu_cuda device
  * @param segs  @p n segments, each inside one rte_gpu_mem_alloc()
  *              allocation of @p dev_id (checked before the launch: a stray
  *              address would fault the GPU context)
@@ -192,7 +209,10 @@ rte_pmd_gpu_cuda_pattern_byte(size_t i, uint32_t seed)
  * uses it to check what a copy engine landed without a CPU mapping.
  * Synchronous; runs on its own stream.
  *
- * @param ptr, len  a range inside one rte_gpu_mem_alloc() allocation
+ * @param dev_id  gpudev id of a gpu_cuda device
+ * @param ptr   start of a range inside one rte_gpu_mem_alloc() allocation
+ * @param len   its length in bytes (not 0)
+ * @param seed  the pattern's seed (rte_pmd_gpu_cuda_pattern_byte())
  * @param[out] mismatches  number of differing bytes
  * @return 0; -ENODEV; -EINVAL for a bad range; -ENOTSUP when the driver was
  *         built without nvcc or the GPU cannot run the embedded sm_90/PTX
@@ -302,6 +322,8 @@ struct dt_copy_engine *dt_copy_cuda_engine_create_any(int16_t gpu_dev_id,
 /**
  * The CUcontext gpudev @p gpu_dev_id works in (its retained primary
  * context), as a void pointer so that callers need no CUDA header.
+ * @param gpu_dev_id  gpudev id of a gpu_cuda device
+ * @param[out] cu_ctx  the CUcontext
  * @return 0, -ENODEV (not a gpu_cuda device), -EINVAL
  */
 int rte_pmd_gpu_cuda_context(int16_t gpu_dev_id, void **cu_ctx);
@@ -343,10 +365,13 @@ enum dt_copy_cuda_mode {
  * the CPU's packing memcpy bounds it.
  */
 #define DT_COPY_CUDA_STAGE_MAX_DEFAULT 2048u
+/** Upper limit of stage_max (bytes): see above. */
 #define DT_COPY_CUDA_STAGE_MAX_LIMIT 16384u
 
 /**
  * Choose how channels opened afterwards issue copies.
+ * @param ce    a CUDA copy engine
+ * @param mode  how its channels issue copies
  * @return 0; -EINVAL if @p ce is not a CUDA engine or @p mode is unknown.
  */
 int dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
@@ -356,6 +381,8 @@ int dt_copy_cuda_engine_set_mode(struct dt_copy_engine *ce,
  * Largest merged host->device copy that channels opened afterwards stage
  * (AUTO and STAGED modes); 0 stages nothing. Default: the device's
  * stage_max= devarg, else DT_COPY_CUDA_STAGE_MAX_DEFAULT.
+ * @param ce     a CUDA copy engine
+ * @param bytes  the largest merged copy staged, 0..DT_COPY_CUDA_STAGE_MAX_LIMIT
  * @return 0; -EINVAL if @p ce is not a CUDA engine or @p bytes is over
  *         DT_COPY_CUDA_STAGE_MAX_LIMIT.
  */
@@ -405,6 +432,8 @@ enum dt_copy_cuda_stage_read {
 
 /**
  * Choose how channels opened afterwards detect completion.
+ * @param ce  a CUDA copy engine
+ * @param c   how its channels detect completion
  * @return 0; -EINVAL if @p ce is not a CUDA engine or @p c is unknown.
  */
 int dt_copy_cuda_engine_set_completion(struct dt_copy_engine *ce,
@@ -413,6 +442,8 @@ int dt_copy_cuda_engine_set_completion(struct dt_copy_engine *ce,
 /**
  * Choose where the scatter kernel of channels opened afterwards reads
  * staged bytes.
+ * @param ce  a CUDA copy engine
+ * @param r   where the scatter kernel reads
  * @return 0; -EINVAL if @p ce is not a CUDA engine or @p r is unknown.
  */
 int dt_copy_cuda_engine_set_stage_read(struct dt_copy_engine *ce,
@@ -460,6 +491,8 @@ struct dt_copy_cuda_chan_stats {
 
 /**
  * Read a CUDA channel's extra counters.
+ * @param ch  a channel of a CUDA engine
+ * @param st  filled on success
  * @return 0; -EINVAL if @p ch is not a channel of a CUDA engine.
  */
 int dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
@@ -472,7 +505,9 @@ int dt_copy_cuda_chan_stats_get(struct dt_copy_chan *ch,
  * its region) can show per-stack figures. Counters are read while their
  * channels may be running: each is a plain 64-bit load.
  *
+ * @param ce  a CUDA copy engine
  * @param st  room for @p n entries (may be NULL when @p n is 0)
+ * @param n   entries of @p st
  * @return the number of open channels (entries filled: the smaller of it
  *         and @p n); -EINVAL if @p ce is not a CUDA engine.
  */
@@ -483,6 +518,7 @@ int dt_copy_cuda_engine_chan_stats(struct dt_copy_engine *ce,
  * For tests: channels opened afterwards on @p ce behave as if their first
  * cuStreamWriteValue64 failed (the call is not made), so the fall-back to
  * events runs on a GPU that supports stream memory operations.
+ * @param ce  a CUDA copy engine
  * @return 0; -EINVAL if @p ce is not a CUDA engine.
  */
 int dt_copy_cuda_engine_test_fail_memop(struct dt_copy_engine *ce);
@@ -492,6 +528,7 @@ int dt_copy_cuda_engine_test_fail_memop(struct dt_copy_engine *ce);
  * submitted so far. Everything queued after it fails on the GPU: the CUDA
  * context of the whole process is lost, so a test calls this last (or in
  * a process of its own).
+ * @param ch  a channel of a CUDA engine
  * @return 0; -EINVAL if @p ch is not a CUDA channel; -ENOTSUP without the
  *         kernels; -EIO when the launch itself fails.
  */
@@ -503,6 +540,10 @@ int dt_copy_cuda_chan_test_fault(struct dt_copy_chan *ch);
  * a corrupted descriptor would). The kernel must refuse it without a
  * fault; the copy's ticket goes to *ticket and must never complete, and
  * the channel stops (stage_refused counts it) while the context lives on.
+ * @param ch   a channel of a CUDA engine
+ * @param dst  device address the copy goes to (not checked by the CPU)
+ * @param len  bytes
+ * @param[out] ticket  the copy's ticket
  * @return 0; -EINVAL for a bad argument; -ENOTSUP when the channel does
  *         not stage; -EBUSY when its ring of submits is full; -ENOSPC
  *         when the staging ring is; -EIO when a CUDA call fails.
@@ -517,6 +558,9 @@ int dt_copy_cuda_chan_test_stage_bad(struct dt_copy_chan *ch, uintptr_t dst,
  * gather kernel must refuse it without writing and without a fault; its
  * ticket goes to *ticket and must never complete, and the channel stops
  * (stage_refused counts it) while the context lives on.
+ * @param ch  a channel of a CUDA engine
+ * @param op  the gather (source and destination not checked by the CPU)
+ * @param[out] ticket  the gather's ticket
  * @return 0; -EINVAL for a bad argument; -ENOTSUP when the channel does
  *         not gather; -EIO when it stopped or a CUDA call failed; -EBUSY
  *         when its ring of submits is full; -ENOSPC when the staging ring is
@@ -527,7 +571,9 @@ int dt_copy_cuda_chan_test_gather_bad(struct dt_copy_chan *ch,
 /**
  * Wait until every copy submitted on @p ch has landed (cuStreamSynchronize).
  * For tests and teardown; data paths poll dt_copy_completed() instead.
- * @return 0; -EIO if a copy failed.
+ * @param ch  a channel of a CUDA engine
+ * @return 0; -EINVAL if @p ch is not a CUDA channel; -EIO if a copy
+ *         failed (or the context could not be made current).
  */
 int dt_copy_cuda_chan_drain(struct dt_copy_chan *ch);
 

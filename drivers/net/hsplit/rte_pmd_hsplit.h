@@ -87,6 +87,7 @@ struct rte_mempool *rte_pmd_hsplit_lro_pool(uint16_t port_id);
  * has started with RTE_ETH_TX_OFFLOAD_TCP_TSO on an interface that takes
  * GSO frames, until the port is closed.
  *
+ * @param port_id  the port
  * @return the pool, or NULL with rte_errno ENOENT (no GSO pool: not an
  *         interface port, TSO off, or not started yet), ENODEV, ENOTSUP
  */
