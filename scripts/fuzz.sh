@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	   exit 2 ;;
 	esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp nccl_wire ini cli_flow)
+[ ${#targets[@]} -gt 0 ] || targets=(net tcp dp nccl_wire ini cli_flow ingest)
 
 if [ ! -x "$asan/test/fuzz/fuzz_net" ]; then
 	echo "no fuzz targets in $asan: run scripts/test.sh first (it builds $asan with clang)" >&2
@@ -49,7 +49,8 @@ fi
 nice ninja -C "$asan" test/fuzz/fuzz_net test/fuzz/fuzz_tcp \
 	test/fuzz/fuzz_nccl_wire test/fuzz/fuzz_ini \
 	$( [ -f "$asan/test/fuzz/fuzz_dp" ] &&
-		echo test/fuzz/fuzz_dp test/fuzz/fuzz_cli_flow ) >/dev/null ||
+		echo test/fuzz/fuzz_dp test/fuzz/fuzz_cli_flow \
+			test/fuzz/fuzz_ingest ) >/dev/null ||
 	{ echo "build of the fuzz targets failed" >&2; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -91,7 +92,7 @@ done
 # Without fuzz_dp the EAL-free part of the tree is enough (a short build).
 unit_only=true
 for t in "${targets[@]}"; do
-	case $t in dp|cli_flow) unit_only=false ;; esac
+	case $t in dp|cli_flow|ingest) unit_only=false ;; esac
 done
 if [ -f "$cov_build/build.ninja" ] && [ "$unit_only" = false ] &&
 		[ ! -d "$cov_build/drivers" ]; then
