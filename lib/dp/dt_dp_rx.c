@@ -538,7 +538,7 @@ gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
 	/* The run may end and restart here: its tuple is overwritten. */
 	t = r->tuple;
 	if (unlikely(n > DT_TCP_SEG_MAX_EXT)) {
-		/* The NIC's coalesced frame: in pieces, as tcp_input does. */
+		/* The NIC's coalesced frame: in pieces, as rx_tcp_frame() does. */
 		dt_dp_gro_flush(st);
 		tcp_demux_pieces(st, &t, &seg);
 		return true;
@@ -548,7 +548,7 @@ gro_fast(struct dt_dp_stack *st, struct rte_mbuf *m)
 }
 
 static void
-tcp_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
+rx_tcp_frame(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 	uint16_t l2_len, const struct dt_net_ipv4 *ip)
 {
 	struct dt_tcp_extent ext[DT_DP_LRO_EXT_MAX];
@@ -689,7 +689,7 @@ ipv4_input(struct dt_dp_stack *st, struct rte_mbuf *m, struct hdr_view *v,
 		return;
 	}
 	if (ip.proto == DT_NET_IPPROTO_TCP) {
-		tcp_input(st, m, v, l2_len, &ip);
+		rx_tcp_frame(st, m, v, l2_len, &ip);
 		return;
 	}
 	if (ip.proto == DT_NET_IPPROTO_ICMP && v->p != v->buf &&

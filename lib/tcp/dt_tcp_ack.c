@@ -16,7 +16,7 @@
  * segments cannot turn the connection into a reflector or an ACK loop.
  */
 bool
-tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now)
 {
 	if (now - c->chack_start >= DT_TCP_CHACK_WINDOW_US ||
 			c->chack_start == 0) {
@@ -61,12 +61,12 @@ static void
 tcp_enter_recovery(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	c->ssthresh = c->cc->ssthresh(c);
-	tcp_cc_loss(c, now);
+	dt_tcp_cc_loss(c, now);
 	c->recover = c->snd_max;
 	c->flags |= DT_TCP_F_RECOVERY;
 	/* Karn: a retransmitted segment gives no RTT sample. */
 	c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
-	tcp_send_at(c, c->snd_una, now, out);
+	dt_tcp_send_at(c, c->snd_una, now, out);
 	c->cwnd = c->ssthresh + DT_TCP_DUPACK_THRESH * c->smss;
 }
 
@@ -102,7 +102,7 @@ tcp_newreno_ack(struct dt_tcp_conn *c, uint32_t ack, uint32_t acked,
 
 	if (!tcp_flag(c, DT_TCP_F_RECOVERY)) {
 		c->dupacks = 0;
-		tcp_cc_cong_avoid(c, acked, now);
+		dt_tcp_cc_cong_avoid(c, acked, now);
 		return;
 	}
 	if (dt_tcp_seq_ge(ack, c->recover)) {
@@ -117,7 +117,7 @@ tcp_newreno_ack(struct dt_tcp_conn *c, uint32_t ack, uint32_t acked,
 		return;
 	}
 	/* Partial ACK: retransmit the next hole, deflate by what was acked. */
-	tcp_send_at(c, c->snd_una, now, out);
+	dt_tcp_send_at(c, c->snd_una, now, out);
 	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
 	if (acked >= c->smss)
 		c->cwnd += c->smss;
@@ -136,12 +136,12 @@ tcp_new_ack(struct dt_tcp_conn *c, uint32_t ack, uint64_t now,
 
 	if (dt_tcp_seq_gt(upto, c->txq_seq)) {
 		bytes = upto - c->txq_seq;
-		ev = tcp_event(out, DT_TCP_EV_SENT);
+		ev = dt_tcp_event_add(out, DT_TCP_EV_SENT);
 		ev->bytes = bytes;
 		ev->count = tcp_txq_consume(c, bytes);
 	}
 	if (tcp_flag(c, DT_TCP_F_RTT_TIMING) && dt_tcp_seq_gt(ack, c->rtt_seq)) {
-		tcp_rtt_sample(c, now - c->rtt_start);
+		dt_tcp_rtt_sample(c, now - c->rtt_start);
 		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
 	}
 	c->snd_una = ack;
@@ -153,7 +153,7 @@ tcp_new_ack(struct dt_tcp_conn *c, uint32_t ack, uint64_t now,
 	if (c->snd_una == c->snd_max)
 		c->timers[DT_TCP_T_RTX] = 0;
 	else
-		tcp_rtx_restart(c, now);
+		dt_tcp_rtx_restart(c, now);
 }
 
 /* The ACK completing our side of the handshake in SYN_RECEIVED. */
@@ -163,11 +163,11 @@ tcp_ack_syn_received(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
 {
 	if (!dt_tcp_seq_gt(th->ack, c->snd_una) ||
 			dt_tcp_seq_gt(th->ack, c->snd_max)) {
-		tcp_send_rst(out, th->ack, 0, false);
+		dt_tcp_send_rst(out, th->ack, 0, false);
 		return false;
 	}
 	c->backoff = 0;
-	tcp_become_established(c, now, out);
+	dt_tcp_become_established(c, now, out);
 	c->snd_wnd = (uint32_t)th->win << c->snd_ws;
 	c->snd_wl1 = th->seq;
 	c->snd_wl2 = th->ack;
@@ -177,7 +177,7 @@ tcp_ack_syn_received(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
 }
 
 bool
-tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+dt_tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t plen, uint64_t now, struct dt_tcp_out *out)
 {
 	const struct dt_net_tcp_hdr *th = &seg->th;
@@ -192,11 +192,11 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	if (dt_tcp_seq_gt(ack, c->snd_max)) {
 		/* Acks something not yet sent: ACK (rate-limited) and drop
 		 * (RFC 5961 5.2, RFC 9293 3.10.7.4). */
-		tcp_challenge_ack(c, now);
+		dt_tcp_challenge_ack(c, now);
 		return false;
 	}
 	if (dt_tcp_seq_lt(ack, c->snd_una - c->max_snd_wnd)) {
-		tcp_challenge_ack(c, now);
+		dt_tcp_challenge_ack(c, now);
 		return false;
 	}
 	/*
@@ -216,7 +216,7 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		!(th->flags & (DT_NET_TCP_SYN | DT_NET_TCP_FIN)) &&
 		c->snd_max != c->snd_una;
 	same_wnd = wnd == c->snd_wnd;
-	tcp_sack_input(c, th, &ai);
+	dt_tcp_sack_input(c, th, &ai);
 	if (dt_tcp_seq_gt(ack, c->snd_una))
 		tcp_new_ack(c, ack, now, out);
 	/* The window first: what recovery resends must fit in it. */
@@ -230,7 +230,7 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	}
 	if (tcp_sack_on(c) && tcp_synchronized(c)) {
 		/* RFC 6675: SACK news, not the window, makes a dupack. */
-		tcp_sack_ack(c, &ai, dup, now, out);
+		dt_tcp_sack_ack(c, &ai, dup, now, out);
 	} else if (dt_tcp_seq_gt(ack, ai.old_una)) {
 		if (tcp_synchronized(c))
 			tcp_newreno_ack(c, ack, ack - ai.old_una, now, out);
@@ -240,15 +240,15 @@ tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	switch (c->state) {
 	case DT_TCP_FIN_WAIT_1:
 		if (tcp_fin_acked(c))
-			tcp_set_state(c, DT_TCP_FIN_WAIT_2);
+			dt_tcp_set_state(c, DT_TCP_FIN_WAIT_2);
 		break;
 	case DT_TCP_CLOSING:
 		if (tcp_fin_acked(c))
-			tcp_enter_time_wait(c, now);
+			dt_tcp_enter_time_wait(c, now);
 		break;
 	case DT_TCP_LAST_ACK:
 		if (tcp_fin_acked(c)) {
-			tcp_enter_closed(c, out);
+			dt_tcp_enter_closed(c, out);
 			return false;
 		}
 		break;

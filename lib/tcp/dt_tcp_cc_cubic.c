@@ -107,7 +107,7 @@ cubic_init(struct dt_tcp_conn *c)
 
 	memset(&cu, 0, sizeof(cu));
 	cubic_store(c, &cu);
-	tcp_cc_init_window(c);
+	dt_tcp_cc_init_window(c);
 }
 
 /* RFC 9438 4.6: ssthresh = beta * cwnd (at least 2 SMSS). */

@@ -4,7 +4,7 @@
 
 /* RFC 5681 3.1 initial window; shared by the modules. */
 void
-tcp_cc_init_window(struct dt_tcp_conn *c)
+dt_tcp_cc_init_window(struct dt_tcp_conn *c)
 {
 	uint32_t mss = c->smss;
 
@@ -28,7 +28,7 @@ tcp_cc_init_window(struct dt_tcp_conn *c)
  * a window beyond that can never be used, only overflow.
  */
 void
-tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now)
+dt_tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now)
 {
 	uint32_t before = c->cwnd;
 
@@ -67,7 +67,7 @@ newreno_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now)
 
 const struct dt_tcp_cc_ops dt_tcp_cc_newreno = {
 	.name = "newreno",
-	.init = tcp_cc_init_window,
+	.init = dt_tcp_cc_init_window,
 	.ssthresh = newreno_ssthresh,
 	.cong_avoid = newreno_cong_avoid,
 	.on_rto = NULL,

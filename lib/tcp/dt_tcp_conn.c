@@ -2,7 +2,7 @@
 /*
  * Connection life cycle and the application-facing entry points. Every
  * entry point resets the output, does its work, sends what the windows
- * allow and reports timer changes (tcp_call_end()).
+ * allow and reports timer changes (dt_tcp_call_end()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ dt_tcp_out_reset(struct dt_tcp_out *out)
 }
 
 struct dt_tcp_event *
-tcp_event(struct dt_tcp_out *out, uint8_t type)
+dt_tcp_event_add(struct dt_tcp_out *out, uint8_t type)
 {
 	struct dt_tcp_event *ev;
 
@@ -85,7 +85,7 @@ tcp_event(struct dt_tcp_out *out, uint8_t type)
 }
 
 void
-tcp_set_state(struct dt_tcp_conn *c, enum dt_tcp_state st)
+dt_tcp_set_state(struct dt_tcp_conn *c, enum dt_tcp_state st)
 {
 	c->state = (uint8_t)st;
 }
@@ -121,7 +121,7 @@ dt_tcp_conn_init(struct dt_tcp_conn *c, const struct dt_tcp_cfg *cfg,
 }
 
 void
-tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
+dt_tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
 	uint64_t now)
 {
 	const struct dt_tcp_cfg *cfg = c->cfg;
@@ -156,10 +156,10 @@ tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
 }
 
 void
-tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
+dt_tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	tcp_set_state(c, DT_TCP_ESTABLISHED);
+	dt_tcp_set_state(c, DT_TCP_ESTABLISHED);
 	c->last_rx = now;
 	c->recover = c->iss;
 	c->lr.high_rxt = c->snd_una;
@@ -171,37 +171,37 @@ tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
 	if (tcp_flag(c, DT_TCP_F_SYN_RTX) && c->rto < DT_TCP_RTO_SYN_LOST_US)
 		c->rto = DT_TCP_RTO_SYN_LOST_US;
 	c->cc->init(c);
-	tcp_event(out, DT_TCP_EV_CONNECTED);
+	dt_tcp_event_add(out, DT_TCP_EV_CONNECTED);
 	/* close() in SYN_RECEIVED queued the FIN for this moment. */
 	if (tcp_flag(c, DT_TCP_F_FIN_QUEUED))
-		tcp_set_state(c, DT_TCP_FIN_WAIT_1);
+		dt_tcp_set_state(c, DT_TCP_FIN_WAIT_1);
 }
 
 void
-tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now)
 {
 	unsigned int k;
 
-	tcp_set_state(c, DT_TCP_TIME_WAIT);
+	dt_tcp_set_state(c, DT_TCP_TIME_WAIT);
 	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		c->timers[k] = 0;
 	c->timers[DT_TCP_T_TIMEWAIT] = now + 2 * c->cfg->msl_us;
 }
 
 void
-tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out)
+dt_tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 {
 	unsigned int k;
 
-	tcp_set_state(c, DT_TCP_CLOSED);
-	tcp_ooo_flush(c, out);
+	dt_tcp_set_state(c, DT_TCP_CLOSED);
+	dt_tcp_ooo_flush(c, out);
 	for (k = 0; k < DT_TCP_T__COUNT; k++)
 		c->timers[k] = 0;
 	/* Unacknowledged sends are the application's again. */
 	c->txq_n = 0;
 	c->txq_bytes = 0;
 	c->txq_head_off = 0;
-	tcp_event(out, DT_TCP_EV_CLOSED);
+	dt_tcp_event_add(out, DT_TCP_EV_CLOSED);
 }
 
 static void
@@ -213,13 +213,13 @@ tcp_call_begin(const struct dt_tcp_conn *c, uint64_t *before,
 }
 
 void
-tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
+dt_tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	if (c->state != DT_TCP_CLOSED)
-		tcp_output(c, now, out);
-	tcp_timers_update(c, now);
-	tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
+		dt_tcp_output_run(c, now, out);
+	dt_tcp_timers_update(c, now);
+	dt_tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
 }
 
 int
@@ -239,9 +239,9 @@ dt_tcp_connect(struct dt_tcp_conn *c, const struct dt_tcp_tuple *t,
 	c->txq_seq = iss + 1;
 	c->ts_offset = iss;
 	c->recover = iss;
-	tcp_set_state(c, DT_TCP_SYN_SENT);
-	tcp_send_syn(c, now, out);
-	tcp_call_end(c, before, now, out);
+	dt_tcp_set_state(c, DT_TCP_SYN_SENT);
+	dt_tcp_send_syn(c, now, out);
+	dt_tcp_call_end(c, before, now, out);
 	return 0;
 }
 
@@ -256,11 +256,11 @@ dt_tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		return -EINVAL;
 	/* Left set by a call that does not defer (the listener's). */
 	c->flags &= (uint16_t)~DT_TCP_F_ACK_OOO;
-	tcp_input(c, seg, now, out);
+	dt_tcp_input_seg(c, seg, now, out);
 	/* Out-of-order and hole-filling segments are acked one by one. */
 	if (c->cfg->ack_defer && !tcp_flag(c, DT_TCP_F_ACK_OOO))
 		c->flags |= DT_TCP_F_ACK_DEFER;
-	tcp_call_end(c, before, now, out);
+	dt_tcp_call_end(c, before, now, out);
 	c->flags &= (uint16_t)~(DT_TCP_F_ACK_DEFER | DT_TCP_F_ACK_OOO);
 	out->ack_pending = tcp_flag(c, DT_TCP_F_ACK_NOW) &&
 		c->state != DT_TCP_CLOSED;
@@ -302,7 +302,7 @@ dt_tcp_send(struct dt_tcp_conn *c, const struct dt_tcp_extent *ext,
 	c->txq[(c->txq_head + c->txq_n) % c->txq_cap] = *ext;
 	c->txq_n++;
 	c->txq_bytes += ext->len;
-	tcp_call_end(c, before, now, out);
+	dt_tcp_call_end(c, before, now, out);
 	return 0;
 }
 
@@ -317,7 +317,7 @@ dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	case DT_TCP_LISTEN:
 		return -ENOTCONN;
 	case DT_TCP_SYN_SENT:
-		tcp_enter_closed(c, out);
+		dt_tcp_enter_closed(c, out);
 		break;
 	case DT_TCP_SYN_RECEIVED:
 		/* FIN goes out once established (RFC 9293 3.10.4). */
@@ -327,16 +327,16 @@ dt_tcp_close(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		break;
 	case DT_TCP_ESTABLISHED:
 		c->flags |= DT_TCP_F_FIN_QUEUED;
-		tcp_set_state(c, DT_TCP_FIN_WAIT_1);
+		dt_tcp_set_state(c, DT_TCP_FIN_WAIT_1);
 		break;
 	case DT_TCP_CLOSE_WAIT:
 		c->flags |= DT_TCP_F_FIN_QUEUED;
-		tcp_set_state(c, DT_TCP_LAST_ACK);
+		dt_tcp_set_state(c, DT_TCP_LAST_ACK);
 		break;
 	default:
 		return -EALREADY;
 	}
-	tcp_call_end(c, before, now, out);
+	dt_tcp_call_end(c, before, now, out);
 	return 0;
 }
 
@@ -366,13 +366,13 @@ dt_tcp_abort(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	case DT_TCP_FIN_WAIT_1:
 	case DT_TCP_FIN_WAIT_2:
 	case DT_TCP_CLOSE_WAIT:
-		tcp_send_rst(out, c->snd_nxt, 0, false);
+		dt_tcp_send_rst(out, c->snd_nxt, 0, false);
 		break;
 	default:
 		break;
 	}
-	tcp_enter_closed(c, out);
-	tcp_call_end(c, before, now, out);
+	dt_tcp_enter_closed(c, out);
+	dt_tcp_call_end(c, before, now, out);
 }
 
 void
@@ -393,15 +393,15 @@ dt_tcp_set_rcv_space(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now,
 		 * least doubled and by the receiver-SWS step, so a closed
 		 * window reopening is announced without waiting for a probe.
 		 */
-		old_wnd = tcp_rcv_wnd(c);
-		new_wnd = tcp_rcv_edge_candidate(c) - c->rcv_nxt;
+		old_wnd = dt_tcp_rcv_wnd(c);
+		new_wnd = dt_tcp_rcv_edge_candidate(c) - c->rcv_nxt;
 		thr = c->cfg->mss < c->rcv_space_max / 2 ? c->cfg->mss :
 			c->rcv_space_max / 2;
 		if (new_wnd > old_wnd && new_wnd >= 2 * old_wnd &&
 				new_wnd - old_wnd >= thr)
 			c->flags |= DT_TCP_F_ACK_NOW;
 	}
-	tcp_call_end(c, before, now, out);
+	dt_tcp_call_end(c, before, now, out);
 }
 
 void
@@ -410,8 +410,8 @@ dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
-	tcp_timers_run(c, now, out);
-	tcp_call_end(c, before, now, out);
+	dt_tcp_timers_run(c, now, out);
+	dt_tcp_call_end(c, before, now, out);
 }
 
 void
@@ -420,7 +420,7 @@ dt_tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	uint64_t before[DT_TCP_T__COUNT];
 
 	tcp_call_begin(c, before, out);
-	tcp_call_end(c, before, now, out);
+	dt_tcp_call_end(c, before, now, out);
 }
 
 void
@@ -434,8 +434,8 @@ dt_tcp_set_keepalive(struct dt_tcp_conn *c, bool on, uint64_t now,
 		c->flags |= DT_TCP_F_KEEPALIVE;
 	else
 		c->flags &= (uint16_t)~DT_TCP_F_KEEPALIVE;
-	tcp_timers_update(c, now);
-	tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
+	dt_tcp_timers_update(c, now);
+	dt_tcp_timer_diff(before, c->timers, 0, DT_TCP_T__COUNT, out);
 }
 
 void
@@ -463,6 +463,6 @@ void
 dt_tcp_rst_closed(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
 {
 	dt_tcp_out_reset(out);
-	tcp_free_payload(seg, out);
-	tcp_rst_reply(seg, out);
+	dt_tcp_free_payload(seg, out);
+	dt_tcp_rst_reply(seg, out);
 }

@@ -6,7 +6,7 @@
 #include "dt_tcp_priv.h"
 
 uint32_t
-tcp_seg_payload_len(const struct dt_tcp_seg *seg)
+dt_tcp_seg_payload_len(const struct dt_tcp_seg *seg)
 {
 	uint32_t len = 0;
 	uint16_t i;
@@ -17,12 +17,12 @@ tcp_seg_payload_len(const struct dt_tcp_seg *seg)
 }
 
 void
-tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+dt_tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
 {
 	uint16_t i;
 
 	for (i = 0; i < seg->n_ext; i++)
-		tcp_event(out, DT_TCP_EV_FREE)->ext = seg->ext[i];
+		dt_tcp_event_add(out, DT_TCP_EV_FREE)->ext = seg->ext[i];
 }
 
 /* RFC 9293 3.10.7.4 first check: the four acceptability cases. */
@@ -44,20 +44,20 @@ tcp_process_fin(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	c->rcv_nxt++;
 	c->flags &= (uint16_t)~DT_TCP_F_FIN_RCVD_OOO;
 	c->flags |= DT_TCP_F_ACK_NOW;
-	tcp_event(out, DT_TCP_EV_PEER_CLOSED);
+	dt_tcp_event_add(out, DT_TCP_EV_PEER_CLOSED);
 	switch (c->state) {
 	case DT_TCP_SYN_RECEIVED:
 	case DT_TCP_ESTABLISHED:
-		tcp_set_state(c, DT_TCP_CLOSE_WAIT);
+		dt_tcp_set_state(c, DT_TCP_CLOSE_WAIT);
 		break;
 	case DT_TCP_FIN_WAIT_1:
 		if (tcp_fin_acked(c))
-			tcp_enter_time_wait(c, now);
+			dt_tcp_enter_time_wait(c, now);
 		else
-			tcp_set_state(c, DT_TCP_CLOSING);
+			dt_tcp_set_state(c, DT_TCP_CLOSING);
 		break;
 	case DT_TCP_FIN_WAIT_2:
-		tcp_enter_time_wait(c, now);
+		dt_tcp_enter_time_wait(c, now);
 		break;
 	default:
 		break;
@@ -72,18 +72,18 @@ tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	bool ack = th->flags & DT_NET_TCP_ACK;
 
 	/* Data on a SYN is not accepted: it is retransmitted later. */
-	tcp_free_payload(seg, out);
+	dt_tcp_free_payload(seg, out);
 	if (ack && (dt_tcp_seq_le(th->ack, c->iss) ||
 			dt_tcp_seq_gt(th->ack, c->snd_max))) {
 		if (!(th->flags & DT_NET_TCP_RST))
-			tcp_send_rst(out, th->ack, 0, false);
+			dt_tcp_send_rst(out, th->ack, 0, false);
 		return;
 	}
 	if (th->flags & DT_NET_TCP_RST) {
 		if (ack) {
-			tcp_event(out, DT_TCP_EV_ERROR)->err =
+			dt_tcp_event_add(out, DT_TCP_EV_ERROR)->err =
 				DT_TCP_ERR_REFUSED;
-			tcp_enter_closed(c, out);
+			dt_tcp_enter_closed(c, out);
 		}
 		return;
 	}
@@ -92,7 +92,7 @@ tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	c->irs = th->seq;
 	c->rcv_nxt = th->seq + 1;
 	c->rcv_adv = c->rcv_nxt;
-	tcp_negotiate(c, &th->opts, now);
+	dt_tcp_negotiate(c, &th->opts, now);
 	/* The window of a SYN is never scaled (RFC 7323 2.2). */
 	c->snd_wnd = th->win;
 	c->max_snd_wnd = th->win;
@@ -100,19 +100,19 @@ tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	c->snd_wl2 = th->ack;
 	if (!ack) {
 		/* Simultaneous open. */
-		tcp_set_state(c, DT_TCP_SYN_RECEIVED);
+		dt_tcp_set_state(c, DT_TCP_SYN_RECEIVED);
 		c->flags |= DT_TCP_F_SIMOPEN;
-		tcp_send_syn(c, now, out);
+		dt_tcp_send_syn(c, now, out);
 		return;
 	}
 	c->snd_una = th->ack;
 	if (tcp_flag(c, DT_TCP_F_RTT_TIMING)) {
-		tcp_rtt_sample(c, now - c->rtt_start);
+		dt_tcp_rtt_sample(c, now - c->rtt_start);
 		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
 	}
 	c->backoff = 0;
 	c->timers[DT_TCP_T_RTX] = 0;
-	tcp_become_established(c, now, out);
+	dt_tcp_become_established(c, now, out);
 	c->flags |= DT_TCP_F_ACK_NOW;
 	/*
 	 * RFC 9293 3.10.7.3: other controls go on to the sixth step, the
@@ -120,7 +120,7 @@ tcp_input_syn_sent(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	 * data (freed above: none is taken on a SYN) it is not, and comes
 	 * back with the data's retransmission.
 	 */
-	if ((th->flags & DT_NET_TCP_FIN) && tcp_seg_payload_len(seg) == 0)
+	if ((th->flags & DT_NET_TCP_FIN) && dt_tcp_seg_payload_len(seg) == 0)
 		tcp_process_fin(c, now, out);
 }
 
@@ -130,18 +130,18 @@ tcp_reset_by_peer(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 {
 	switch (c->state) {
 	case DT_TCP_SYN_RECEIVED:
-		tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_REFUSED;
+		dt_tcp_event_add(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_REFUSED;
 		break;
 	case DT_TCP_ESTABLISHED:
 	case DT_TCP_FIN_WAIT_1:
 	case DT_TCP_FIN_WAIT_2:
 	case DT_TCP_CLOSE_WAIT:
-		tcp_event(out, DT_TCP_EV_RESET);
+		dt_tcp_event_add(out, DT_TCP_EV_RESET);
 		break;
 	default:
 		break;
 	}
-	tcp_enter_closed(c, out);
+	dt_tcp_enter_closed(c, out);
 }
 
 /*
@@ -158,7 +158,7 @@ tcp_oow_reply(struct dt_tcp_conn *c, uint32_t dup_data, uint64_t now)
 	if (dup_data)
 		c->flags |= DT_TCP_F_ACK_NOW;
 	else
-		tcp_challenge_ack(c, now);
+		dt_tcp_challenge_ack(c, now);
 }
 
 /* RFC 7323 5.3 R1: false when the segment fails PAWS. */
@@ -194,7 +194,7 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	const struct dt_net_tcp_hdr *th = &seg->th;
 	uint8_t flags = th->flags;
 	uint32_t seq = th->seq;
-	uint32_t plen = tcp_seg_payload_len(seg);
+	uint32_t plen = dt_tcp_seg_payload_len(seg);
 	uint32_t len, wnd;
 	bool drop_text = false;
 
@@ -223,22 +223,22 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	if (c->state == DT_TCP_TIME_WAIT && (flags & DT_NET_TCP_FIN) &&
 			!(flags & (DT_NET_TCP_RST | DT_NET_TCP_SYN)) &&
 			seq + len == c->rcv_nxt) {
-		tcp_send_ack(c, c->snd_nxt, now, out);
-		tcp_enter_time_wait(c, now);
+		dt_tcp_send_ack(c, c->snd_nxt, now, out);
+		dt_tcp_enter_time_wait(c, now);
 		goto drop;
 	}
 	if ((flags & DT_NET_TCP_SYN) && !(flags & DT_NET_TCP_RST)) {
 		if (c->state == DT_TCP_SYN_RECEIVED && seq == c->irs) {
 			/* The peer missed our SYN-ACK: send it again. */
-			tcp_send_syn(c, now, out);
+			dt_tcp_send_syn(c, now, out);
 		} else {
 			/* RFC 5961 4.2: any other SYN, whatever its sequence
 			 * number, gets a (rate-limited) challenge ACK. */
-			tcp_challenge_ack(c, now);
+			dt_tcp_challenge_ack(c, now);
 		}
 		goto drop;
 	}
-	wnd = tcp_rcv_wnd(c);
+	wnd = dt_tcp_rcv_wnd(c);
 	if (!tcp_seq_acceptable(seq, len, c->rcv_nxt, wnd)) {
 		/* Zero window: still take ACK and RST at rcv_nxt (3.10.7.4). */
 		if (wnd == 0 && seq == c->rcv_nxt) {
@@ -249,7 +249,7 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 				/* Data received before: RFC 2883 D-SACK. */
 				if (plen && dt_tcp_seq_le(seq + plen, c->rcv_nxt) &&
 						tcp_synchronized(c)) {
-					tcp_dsack_note(c, seq, seq + plen);
+					dt_tcp_dsack_note(c, seq, seq + plen);
 					tcp_oow_reply(c, plen, now);
 				} else {
 					tcp_oow_reply(c, 0, now);
@@ -262,16 +262,16 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	c->ka_probes = 0;
 	if (flags & DT_NET_TCP_RST) {
 		/* RFC 5961 3.2: exact match resets, else challenge. */
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		if (seq == c->rcv_nxt)
 			tcp_reset_by_peer(c, out);
 		else
-			tcp_challenge_ack(c, now);
+			dt_tcp_challenge_ack(c, now);
 		return;
 	}
 	if (!(flags & DT_NET_TCP_ACK))
 		goto drop;
-	if (!tcp_ack_process(c, seg, plen, now, out) ||
+	if (!dt_tcp_ack_process(c, seg, plen, now, out) ||
 			c->state == DT_TCP_CLOSED)
 		goto drop;
 	/* RFC 7323 4.3: remember the timestamp to echo. */
@@ -290,38 +290,38 @@ tcp_input_sync(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 		 * (RFC 1122 4.2.2.13): send a RST to show that data was lost
 		 * rather than acknowledge and discard it silently.
 		 */
-		tcp_free_payload(seg, out);
-		tcp_send_rst(out, c->snd_nxt, 0, false);
-		tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_DATA_LOST;
-		tcp_enter_closed(c, out);
+		dt_tcp_free_payload(seg, out);
+		dt_tcp_send_rst(out, c->snd_nxt, 0, false);
+		dt_tcp_event_add(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_DATA_LOST;
+		dt_tcp_enter_closed(c, out);
 		return;
 	}
 	/* The FIN first: the stream ends there, it bounds the payload. */
 	if ((flags & DT_NET_TCP_FIN) && (c->state == DT_TCP_SYN_RECEIVED ||
 			tcp_can_receive_data(c)))
-		tcp_rx_fin(c, seq, seq + plen, out);
+		dt_tcp_rx_fin(c, seq, seq + plen, out);
 	if (plen == 0)
-		tcp_free_payload(seg, out);	/* empty extents: no text */
+		dt_tcp_free_payload(seg, out);	/* empty extents: no text */
 	else if (tcp_can_receive_data(c))
-		tcp_rx_payload(c, seq, seg, now, out);
+		dt_tcp_rx_payload(c, seq, seg, now, out);
 	else
-		tcp_rx_after_fin(c, seq, plen, seg, out);
+		dt_tcp_rx_after_fin(c, seq, plen, seg, out);
 	if (tcp_flag(c, DT_TCP_F_FIN_RCVD_OOO) && c->fin_seq == c->rcv_nxt)
 		tcp_process_fin(c, now, out);
 	return;
 drop:
-	tcp_free_payload(seg, out);
+	dt_tcp_free_payload(seg, out);
 }
 
 void
-tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg, uint64_t now,
+dt_tcp_input_seg(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	switch (c->state) {
 	case DT_TCP_CLOSED:
 	case DT_TCP_LISTEN:
-		tcp_free_payload(seg, out);
-		tcp_rst_reply(seg, out);
+		dt_tcp_free_payload(seg, out);
+		dt_tcp_rst_reply(seg, out);
 		break;
 	case DT_TCP_SYN_SENT:
 		tcp_input_syn_sent(c, seg, now, out);

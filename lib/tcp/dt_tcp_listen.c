@@ -283,7 +283,7 @@ synack_send(struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	uint64_t now, struct dt_tcp_out *out)
 {
 	const struct dt_tcp_cfg *cfg = l->cfg;
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_tcp_tx_seg *seg = dt_tcp_seg_new(out);
 	struct dt_net_tcp_opts *o;
 
 	if (seg == NULL)
@@ -352,7 +352,7 @@ child_init(const struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	c->recover = e->iss;
 	c->rcv_nxt = e->irs + 1;
 	c->rcv_adv = c->rcv_nxt + synack_win(l->cfg);
-	tcp_negotiate(c, &o, now);
+	dt_tcp_negotiate(c, &o, now);
 	c->snd_wnd = e->peer_win;
 	c->max_snd_wnd = e->peer_win;
 	c->snd_wl1 = e->irs;
@@ -362,8 +362,8 @@ child_init(const struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	if (e->retries)
 		c->flags |= DT_TCP_F_SYN_RTX;
 	else if (!cookie)
-		tcp_rtt_sample(c, now - e->sent_at);
-	tcp_set_state(c, DT_TCP_SYN_RECEIVED);
+		dt_tcp_rtt_sample(c, now - e->sent_at);
+	dt_tcp_set_state(c, DT_TCP_SYN_RECEIVED);
 }
 
 static bool
@@ -384,7 +384,7 @@ static void
 challenge_ack_send(struct dt_tcp_listener *l, const struct dt_tcp_syn_entry *e,
 	uint64_t now, struct dt_tcp_out *out)
 {
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_tcp_tx_seg *seg = dt_tcp_seg_new(out);
 	struct dt_net_tcp_opts *o;
 
 	if (seg == NULL)
@@ -435,12 +435,12 @@ listen_child(struct dt_tcp_listener *l, struct dt_tcp_syn_entry *e,
 	if (spare == NULL || spare->state != DT_TCP_CLOSED ||
 			l->pending >= l->backlog) {
 		/* Keep the entry: the SYN-ACK timer retries later. */
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		return DT_TCP_LST_BACKLOG_FULL;
 	}
 	saved = *spare;
 	child_init(l, e, cookie, spare, now);
-	tcp_input(spare, seg, now, out);
+	dt_tcp_input_seg(spare, seg, now, out);
 	if (spare->state == DT_TCP_SYN_RECEIVED) {
 		listen_child_undo(l, e, spare, &saved, now, out);
 		return DT_TCP_LST_IGNORED;
@@ -448,7 +448,7 @@ listen_child(struct dt_tcp_listener *l, struct dt_tcp_syn_entry *e,
 	if (!cookie)
 		synq_free(l, e);
 	l->pending++;
-	tcp_call_end(spare, none, now, out);
+	dt_tcp_call_end(spare, none, now, out);
 	return DT_TCP_LST_ESTABLISHED;
 }
 
@@ -504,14 +504,14 @@ listen_ack(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 	 * ACK that fails is answered with RST as usual.
 	 */
 	if (e == NULL && l->st.cookies_bad != bad &&
-			(tcp_seg_payload_len(seg) > 0 ||
+			(dt_tcp_seg_payload_len(seg) > 0 ||
 			(th->flags & DT_NET_TCP_FIN))) {
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		return DT_TCP_LST_IGNORED;
 	}
 	if (e == NULL || (th->flags & DT_NET_TCP_SYN) || th->ack != e->iss + 1) {
-		tcp_free_payload(seg, out);
-		tcp_send_rst(out, th->ack, 0, false);
+		dt_tcp_free_payload(seg, out);
+		dt_tcp_send_rst(out, th->ack, 0, false);
 		return DT_TCP_LST_RST_SENT;
 	}
 	return listen_child(l, e, false, seg, spare, now, out);
@@ -564,7 +564,7 @@ listen_syn(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 	enum dt_tcp_lst_verdict v = DT_TCP_LST_SYN_QUEUED;
 
 	/* Data on a SYN is not accepted (no TCP Fast Open). */
-	tcp_free_payload(seg, out);
+	dt_tcp_free_payload(seg, out);
 	if (e != NULL && e->irs == th->seq) {
 		if (synack_send(l, e, now, out))
 			l->st.synacks_rtx++;
@@ -630,28 +630,28 @@ dt_tcp_listen_input(struct dt_tcp_listener *l, const struct dt_tcp_tuple *t,
 
 	dt_tcp_out_reset(out);
 	if (l->state != DT_TCP_LISTEN) {
-		tcp_free_payload(seg, out);
-		tcp_rst_reply(seg, out);
+		dt_tcp_free_payload(seg, out);
+		dt_tcp_rst_reply(seg, out);
 		return DT_TCP_LST_RST_SENT;
 	}
 	if (f & DT_NET_TCP_RST) {
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		v = listen_rst(l, t, &seg->th, now, out);
 	} else if ((f & (DT_NET_TCP_SYN | DT_NET_TCP_FIN | DT_NET_TCP_ACK)) ==
 			(DT_NET_TCP_SYN | DT_NET_TCP_FIN)) {
 		/* SYN+FIN: a scanner's probe, discarded like Linux does. */
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		v = DT_TCP_LST_IGNORED;
 	} else if (f & DT_NET_TCP_ACK) {
 		v = listen_ack(l, t, seg, spare, now, out);
 	} else if (f & DT_NET_TCP_SYN) {
 		v = listen_syn(l, t, seg, now, out);
 	} else {
-		tcp_free_payload(seg, out);
+		dt_tcp_free_payload(seg, out);
 		v = DT_TCP_LST_IGNORED;
 	}
 	l->deadline = synq_earliest(l);
-	tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
+	dt_tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
 	return v;
 }
 
@@ -686,7 +686,7 @@ dt_tcp_listen_timeout(struct dt_tcp_listener *l, uint64_t now,
 		level_push(l, e, now);
 	}
 	l->deadline = synq_earliest(l);
-	tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
+	dt_tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
 }
 
 void
@@ -705,5 +705,5 @@ dt_tcp_listen_close(struct dt_tcp_listener *l, struct dt_tcp_out *out)
 	synq_reset(l);
 	l->state = DT_TCP_CLOSED;
 	l->deadline = 0;
-	tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
+	dt_tcp_timer_diff(&before, &l->deadline, DT_TCP_T_SYNQ, 1, out);
 }

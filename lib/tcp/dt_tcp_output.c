@@ -9,14 +9,14 @@
 #include "dt_tcp_priv.h"
 
 uint32_t
-tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now)
 {
 	/* 1 ms ticks, offset per connection (RFC 7323 5.4). */
 	return (uint32_t)(now / 1000) + c->ts_offset;
 }
 
 struct dt_tcp_tx_seg *
-tcp_seg_new(struct dt_tcp_out *out)
+dt_tcp_seg_new(struct dt_tcp_out *out)
 {
 	struct dt_tcp_tx_seg *seg;
 
@@ -40,16 +40,16 @@ tcp_fill_hdr(struct dt_tcp_conn *c, struct dt_tcp_tx_seg *seg, uint32_t seq,
 	th->seq = seq;
 	th->flags = flags;
 	th->ack = c->rcv_nxt;
-	th->win = tcp_rcv_wnd_field(c);
+	th->win = dt_tcp_rcv_wnd_field(c);
 	if (tcp_flag(c, DT_TCP_F_TS)) {
 		o->present |= DT_NET_TCPOPT_F_TS;
-		o->ts_val = tcp_ts_now(c, now);
+		o->ts_val = dt_tcp_ts_now(c, now);
 		o->ts_ecr = c->ts_recent;
 	}
 	if (tcp_flag(c, DT_TCP_F_SACK) &&
 			(c->sack_n > 0 || tcp_flag(c, DT_TCP_F_DSACK))) {
 		max = tcp_flag(c, DT_TCP_F_TS) ? 3 : DT_NET_TCP_SACK_MAX;
-		o->n_sack = (uint8_t)tcp_sack_blocks(c, o->sack, max);
+		o->n_sack = (uint8_t)dt_tcp_sack_blocks(c, o->sack, max);
 		/*
 		 * A pending D-SACK that no longer qualifies (its range neither
 		 * below rcv_nxt nor inside the first block) gives no block:
@@ -150,7 +150,7 @@ tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 		if (len == 0)
 			return 0;
 	}
-	seg = tcp_seg_new(out);
+	seg = dt_tcp_seg_new(out);
 	if (seg == NULL)
 		return 0;
 	if (len)
@@ -167,13 +167,13 @@ tcp_build_data(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 		c->rtx_segs++;
 		c->rtx_bytes += c->snd_max - seq < len ? c->snd_max - seq : len;
 	}
-	tcp_lr_sent(c, seq, len + (fin ? 1 : 0), now);
+	dt_tcp_lr_sent(c, seq, len + (fin ? 1 : 0), now);
 	c->snd_max = dt_tcp_seq_max(c->snd_max, seq + len + (fin ? 1 : 0));
 	return len + (fin ? 1 : 0);
 }
 
 uint32_t
-tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+dt_tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	uint32_t data_end = tcp_data_end(c);
@@ -181,7 +181,7 @@ tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 
 	if (seq == c->iss && (c->state == DT_TCP_SYN_SENT ||
 			c->state == DT_TCP_SYN_RECEIVED)) {
-		tcp_send_syn(c, now, out);
+		dt_tcp_send_syn(c, now, out);
 		return 1;
 	}
 	if (dt_tcp_seq_lt(seq, c->txq_seq))
@@ -192,7 +192,7 @@ tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 
 /* One segment at @p seq of at most @p len bytes (a hole, a probe). */
 uint32_t
-tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len, uint64_t now,
+dt_tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	uint32_t data_end = tcp_data_end(c);
@@ -204,10 +204,10 @@ tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len, uint64_t now,
 }
 
 void
-tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+dt_tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	const struct dt_tcp_cfg *cfg = c->cfg;
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_tcp_tx_seg *seg = dt_tcp_seg_new(out);
 	struct dt_net_tcp_opts *o;
 	bool synack = c->state == DT_TCP_SYN_RECEIVED;
 
@@ -228,7 +228,7 @@ tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		o->present |= DT_NET_TCPOPT_F_SACK_PERM;
 	if (synack ? tcp_flag(c, DT_TCP_F_TS) : cfg->ts_ok) {
 		o->present |= DT_NET_TCPOPT_F_TS;
-		o->ts_val = tcp_ts_now(c, now);
+		o->ts_val = dt_tcp_ts_now(c, now);
 		o->ts_ecr = synack ? c->ts_recent : 0;
 	}
 	if (synack) {
@@ -248,20 +248,20 @@ tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 }
 
 void
-tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+dt_tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out)
 {
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_tcp_tx_seg *seg = dt_tcp_seg_new(out);
 
 	if (seg != NULL)
 		tcp_fill_hdr(c, seg, seq, DT_NET_TCP_ACK, now);
 }
 
 void
-tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
+dt_tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
 	bool with_ack)
 {
-	struct dt_tcp_tx_seg *seg = tcp_seg_new(out);
+	struct dt_tcp_tx_seg *seg = dt_tcp_seg_new(out);
 
 	if (seg == NULL)
 		return;
@@ -271,7 +271,7 @@ tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
 }
 
 void
-tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
+dt_tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
 {
 	const struct dt_net_tcp_hdr *th = &seg->th;
 	uint32_t len;
@@ -280,13 +280,13 @@ tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
 	if (th->flags & DT_NET_TCP_RST)
 		return;
 	if (th->flags & DT_NET_TCP_ACK) {
-		tcp_send_rst(out, th->ack, 0, false);
+		dt_tcp_send_rst(out, th->ack, 0, false);
 		return;
 	}
-	len = tcp_seg_payload_len(seg);
+	len = dt_tcp_seg_payload_len(seg);
 	len += (th->flags & DT_NET_TCP_SYN) ? 1 : 0;
 	len += (th->flags & DT_NET_TCP_FIN) ? 1 : 0;
-	tcp_send_rst(out, 0, th->seq + len, true);
+	dt_tcp_send_rst(out, 0, th->seq + len, true);
 }
 
 static bool
@@ -384,7 +384,7 @@ tcp_next_len(struct dt_tcp_conn *c, bool *fin)
 }
 
 void
-tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+dt_tcp_output_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	bool sent = false, fin;
 	uint32_t len, used;
@@ -408,5 +408,5 @@ tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	if (!sent && tcp_flag(c, DT_TCP_F_ACK_NOW) &&
 			c->state != DT_TCP_SYN_SENT &&
 			!tcp_flag(c, DT_TCP_F_ACK_DEFER))
-		tcp_send_ack(c, c->snd_nxt, now, out);
+		dt_tcp_send_ack(c, c->snd_nxt, now, out);
 }

@@ -141,29 +141,29 @@ tcp_synchronized(const struct dt_tcp_conn *c)
 }
 
 /* dt_tcp_conn.c */
-struct dt_tcp_event *tcp_event(struct dt_tcp_out *out, uint8_t type);
-void tcp_set_state(struct dt_tcp_conn *c, enum dt_tcp_state st);
-void tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out);
-void tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
+struct dt_tcp_event *dt_tcp_event_add(struct dt_tcp_out *out, uint8_t type);
+void dt_tcp_set_state(struct dt_tcp_conn *c, enum dt_tcp_state st);
+void dt_tcp_enter_closed(struct dt_tcp_conn *c, struct dt_tcp_out *out);
+void dt_tcp_become_established(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
+void dt_tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
 	uint64_t now);
-void tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
+void dt_tcp_call_end(struct dt_tcp_conn *c, const uint64_t *before, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_enter_time_wait(struct dt_tcp_conn *c, uint64_t now);
 
 /* dt_tcp_input.c */
-void tcp_input(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+void dt_tcp_input_seg(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint64_t now, struct dt_tcp_out *out);
-void tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
-uint32_t tcp_seg_payload_len(const struct dt_tcp_seg *seg);
+void dt_tcp_free_payload(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
+uint32_t dt_tcp_seg_payload_len(const struct dt_tcp_seg *seg);
 
 /* dt_tcp_ack.c */
-bool tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
+bool dt_tcp_ack_process(struct dt_tcp_conn *c, const struct dt_tcp_seg *seg,
 	uint32_t plen, uint64_t now, struct dt_tcp_out *out);
-bool tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
+bool dt_tcp_challenge_ack(struct dt_tcp_conn *c, uint64_t now);
 
-/* dt_tcp_sack.c: what one ACK said (filled by tcp_sack_input). */
+/* dt_tcp_sack.c: what one ACK said (filled by dt_tcp_sack_input). */
 struct tcp_ack_info {
 	uint32_t old_una;
 	uint32_t sacked_before;	/* lr.sacked before the ACK */
@@ -173,81 +173,81 @@ struct tcp_ack_info {
 	struct dt_tcp_seq_range dsack_r;
 };
 
-void tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
+void dt_tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
 	struct tcp_ack_info *ai);
-void tcp_sb_trim(struct dt_tcp_conn *c);
-void tcp_sb_clear(struct dt_tcp_conn *c);
-uint32_t tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a,
+void dt_tcp_sb_trim(struct dt_tcp_conn *c);
+void dt_tcp_sb_clear(struct dt_tcp_conn *c);
+uint32_t dt_tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a,
 	uint32_t b);
-uint32_t tcp_sb_lost_edge(const struct dt_tcp_conn *c);
-void tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+uint32_t dt_tcp_sb_lost_edge(const struct dt_tcp_conn *c);
+void dt_tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	bool dupack, uint64_t now, struct dt_tcp_out *out);
-void tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
+void dt_tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
+void dt_tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
+void dt_tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_lr_sent(struct dt_tcp_conn *c, uint32_t seq, uint32_t used,
+void dt_tcp_lr_sent(struct dt_tcp_conn *c, uint32_t seq, uint32_t used,
 	uint64_t now);
-void tcp_lr_on_rto(struct dt_tcp_conn *c);
+void dt_tcp_lr_on_rto(struct dt_tcp_conn *c);
 
 /* dt_tcp_rack.c */
-void tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+void dt_tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	uint64_t now);
-bool tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now);
-bool tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+bool dt_tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now);
+bool dt_tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	uint64_t now);
-void tcp_tlp_done(struct dt_tcp_conn *c);
-void tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now);
-void tcp_on_pto(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
-void tcp_xlog_push(struct dt_tcp_conn *c, uint32_t end, uint64_t now);
-void tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_tlp_done(struct dt_tcp_conn *c);
+void dt_tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_on_pto(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+void dt_tcp_xlog_push(struct dt_tcp_conn *c, uint32_t end, uint64_t now);
+void dt_tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now);
 
 /* dt_tcp_cc_newreno.c */
-void tcp_cc_init_window(struct dt_tcp_conn *c);
-void tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now);
+void dt_tcp_cc_init_window(struct dt_tcp_conn *c);
+void dt_tcp_cc_cong_avoid(struct dt_tcp_conn *c, uint32_t acked, uint64_t now);
 
 /* dt_tcp_rx.c */
-void tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
+void dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out);
-void tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
-void tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
+void dt_tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out);
+void dt_tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
 	struct dt_tcp_out *out);
-void tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+void dt_tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
 	const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
-void tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e);
-unsigned int tcp_sack_blocks(struct dt_tcp_conn *c,
+void dt_tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e);
+unsigned int dt_tcp_sack_blocks(struct dt_tcp_conn *c,
 	struct dt_net_tcp_sack_block *b, unsigned int max);
-uint32_t tcp_rcv_wnd(const struct dt_tcp_conn *c);
-uint16_t tcp_rcv_wnd_field(struct dt_tcp_conn *c);
-uint32_t tcp_rcv_edge_candidate(const struct dt_tcp_conn *c);
+uint32_t dt_tcp_rcv_wnd(const struct dt_tcp_conn *c);
+uint16_t dt_tcp_rcv_wnd_field(struct dt_tcp_conn *c);
+uint32_t dt_tcp_rcv_edge_candidate(const struct dt_tcp_conn *c);
 
 /* dt_tcp_output.c */
-struct dt_tcp_tx_seg *tcp_seg_new(struct dt_tcp_out *out);
-void tcp_output(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
-void tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
-uint32_t tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+struct dt_tcp_tx_seg *dt_tcp_seg_new(struct dt_tcp_out *out);
+void dt_tcp_output_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+void dt_tcp_send_syn(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+uint32_t dt_tcp_send_at(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out);
-uint32_t tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
+uint32_t dt_tcp_send_len(struct dt_tcp_conn *c, uint32_t seq, uint32_t len,
 	uint64_t now, struct dt_tcp_out *out);
-void tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
+void dt_tcp_send_ack(struct dt_tcp_conn *c, uint32_t seq, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
+void dt_tcp_send_rst(struct dt_tcp_out *out, uint32_t seq, uint32_t ack,
 	bool with_ack);
-void tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
-uint32_t tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_rst_reply(const struct dt_tcp_seg *seg, struct dt_tcp_out *out);
+uint32_t dt_tcp_ts_now(const struct dt_tcp_conn *c, uint64_t now);
 
 /* dt_tcp_timer.c */
-void tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k,
+void dt_tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k,
 	uint64_t deadline);
-void tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now);
-void tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t rtt_us);
-void tcp_timers_update(struct dt_tcp_conn *c, uint64_t now);
-void tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now);
-void tcp_timers_run(struct dt_tcp_conn *c, uint64_t now,
+void dt_tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t rtt_us);
+void dt_tcp_timers_update(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now);
+void dt_tcp_timers_run(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out);
-void tcp_timer_diff(const uint64_t *before, const uint64_t *after,
+void dt_tcp_timer_diff(const uint64_t *before, const uint64_t *after,
 	unsigned int first_kind, unsigned int n, struct dt_tcp_out *out);
 
 #endif /* DT_TCP_PRIV_H */

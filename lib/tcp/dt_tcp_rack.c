@@ -18,7 +18,7 @@
 #define DT_TCP_REO_PERSIST 16
 
 void
-tcp_xlog_push(struct dt_tcp_conn *c, uint32_t end, uint64_t now)
+dt_tcp_xlog_push(struct dt_tcp_conn *c, uint32_t end, uint64_t now)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 	struct dt_tcp_xmit_mark *m;
@@ -79,7 +79,7 @@ tcp_xlog_ts(const struct dt_tcp_conn *c, uint32_t seq, uint32_t *ts)
 }
 
 void
-tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_cc_loss(struct dt_tcp_conn *c, uint64_t now)
 {
 	if (c->cc->on_loss)
 		c->cc->on_loss(c, now);
@@ -136,7 +136,7 @@ tcp_rack_update(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 
 	from = dt_tcp_seq_max(ai->old_una, lr->rtx_hi);
 	if (dt_tcp_seq_gt(c->snd_una, from) &&
-			tcp_sb_sacked_in(c, from, c->snd_una) <
+			dt_tcp_sb_sacked_in(c, from, c->snd_una) <
 			c->snd_una - from) {
 		cand = c->snd_una;
 		have = true;
@@ -184,7 +184,7 @@ tcp_rack_update(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
  * Returns true when the lost edge moved.
  */
 bool
-tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 	const struct dt_tcp_xmit_mark *m;
@@ -203,7 +203,7 @@ tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now)
 			e = dt_tcp_seq_min(e, lr->tlp_start);
 		prev = m->end;
 		if (dt_tcp_seq_lt(s, e) &&
-				tcp_sb_sacked_in(c, s, e) < e - s) {
+				dt_tcp_sb_sacked_in(c, s, e) < e - s) {
 			remaining = (int32_t)(m->ts + lr->rack_rtt + reo -
 				tcp_now32(now));
 			if (remaining <= 0)
@@ -229,7 +229,7 @@ tcp_rack_detect(struct dt_tcp_conn *c, uint64_t now)
 }
 
 void
-tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+dt_tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	uint64_t now)
 {
 	tcp_rack_update(c, ai, now);
@@ -237,11 +237,11 @@ tcp_rack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	tcp_xlog_trim(c);
 	if (dt_tcp_seq_lt(c->lr.lost_end, c->snd_una))
 		c->lr.lost_end = c->snd_una;
-	tcp_rack_detect(c, now);
+	dt_tcp_rack_detect(c, now);
 }
 
 void
-tcp_tlp_done(struct dt_tcp_conn *c)
+dt_tcp_tlp_done(struct dt_tcp_conn *c)
 {
 	c->lr.flags &= (uint8_t)~(DT_TCP_LR_TLP | DT_TCP_LR_TLP_RTX);
 }
@@ -254,7 +254,7 @@ tcp_tlp_done(struct dt_tcp_conn *c)
  * this ACK).
  */
 bool
-tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+dt_tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	uint64_t now)
 {
 	struct dt_tcp_lr *lr = &c->lr;
@@ -263,18 +263,18 @@ tcp_tlp_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 			dt_tcp_seq_lt(c->snd_una, lr->tlp_end))
 		return false;
 	if (!tcp_lr_flag(c, DT_TCP_LR_TLP_RTX)) {
-		tcp_tlp_done(c);
+		dt_tcp_tlp_done(c);
 	} else if (ai->dsack && dt_tcp_seq_lt(ai->dsack_r.start, lr->tlp_end) &&
 			dt_tcp_seq_gt(ai->dsack_r.end, lr->tlp_start)) {
-		tcp_tlp_done(c);
+		dt_tcp_tlp_done(c);
 	} else if (dt_tcp_seq_gt(c->snd_una, lr->tlp_end)) {
-		tcp_tlp_done(c);
+		dt_tcp_tlp_done(c);
 		c->ssthresh = c->cc->ssthresh(c);
-		tcp_cc_loss(c, now);
+		dt_tcp_cc_loss(c, now);
 		c->cwnd = c->ssthresh;
 		return true;
 	} else if (c->snd_una == ai->old_una && !ai->new_any) {
-		tcp_tlp_done(c);
+		dt_tcp_tlp_done(c);
 	}
 	return false;
 }
@@ -314,7 +314,7 @@ tcp_lr_timer_allowed(const struct dt_tcp_conn *c)
  * cumulative ACK.
  */
 void
-tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 	bool rearm = tcp_lr_flag(c, DT_TCP_LR_PTO_REARM);
@@ -336,7 +336,7 @@ tcp_lr_timer_update(struct dt_tcp_conn *c, uint64_t now)
 	if (!rearm && c->timers[DT_TCP_T_PTO] != 0)
 		return;
 	/* RFC 8985 7.2: never later than the RTO; on a tie the probe goes
-	 * first (tcp_timers_run()) and re-arms the RTO. */
+	 * first (dt_tcp_timers_run()) and re-arms the RTO. */
 	d = now + tcp_pto(c);
 	if (c->timers[DT_TCP_T_RTX] != 0 && d > c->timers[DT_TCP_T_RTX])
 		d = c->timers[DT_TCP_T_RTX];
@@ -348,8 +348,8 @@ static void
 tcp_on_reo(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	c->lr.flags &= (uint8_t)~DT_TCP_LR_REO;
-	if (tcp_rack_detect(c, now))
-		tcp_sack_loss_marked(c, now, out);
+	if (dt_tcp_rack_detect(c, now))
+		dt_tcp_sack_loss_marked(c, now, out);
 }
 
 /*
@@ -372,7 +372,7 @@ tcp_on_tlp(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		len = dt_tcp_seq_min(data_end, right) - s;
 		if (len > c->smss)
 			len = c->smss;
-		used = tcp_send_len(c, s, len, now, out);
+		used = dt_tcp_send_len(c, s, len, now, out);
 		c->snd_nxt += used;
 	} else {
 		dend = c->snd_max;
@@ -380,7 +380,7 @@ tcp_on_tlp(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 			dend = data_end;
 		len = dend - c->snd_una < c->smss ? dend - c->snd_una : c->smss;
 		s = dend - len;
-		used = tcp_send_len(c, s, len, now, out);
+		used = dt_tcp_send_len(c, s, len, now, out);
 		rtx = true;
 	}
 	if (used == 0)
@@ -395,11 +395,11 @@ tcp_on_tlp(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		lr->n_rtx++;
 		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
 	}
-	tcp_rtx_restart(c, now);
+	dt_tcp_rtx_restart(c, now);
 }
 
 void
-tcp_on_pto(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+dt_tcp_on_pto(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	if (tcp_lr_flag(c, DT_TCP_LR_REO))
 		tcp_on_reo(c, now, out);

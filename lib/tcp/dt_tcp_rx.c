@@ -16,7 +16,7 @@
 static void
 tcp_free_ext(const struct dt_tcp_extent *e, struct dt_tcp_out *out)
 {
-	tcp_event(out, DT_TCP_EV_FREE)->ext = *e;
+	dt_tcp_event_add(out, DT_TCP_EV_FREE)->ext = *e;
 }
 
 static void
@@ -29,7 +29,7 @@ static void
 tcp_deliver(struct dt_tcp_conn *c, const struct dt_tcp_extent *e,
 	struct dt_tcp_out *out)
 {
-	tcp_event(out, DT_TCP_EV_DATA)->ext = *e;
+	dt_tcp_event_add(out, DT_TCP_EV_DATA)->ext = *e;
 	c->rcv_nxt += e->len;
 }
 
@@ -169,7 +169,7 @@ tcp_sack_blk_note(struct dt_tcp_conn *c, uint16_t i)
 
 /* RFC 2883: report [s, e), already received, first in the next ACK. */
 void
-tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e)
+dt_tcp_dsack_note(struct dt_tcp_conn *c, uint32_t s, uint32_t e)
 {
 	if (!tcp_flag(c, DT_TCP_F_SACK) || s == e)
 		return;
@@ -236,7 +236,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 			 * Everything was queued already: a duplicate. RFC 2883
 			 * 4: the block holding it follows the D-SACK.
 			 */
-			tcp_dsack_note(c, s, end);
+			dt_tcp_dsack_note(c, s, end);
 			tcp_sack_blk_note(c, i);
 			tcp_free_ext(&e, out);
 			return false;
@@ -278,7 +278,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 }
 
 void
-tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out)
+dt_tcp_ooo_flush(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 {
 	uint16_t i;
 
@@ -338,7 +338,7 @@ tcp_ooo_cut(struct dt_tcp_conn *c, uint32_t fin, struct dt_tcp_out *out)
  * beyond it was delivered) or beyond the window is ignored.
  */
 void
-tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
+dt_tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
 	struct dt_tcp_out *out)
 {
 	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
@@ -362,7 +362,7 @@ tcp_rx_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t fin,
  * stream's end, freed and counted like data beyond a FIN still pending.
  */
 void
-tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
+dt_tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
 	const struct dt_tcp_seg *seg, struct dt_tcp_out *out)
 {
 	uint32_t end = seq + plen;
@@ -371,7 +371,7 @@ tcp_rx_after_fin(struct dt_tcp_conn *c, uint32_t seq, uint32_t plen,
 			dt_tcp_seq_gt(end, c->rcv_nxt))
 		c->rcv_beyond_fin += dt_tcp_seq_ge(seq, c->rcv_nxt) ? plen :
 			end - c->rcv_nxt;
-	tcp_free_payload(seg, out);
+	dt_tcp_free_payload(seg, out);
 }
 
 void
@@ -444,7 +444,7 @@ tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool ooo,
 }
 
 void
-tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
+dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out)
 {
 	uint32_t edge = dt_tcp_seq_max(c->rcv_adv, c->rcv_nxt);
@@ -464,7 +464,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			/* Already received: trim the front, report it. */
 			cut = c->rcv_nxt - es;
 			cut = cut < e.len ? cut : e.len;
-			tcp_dsack_note(c, es, es + cut);
+			dt_tcp_dsack_note(c, es, es + cut);
 			e.off += cut;
 			e.len -= cut;
 			es += cut;
@@ -528,7 +528,7 @@ tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
  * displaced from the front is dropped rather than misread as a SACK.
  */
 unsigned int
-tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
+dt_tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
 	unsigned int max)
 {
 	unsigned int k = 0, i;
@@ -553,14 +553,14 @@ tcp_sack_blocks(struct dt_tcp_conn *c, struct dt_net_tcp_sack_block *b,
 }
 
 uint32_t
-tcp_rcv_wnd(const struct dt_tcp_conn *c)
+dt_tcp_rcv_wnd(const struct dt_tcp_conn *c)
 {
 	return dt_tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ?
 		c->rcv_adv - c->rcv_nxt : 0;
 }
 
 uint32_t
-tcp_rcv_edge_candidate(const struct dt_tcp_conn *c)
+dt_tcp_rcv_edge_candidate(const struct dt_tcp_conn *c)
 {
 	uint32_t max = (uint32_t)0xffff << c->rcv_ws;
 	uint32_t wnd = c->rcv_space < max ? c->rcv_space : max;
@@ -571,9 +571,9 @@ tcp_rcv_edge_candidate(const struct dt_tcp_conn *c)
 }
 
 uint16_t
-tcp_rcv_wnd_field(struct dt_tcp_conn *c)
+dt_tcp_rcv_wnd_field(struct dt_tcp_conn *c)
 {
-	uint32_t cand = tcp_rcv_edge_candidate(c);
+	uint32_t cand = dt_tcp_rcv_edge_candidate(c);
 	uint32_t thr = c->cfg->mss < c->rcv_space_max / 2 ? c->cfg->mss :
 		c->rcv_space_max / 2;
 	uint32_t wnd;

@@ -16,7 +16,7 @@
 #include "dt_tcp_priv.h"
 
 void
-tcp_sb_clear(struct dt_tcp_conn *c)
+dt_tcp_sb_clear(struct dt_tcp_conn *c)
 {
 	c->lr.sb_n = 0;
 	c->lr.sacked = 0;
@@ -70,7 +70,7 @@ tcp_sb_add(struct dt_tcp_lr *lr, uint32_t l, uint32_t r)
 
 /* Drop what the cumulative ACK now covers. */
 void
-tcp_sb_trim(struct dt_tcp_conn *c)
+dt_tcp_sb_trim(struct dt_tcp_conn *c)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 
@@ -94,7 +94,7 @@ tcp_sb_trim(struct dt_tcp_conn *c)
 }
 
 uint32_t
-tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a, uint32_t b)
+dt_tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a, uint32_t b)
 {
 	const struct dt_tcp_lr *lr = &c->lr;
 	uint32_t sum = 0, l, r;
@@ -115,7 +115,7 @@ tcp_sb_sacked_in(const struct dt_tcp_conn *c, uint32_t a, uint32_t b)
  * discontiguous SACKed segments" rule implies), or RACK said so.
  */
 uint32_t
-tcp_sb_lost_edge(const struct dt_tcp_conn *c)
+dt_tcp_sb_lost_edge(const struct dt_tcp_conn *c)
 {
 	const struct dt_tcp_lr *lr = &c->lr;
 	uint32_t acc = 0, edge = c->snd_una;
@@ -137,19 +137,19 @@ tcp_sb_lost_edge(const struct dt_tcp_conn *c)
 static uint32_t
 tcp_sack_pipe(const struct dt_tcp_conn *c)
 {
-	uint32_t edge = tcp_sb_lost_edge(c);
+	uint32_t edge = dt_tcp_sb_lost_edge(c);
 	uint32_t hr = dt_tcp_seq_max(c->lr.high_rxt, c->snd_una);
 	uint32_t pipe;
 
-	pipe = c->snd_max - edge - tcp_sb_sacked_in(c, edge, c->snd_max);
-	pipe += hr - c->snd_una - tcp_sb_sacked_in(c, c->snd_una, hr);
+	pipe = c->snd_max - edge - dt_tcp_sb_sacked_in(c, edge, c->snd_max);
+	pipe += hr - c->snd_una - dt_tcp_sb_sacked_in(c, c->snd_una, hr);
 	return pipe;
 }
 
 /*
  * RFC 6675 NextSeg() rule 1: the first un-SACKed, lost sequence above
  * HighRxt; *len is clipped at the next SACKed range. Rule 2 (new data) is
- * tcp_output() with the window cwnd - pipe; rules 3 and 4 are left to
+ * dt_tcp_output_run() with the window cwnd - pipe; rules 3 and 4 are left to
  * RACK-TLP and the RTO.
  */
 static bool
@@ -157,7 +157,7 @@ tcp_sack_next_hole(const struct dt_tcp_conn *c, uint32_t *seq, uint32_t *len)
 {
 	const struct dt_tcp_lr *lr = &c->lr;
 	uint32_t s = dt_tcp_seq_max(lr->high_rxt, c->snd_una);
-	uint32_t edge = tcp_sb_lost_edge(c), lim = c->snd_max;
+	uint32_t edge = dt_tcp_sb_lost_edge(c), lim = c->snd_max;
 	unsigned int i;
 
 	for (i = 0; i < lr->sb_n; i++) {
@@ -178,7 +178,7 @@ tcp_sack_next_hole(const struct dt_tcp_conn *c, uint32_t *seq, uint32_t *len)
 }
 
 void
-tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
+dt_tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	struct dt_tcp_lr *lr = &c->lr;
@@ -192,7 +192,7 @@ tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
 			len = 0;	/* only the FIN is missing */
 		else if (dt_tcp_seq_gt(seq + len, data_end))
 			len = data_end - seq;
-		used = tcp_send_len(c, seq, len, now, out);
+		used = dt_tcp_send_len(c, seq, len, now, out);
 		if (used == 0)
 			break;
 		lr->high_rxt = seq + used;
@@ -205,14 +205,14 @@ tcp_sack_xmit_holes(struct dt_tcp_conn *c, uint64_t now,
 
 /* Called for every data or FIN segment built at @p seq. */
 void
-tcp_lr_sent(struct dt_tcp_conn *c, uint32_t seq, uint32_t used, uint64_t now)
+dt_tcp_lr_sent(struct dt_tcp_conn *c, uint32_t seq, uint32_t used, uint64_t now)
 {
 	if (tcp_flag(c, DT_TCP_F_RECOVERY) && tcp_sack_on(c)) {
 		c->lr.pipe += used;
 		c->lr.prr_out += used;
 	}
 	if (dt_tcp_seq_gt(seq + used, c->snd_max)) {
-		tcp_xlog_push(c, seq + used, now);
+		dt_tcp_xlog_push(c, seq + used, now);
 		c->lr.flags |= DT_TCP_LR_PTO_REARM;
 	}
 }
@@ -255,14 +255,14 @@ tcp_prr(struct dt_tcp_conn *c, int64_t delivered)
 }
 
 void
-tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
+dt_tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 
 	(void)out;
 	c->ssthresh = c->cc->ssthresh(c);
-	tcp_cc_loss(c, now);
+	dt_tcp_cc_loss(c, now);
 	c->recover = c->snd_max;
 	c->flags |= DT_TCP_F_RECOVERY;
 	c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
@@ -271,7 +271,7 @@ tcp_sack_enter_recovery(struct dt_tcp_conn *c, uint64_t now,
 	lr->prr_out = 0;
 	lr->recover_fs = c->snd_max - c->snd_una;
 	/* The episode a probe was testing for is now being repaired. */
-	tcp_tlp_done(c);
+	dt_tcp_tlp_done(c);
 }
 
 static void
@@ -340,7 +340,7 @@ tcp_dsack_blk_valid(const struct dt_tcp_conn *c, uint32_t l, uint32_t r)
  * Blocks that fail the checks above are ignored.
  */
 void
-tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
+dt_tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
 	struct tcp_ack_info *ai)
 {
 	const struct dt_net_tcp_opts *o = &th->opts;
@@ -388,7 +388,7 @@ tcp_sack_input(struct dt_tcp_conn *c, const struct dt_net_tcp_hdr *th,
  * RFC 6675 recovery with PRR instead of dupack counting alone.
  */
 void
-tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
+dt_tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	bool dupack, uint64_t now, struct dt_tcp_out *out)
 {
 	int64_t delivered;
@@ -396,24 +396,24 @@ tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	bool reduced = false;
 
 	if (tcp_rack_on(c))
-		tcp_rack_ack(c, ai, now);
-	tcp_sb_trim(c);
+		dt_tcp_rack_ack(c, ai, now);
+	dt_tcp_sb_trim(c);
 	delivered = (int64_t)acked + c->lr.sacked - ai->sacked_before;
 	if (tcp_rack_on(c))
-		reduced = tcp_tlp_ack(c, ai, now);
+		reduced = dt_tcp_tlp_ack(c, ai, now);
 	if (tcp_flag(c, DT_TCP_F_RECOVERY)) {
 		if (dt_tcp_seq_ge(c->snd_una, c->recover)) {
 			tcp_sack_exit_recovery(c);
 			return;
 		}
 		tcp_prr(c, delivered);
-		tcp_sack_xmit_holes(c, now, out);
+		dt_tcp_sack_xmit_holes(c, now, out);
 		return;
 	}
 	if (acked > 0) {
 		c->dupacks = 0;
 		if (!reduced)
-			tcp_cc_cong_avoid(c, acked, now);
+			dt_tcp_cc_cong_avoid(c, acked, now);
 	} else if (dupack && ai->new_any && c->dupacks < UINT8_MAX) {
 		/* RFC 6675 2: a duplicate ACK carries new SACK information. */
 		c->dupacks++;
@@ -421,11 +421,11 @@ tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
 	if (!tcp_sack_may_recover(c))
 		return;
 	if (c->dupacks < DT_TCP_DUPACK_THRESH &&
-			tcp_sb_lost_edge(c) == c->snd_una)
+			dt_tcp_sb_lost_edge(c) == c->snd_una)
 		return;
-	tcp_sack_enter_recovery(c, now, out);
+	dt_tcp_sack_enter_recovery(c, now, out);
 	tcp_prr(c, delivered);
-	tcp_sack_xmit_holes(c, now, out);
+	dt_tcp_sack_xmit_holes(c, now, out);
 }
 
 /*
@@ -434,11 +434,11 @@ tcp_sack_ack(struct dt_tcp_conn *c, const struct tcp_ack_info *ai,
  * RACK must not mistake for original transmissions.
  */
 void
-tcp_lr_on_rto(struct dt_tcp_conn *c)
+dt_tcp_lr_on_rto(struct dt_tcp_conn *c)
 {
 	struct dt_tcp_lr *lr = &c->lr;
 
-	tcp_sb_clear(c);
+	dt_tcp_sb_clear(c);
 	lr->high_rxt = c->snd_una;
 	lr->lost_end = c->snd_una;
 	lr->rtx_hi = c->snd_max;
@@ -454,7 +454,7 @@ tcp_lr_on_rto(struct dt_tcp_conn *c)
  * resend within the current window (as Linux does on this timer).
  */
 void
-tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
+dt_tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	if (tcp_flag(c, DT_TCP_F_RECOVERY)) {
@@ -462,8 +462,8 @@ tcp_sack_loss_marked(struct dt_tcp_conn *c, uint64_t now,
 	} else {
 		if (!tcp_sack_may_recover(c))
 			return;
-		tcp_sack_enter_recovery(c, now, out);
+		dt_tcp_sack_enter_recovery(c, now, out);
 		tcp_prr(c, 0);
 	}
-	tcp_sack_xmit_holes(c, now, out);
+	dt_tcp_sack_xmit_holes(c, now, out);
 }

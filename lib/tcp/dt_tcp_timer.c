@@ -5,18 +5,18 @@
  * (RFC 9293 3.8.4, RFC 1122 4.2.3.6) and TIME_WAIT (2 MSL).
  *
  * Deadlines live in the connection; entry points report changes as timer
- * actions (tcp_timer_diff()) and the caller calls dt_tcp_timeout().
+ * actions (dt_tcp_timer_diff()) and the caller calls dt_tcp_timeout().
  */
 #include "dt_tcp_priv.h"
 
 void
-tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k, uint64_t deadline)
+dt_tcp_timer_set(struct dt_tcp_conn *c, enum dt_tcp_timer k, uint64_t deadline)
 {
 	c->timers[k] = deadline;
 }
 
 void
-tcp_timer_diff(const uint64_t *before, const uint64_t *after,
+dt_tcp_timer_diff(const uint64_t *before, const uint64_t *after,
 	unsigned int first_kind, unsigned int n, struct dt_tcp_out *out)
 {
 	struct dt_tcp_timer_action *a;
@@ -43,13 +43,13 @@ tcp_rto_backed_off(const struct dt_tcp_conn *c, uint8_t shift)
 }
 
 void
-tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_rtx_restart(struct dt_tcp_conn *c, uint64_t now)
 {
 	c->timers[DT_TCP_T_RTX] = now + tcp_rto_backed_off(c, c->backoff);
 }
 
 void
-tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t r)
+dt_tcp_rtt_sample(struct dt_tcp_conn *c, uint64_t r)
 {
 	const struct dt_tcp_cfg *cfg = c->cfg;
 	uint64_t delta, rto, var;
@@ -84,7 +84,7 @@ tcp_unsent_data(const struct dt_tcp_conn *c)
 }
 
 void
-tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 {
 	bool persist;
 
@@ -104,9 +104,9 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
 	if (c->snd_una == c->snd_max)
 		c->timers[DT_TCP_T_RTX] = 0;
 	else if (c->timers[DT_TCP_T_RTX] == 0)
-		tcp_rtx_restart(c, now);
-	tcp_lr_timer_update(c, now);
-	tcp_fin_wait2_update(c, now);
+		dt_tcp_rtx_restart(c, now);
+	dt_tcp_lr_timer_update(c, now);
+	dt_tcp_fin_wait2_update(c, now);
 	if (tcp_flag(c, DT_TCP_F_KEEPALIVE) && (c->state == DT_TCP_ESTABLISHED ||
 			c->state == DT_TCP_CLOSE_WAIT)) {
 		/*
@@ -129,7 +129,7 @@ tcp_timers_update(struct dt_tcp_conn *c, uint64_t now)
  * tcp_fin_timeout): restarted by every segment from the peer.
  */
 void
-tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now)
+dt_tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now)
 {
 	(void)now;
 	if (c->state != DT_TCP_FIN_WAIT_2 || c->cfg->fin_wait2_us == 0)
@@ -140,8 +140,8 @@ tcp_fin_wait2_update(struct dt_tcp_conn *c, uint64_t now)
 static void
 tcp_timeout_error(struct dt_tcp_conn *c, struct dt_tcp_out *out)
 {
-	tcp_event(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_TIMEOUT;
-	tcp_enter_closed(c, out);
+	dt_tcp_event_add(out, DT_TCP_EV_ERROR)->err = DT_TCP_ERR_TIMEOUT;
+	dt_tcp_enter_closed(c, out);
 }
 
 static void
@@ -158,8 +158,8 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		c->backoff++;
 		c->flags |= DT_TCP_F_SYN_RTX;
 		c->flags &= (uint16_t)~DT_TCP_F_RTT_TIMING;
-		tcp_send_syn(c, now, out);
-		tcp_rtx_restart(c, now);
+		dt_tcp_send_syn(c, now, out);
+		dt_tcp_rtx_restart(c, now);
 		return;
 	}
 	if (c->backoff >= cfg->max_retries) {
@@ -169,8 +169,8 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 	c->lr.n_rto++;
 	/* RFC 5681 3.1 eq. 4 and loss window; RFC 6582 4 for recover. */
 	c->ssthresh = c->cc->ssthresh(c);
-	tcp_cc_loss(c, now);
-	tcp_lr_on_rto(c);
+	dt_tcp_cc_loss(c, now);
+	dt_tcp_lr_on_rto(c);
 	c->cwnd = c->smss;
 	c->recover = c->snd_max;
 	c->dupacks = 0;
@@ -179,9 +179,9 @@ tcp_on_rtx(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		c->cc->on_rto(c);
 	c->backoff++;
 	/* Go back: resend from snd_una, then as ACKs come. */
-	used = tcp_send_at(c, c->snd_una, now, out);
+	used = dt_tcp_send_at(c, c->snd_una, now, out);
 	c->snd_nxt = c->snd_una + used;
-	tcp_rtx_restart(c, now);
+	dt_tcp_rtx_restart(c, now);
 }
 
 static void
@@ -199,7 +199,7 @@ tcp_on_persist(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		tcp_timeout_error(c, out);
 		return;
 	}
-	tcp_send_ack(c, c->snd_una - 1, now, out);
+	dt_tcp_send_ack(c, c->snd_una - 1, now, out);
 	c->probes_out++;
 	if (c->probes < 16)
 		c->probes++;
@@ -222,14 +222,14 @@ tcp_on_keepalive(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		return;
 	}
 	if (c->snd_una == c->snd_max) {
-		tcp_send_ack(c, c->snd_una - 1, now, out);
+		dt_tcp_send_ack(c, c->snd_una - 1, now, out);
 		c->ka_probes++;
 	}
 	c->timers[DT_TCP_T_KEEPALIVE] = now + cfg->keepalive_intvl_us;
 }
 
 void
-tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
+dt_tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 {
 	unsigned int i, k;
 	/* The loss probe first: it replaces an RTO due at the same time. */
@@ -260,14 +260,14 @@ tcp_timers_run(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 		case DT_TCP_T_TIMEWAIT:
 			if (c->state == DT_TCP_FIN_WAIT_2) {
 				/* Peer gone quiet half-closed: RST, give up. */
-				tcp_send_rst(out, c->snd_nxt, 0, false);
+				dt_tcp_send_rst(out, c->snd_nxt, 0, false);
 				tcp_timeout_error(c, out);
 			} else {
-				tcp_enter_closed(c, out);
+				dt_tcp_enter_closed(c, out);
 			}
 			break;
 		case DT_TCP_T_PTO:
-			tcp_on_pto(c, now, out);
+			dt_tcp_on_pto(c, now, out);
 			break;
 		}
 	}

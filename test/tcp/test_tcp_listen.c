@@ -156,7 +156,7 @@ test_cookie_full_options(void)
 	DT_CHECK(tcp_flag(&f.child, DT_TCP_F_TS));
 	DT_CHECK_EQ(f.child.ts_recent, 777010);
 	/* Later TSvals of the child do not go below the SYN-ACK's. */
-	DT_CHECK(dt_tcp_seq_ge(tcp_ts_now(&f.child, 50000), sa.th.opts.ts_val));
+	DT_CHECK(dt_tcp_seq_ge(dt_tcp_ts_now(&f.child, 50000), sa.th.opts.ts_val));
 	DT_CHECK_EQ(f.l.synq_n, 4);
 	DT_CHECK_EQ(f.l.pending, 1);
 }
