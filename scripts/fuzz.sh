@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 	-t) secs=$2; shift 2 ;;
 	--cov) cov=1; shift ;;
 	--crashers) replay=1; shift ;;
-	net|tcp|dp|nccl_wire|ini|cli_flow) targets+=("$1"); shift ;;
+	net|tcp|dp|nccl_wire|ini|cli_flow|ingest) targets+=("$1"); shift ;;
 	*) echo "usage: $0 [-t SECONDS] [--cov] [--crashers] [net|tcp|dp|nccl_wire|ini|cli_flow|ingest ...]" >&2
 	   exit 2 ;;
 	esac
