@@ -79,6 +79,9 @@ done | sort -u | while read -r name path; do
 	cp -Ln "$path" "$dest/lib/$name" 2>/dev/null || true
 done
 
+# What the bundle was built from (bench/device-run.sh saves it with results).
+{ git describe --always --dirty 2>/dev/null || echo "no git"; date -u +%FT%TZ; } \
+	> "$dest/COMMIT"
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Run a bundled program with the bundled libraries; sets up hugepages once.
