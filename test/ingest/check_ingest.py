@@ -28,15 +28,13 @@ cases:
   refusals  too many clients (EUSERS), a port not served (ENOENT), another
             protocol version (EPROTO), a uid not allowed (EACCES): each a
             clear refusal on the client and a counter on the server.
-  soak      rounds for DT_SOAK_SECONDS (default 60; an hour: 3600): each
-            round 4 senders on 2 ports and fresh clients, every 4th round a
-            client that dies mid-stream (on_client_exit = reoffer), 1 % loss,
-            duplication, reordering and corruption each way on the veth
-            (DT_SOAK_FAULTS: net_hsplit devargs, "" for none); every stream
-            checked, the server's memory (RSS), open files and region
-            buffers sampled each round must not grow, and the stacks may
-            drop only corrupted frames. DT_SOAK_JSON=FILE writes the samples
-            and the summary.
+  soak      DT_SOAK_SECONDS (default 60; an hour: 3600, bench/soak.sh) of
+            everything at once, ingest_soak.py says what: rounds of long
+            streams, clients killed mid-stream, short-connection churn and
+            devtcp-send on the veth, an endless loopback-wire transfer
+            beside it, 1 % faults of each kind each way; every stream
+            checked, memory (RSS, DPDK heap, region buffers) and open files
+            sampled and required flat.
 Exit 77 (skip) when not root or namespaces, veth or socat are missing.
 """
 import errno
@@ -69,6 +67,7 @@ EAL = ["--lcores", "0@0,1@1,2@0", "--in-memory", "--no-pci",
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "common"))
 import dtcheck  # noqa: E402
+import ingest_soak  # noqa: E402
 from dtcheck import Checker  # noqa: E402
 
 CK = Checker(NS)
@@ -98,7 +97,7 @@ stack_lcores = 1,2
 port = 0
 ipv4 = {dev}
 netmask = 255.255.255.0
-listen = 5001,5002
+listen = 5001-5004
 [devmem]
 gpu = 0
 buffers = 8192
@@ -351,7 +350,7 @@ def telemetry(cmd):
             s.send(cmd.encode())
             reply = json.loads(s.recv(65536).decode())
             s.close()
-            return reply.get(cmd)
+            return reply.get(cmd.split(",")[0])  # "/eal/heap_info,0"
     return None
 
 
@@ -429,130 +428,6 @@ def case_refusals():
           "the server counted each refusal (%s)" % str(m.groups() if m else None))
 
 
-def proc_status(pid):
-    """(RSS in KiB, open fds) of process @p pid."""
-    rss = 0
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-    return rss, len(os.listdir("/proc/%d/fd" % pid))
-
-
-def soak_round(r, files, kill):
-    """One round: 2 senders a port, fresh clients; [] or what went wrong."""
-    pick = [files[(r * 4 + i) % len(files)] for i in range(4)]
-    f1, f2 = pick[:2], pick[2:]
-    a = take("a", 5001, "--streams", 2, "--timeout", 60)
-    clients = [a]
-    if kill:   # attached first: it gets one of port 5002's streams
-        clients.append(take("v", 5002, "--streams", 2, "--die-after",
-                            MIB // 2, "--timeout", 60))
-    b = take("b", 5002, "--streams", 2, "--timeout", 60)
-    clients.append(b)
-    rcs = waitall(send(f1, 5001) + send(f2, 5002), 60)
-    waitall(clients, 60)
-    bad = []
-    if rcs != [0] * 4:
-        bad.append("senders %s" % rcs)
-    if sorted(streams_of(text(a))) != sorted((0, os.path.getsize(f), sha(f)) for f in f1):
-        bad.append("port 5001 streams differ")
-    got = streams_of(text(b))
-    ok = sum(any(o + n == os.path.getsize(f) and sha(f, o) == h for f in f2)
-             for o, n, h in got)
-    if len(got) != 2 or ok != 2 or (not kill and any(o != 0 for o, _, _ in got)):
-        bad.append("port 5002 streams differ (%d of %d)" % (ok, len(got)))
-    if kill and clients[1].returncode != -signal.SIGKILL:
-        bad.append("the victim did not die (%s)" % clients[1].returncode)
-    return bad
-
-
-def soak_growth(xs):
-    """Last samples' median less the first ones' (after a warm-up)."""
-    if len(xs) < 8:
-        return 0
-    warm = xs[2:]
-    k = max(3, len(warm) // 10)
-    med = lambda v: sorted(v)[len(v) // 2]
-    return med(warm[-k:]) - med(warm[:k])
-
-
-def case_soak():
-    import json
-    secs = float(os.environ.get("DT_SOAK_SECONDS", "60"))
-    # Faults on both directions of the veth (net_hsplit's seeded fault
-    # injection): 1 % each of loss, duplication, reordering, corruption.
-    faults = os.environ.get("DT_SOAK_FAULTS", ",".join(
-        "%s%s=0.01" % (d, f) for d in ("", "rx_")
-        for f in ("loss", "dup", "reorder", "corrupt")))
-    log("soak: %.0f s, faults: %s" % (secs, faults or "none"))
-    srv = start_server("soak", on_exit="reoffer", quota=1024, faults=faults)
-    files = [rand_file("soak%d" % i, (1 + i) * MIB) for i in range(6)]
-    t0, r, kills, samples, failed = time.time(), 0, 0, [], []
-    soak_bytes = 0
-    while time.time() - t0 < secs and srv.poll() is None:
-        kill = r % 4 == 3
-        soak_bytes += sum(os.path.getsize(files[(r * 4 + i) % len(files)])
-                          for i in range(4))
-        bad = soak_round(r, files, kill)
-        kills += kill
-        rss, fds = proc_status(srv.pid)
-        ing = telemetry("/devtcp/ingest") or {}
-        samples.append({"t": round(time.time() - t0, 1), "round": r,
-                        "rss_kib": rss, "fds": fds,
-                        "clients": sum(1 for k in ing if k.startswith("client"))})
-        if bad:
-            failed.append((r, bad))
-            log("round %d: %s" % (r, "; ".join(bad)))
-        r += 1
-        if r % 20 == 0:
-            log("soak: %d rounds, %.0f s, RSS %d KiB, %d fds, %d failed" % (
-                r, time.time() - t0, rss, fds, len(failed)))
-    check(r >= 2 and not failed, "soak: %d rounds in %.0f s (%d with a client "
-          "killed mid-stream), every stream byte-exact (%d rounds failed)" % (
-              r, time.time() - t0, kills, len(failed)))
-    rss_g = soak_growth([x["rss_kib"] for x in samples])
-    fd_g = soak_growth([x["fds"] for x in samples])
-    check(rss_g <= 4096, "soak: server RSS flat (%+d KiB from the first "
-          "rounds to the last; %d -> %d KiB)" % (
-              rss_g, samples[0]["rss_kib"] if samples else 0,
-              samples[-1]["rss_kib"] if samples else 0))
-    check(fd_g <= 2, "soak: server open files flat (%+d)" % fd_g)
-    check(stop(srv) == 0, "server exit 0")
-    st = text(srv)
-    pl = pools(st)
-    check(len(pl) >= 2 and 0 <= pl[0][0] - pl[-1][0] <= 2 * HSPLIT_STASH,
-          "soak: region buffers free at the end = at the start, less the "
-          "NIC's refill stash (%s)" % (pl[:1] + pl[-1:],))
-    deaths = re.search(r"ingest: (\d+) clients attached, (\d+) detached, (\d+) went away", st)
-    check(deaths is not None and int(deaths.group(3)) == kills,
-          "soak: the server counted %d deaths (%s)" % (
-              kills, deaths.groups() if deaths else None))
-    drops = re.findall(r"\(server, queue \d+\).*drops: (.*)", st)
-    counts = {}
-    for line in drops:
-        for k, v in re.findall(r"(\w+) (\d+)", line):
-            counts[k] = counts.get(k, 0) + int(v)
-    # Corrupted frames are dropped by their checksums (a flipped header
-    # byte may make a bad TCP header first); nothing else may be.
-    bad_sum = {"drop_l4_cksum", "drop_bad_tcp", "drop_bad_ip", "drop_ip_cksum"}
-    other = {k: v for k, v in counts.items() if k not in bad_sum}
-    corrupt = "corrupt" in faults
-    check(len(drops) == 2 and not other and
-          (not corrupt or sum(counts.values()) > 0),
-          "soak: the stacks dropped only corrupted frames%s (%s)" % (
-              " (and some were)" if corrupt else "", drops))
-    if os.environ.get("DT_SOAK_JSON"):
-        with open(os.environ["DT_SOAK_JSON"], "w") as f:
-            json.dump({"seconds": secs, "faults": faults, "drops": counts,
-                       "rounds": r,
-                       "streams": 4 * r, "bytes": soak_bytes,
-                       "kill_rounds": kills,
-                       "failed_rounds": failed, "rss_growth_kib": rss_g,
-                       "fd_growth": fd_g, "pools": pl, "samples": samples},
-                      f, indent=1)
-
-
 def main():
     if os.geteuid() != 0:
         skip("needs root (network namespace, veth)")
@@ -566,7 +441,8 @@ def main():
     try:
         {"streams": case_streams, "kill": lambda: case_kill(False),
          "reoffer": lambda: case_kill(True), "hold": case_hold,
-         "hostile": case_hostile, "soak": case_soak,
+         "hostile": case_hostile,
+         "soak": lambda: ingest_soak.case_soak(sys.modules[__name__]),
          "refusals": case_refusals}[CASE]()
     except Exception as e:  # a failure to run is a failure
         failures.append("%s: %r" % (CASE, e))
