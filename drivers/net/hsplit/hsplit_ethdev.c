@@ -387,6 +387,11 @@ hsplit_rss_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rc)
 static int
 hsplit_flow_ops(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 {
+	/* No ops and no error: ethdev's "flow API not supported" (ENOSYS). */
+	if (hsplit_caps_get(hsplit_port_of(dev)->da.caps)->no_flow) {
+		*ops = NULL;
+		return 0;
+	}
 #ifdef HSPLIT_HAVE_FLOW
 	return hsplit_flow_ops_get(dev, ops);
 #else
