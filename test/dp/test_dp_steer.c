@@ -38,10 +38,9 @@
 #include "dt_devmem.h"
 #include "dt_dp.h"
 #include "dt_dp_port.h"
-#include "dt_net_bytes.h"
-#include "dt_net_cksum.h"
 #include "dt_test.h"
 #include "dp_fixture.h"
+#include "dp_raw.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 1, 1)
 #define SRV_IP RTE_IPV4(10, 0, 1, 2)
@@ -335,6 +334,13 @@ setup(void)
 	pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	pc.host_queue = true;
 	pc.host_pool = env.fx.s_host;
+	if (env.rss_only) {     /* steer_strict: refused, the reason said */
+		pc.steer_strict = true;
+		DT_CHECK_EQ(dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err)),
+			-ENOTSUP);
+		DT_CHECK(strstr(err, "no rte_flow") != NULL);
+		pc.steer_strict = false;
+	}
 	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("server port: %s\n", err);
@@ -363,64 +369,8 @@ setup(void)
 static void
 raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env.fx.c_pool);
-	uint16_t l4 = proto == IPPROTO_TCP ? 20 : proto == IPPROTO_UDP ? 8 : 8;
-	uint16_t tot = (uint16_t)(20 + l4 + plen), ck;
-	uint8_t *p;
-	uint32_t pseudo;
-
-	DT_REQUIRE(m != NULL);
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + tot));
-	DT_REQUIRE(p != NULL);
-	memset(p, 0, 14u + tot);
-	memcpy(p, env.srv_mac, 6);
-	memcpy(p + 6, env.cli_mac, 6);
-	p[12] = 0x08;
-	p[14] = 0x45;
-	p[16] = (uint8_t)(tot >> 8);
-	p[17] = (uint8_t)tot;
-	p[22] = 64;
-	p[23] = proto;
-	/* Byte stores: the IPv4 addresses sit at odd 16-bit offsets. */
-	dt_net_put_be32(p + 26, CLI_IP);
-	dt_net_put_be32(p + 30, SRV_IP);
-	ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 14, 20, 0));
-	p[24] = (uint8_t)(ck >> 8);
-	p[25] = (uint8_t)ck;
-	memset(p + 34 + l4, 0xa5, plen);
-	if (proto == IPPROTO_ICMP) {
-		p[34] = 8;     /* echo request */
-		p[38] = 0x12;
-		p[41] = 1;
-		ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 34, l4 + plen, 0));
-		p[36] = (uint8_t)(ck >> 8);
-		p[37] = (uint8_t)ck;
-	} else {
-		p[34] = 0x9c;   /* source port 40000 */
-		p[35] = 0x40;
-		p[36] = (uint8_t)(dport >> 8);
-		p[37] = (uint8_t)dport;
-		if (proto == IPPROTO_UDP) {
-			p[38] = (uint8_t)((l4 + plen) >> 8);
-			p[39] = (uint8_t)(l4 + plen);
-		} else {
-			p[38 + 3] = 1;        /* seq 1 */
-			p[46] = 0x50;         /* data offset 5 */
-			p[47] = 0x18;         /* PSH ACK */
-			p[48] = 0xff;
-		}
-		pseudo = dt_net_ipv4_pseudo_sum(CLI_IP, SRV_IP, proto, l4 + plen);
-		ck = dt_net_cksum_finish(dt_net_cksum_add_at(pseudo, p + 34,
-			l4 + plen, 0));
-		if (proto == IPPROTO_UDP) {
-			p[40] = (uint8_t)(ck >> 8);
-			p[41] = (uint8_t)ck;
-		} else {
-			p[50] = (uint8_t)(ck >> 8);
-			p[51] = (uint8_t)ck;
-		}
-	}
-	DT_REQUIRE(rte_eth_tx_burst(env.fx.cport, 1, &m, 1) == 1);
+	DT_REQUIRE(dp_raw_send(env.fx.cport, 1, env.fx.c_pool, env.srv_mac,
+		env.cli_mac, CLI_IP, SRV_IP, proto, dport, plen) == 0);
 }
 
 /* ---- cases ---- */
