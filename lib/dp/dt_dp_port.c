@@ -225,7 +225,7 @@ rx_place(uint16_t port, const struct rte_eth_dev_info *info,
  * (queue 0 keeps whole frames while the others split) and an RSS table to
  * point at queue 0. A port that lacks one (@p lack says which) is steered
  * by RSS alone instead, as a port without a host queue is: refusing it
- * would leave most NICs in the field (ena, virtio, af_packet...) unable to
+ * would leave most NICs and virtual ports in the field unable to
  * run several stacks. steer_strict refuses; so does a port without RSS,
  * whose frames would all reach queue 0 (run one stack there).
  */

@@ -75,8 +75,8 @@ struct dt_dp_port_conf {
 	 * buffer split (split modes), rte_flow and an RSS table. Off: every
 	 * queue splits, RSS over all.
 	 *
-	 * A port that lacks one of these (no rte_flow: ena, virtio, af_packet
-	 * ...) is started without a host queue and steered by RSS alone,
+	 * A port that lacks one of these (most virtual and cloud NICs have no
+	 * rte_flow) is started without a host queue and steered by RSS alone,
 	 * with a WARNING and the reason in dt_dp_port_mode.steer_why, unless
 	 * steer_strict refuses instead: every queue, 0 included, places
 	 * frames alike and RSS spreads TCP over all of them; the stack with

@@ -14,6 +14,9 @@
  *    (priority 0, before the listening rules). RSS-based choice of the
  *    local port cannot work here: the port's own RSS sends everything to
  *    the host queue.
+ * A port that takes no such rules (dt_dp_steer_probe() at port start) is
+ * not steered here: it runs on RSS alone (dt_dp_port_conf.host_queue).
+ *
  * Rules are created and destroyed on control calls (listen, unlisten,
  * connect, connection closed), never per packet; the listening groups are
  * shared by the stacks of the port under a spinlock taken only there.
