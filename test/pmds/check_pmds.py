@@ -356,7 +356,10 @@ def rx_case(pmd, loss=False):
     if loss and pmd == "tap":
         loss_add(pmd)
     f = data_file()
-    snd = spawn(["socat", "-u", "OPEN:" + f, "TCP:%s:5001" % DEV_IP],
+    # The tap's side is the root namespace, where another run's tap may
+    # route the same subnet: the sender goes out of this run's tap.
+    dst = "TCP:%s:5001" % DEV_IP + ("" if ns else ",so-bindtodevice=" + TAP)
+    snd = spawn(["socat", "-u", "OPEN:" + f, dst],
                 os.path.join(TMP, "socat.log"), ns=ns)
     try:
         rc = snd.wait(timeout=120)
