@@ -55,7 +55,10 @@ SERVER, SEND = os.path.abspath(SERVER), os.path.abspath(SEND)
 TAG = os.getpid() % 100000
 NS = "dtpmd%d" % TAG
 TAP = "dttap%d" % TAG
-DEV_IP, LNX_IP = "10.84.0.1", "10.84.0.2"
+# A subnet of the run's own: the tap cases and the baseline put addresses
+# in the root namespace, where runs of other worktrees do the same.
+NET = "10.84.%d." % (TAG % 250)
+DEV_IP, LNX_IP = NET + "1", NET + "2"
 TMP = tempfile.mkdtemp(prefix="dtpmds")
 SIZE = 16 << 20
 # tso = in the INI files (DT_PMD_TSO=no: an A/B of a PMD's TSO). net_tap
@@ -437,7 +440,7 @@ def pair_case(pmd):
         snd_args = plugin("virtio") + ["--vdev=%s,path=%s,queues=1" % (snd_name, sock)]
     f = data_file()
     ini = os.path.join(TMP, "send.ini")
-    open(ini, "w").write(SEND_INI.format(name=snd_name, dev="10.84.0.3", split="none", tso=TSO,
+    open(ini, "w").write(SEND_INI.format(name=snd_name, dev=NET + "3", split="none", tso=TSO,
                                          peer=DEV_IP + ":5001", file=f))
     send = [SEND] + eal("c") + snd_args + ["--", "--config", ini, "--drain", "1"]
     srv = server_up(srv_name, srv_args)
