@@ -34,9 +34,11 @@ devtcp-server checks received bytes only through a CPU map of the region
 kernel compares with its own pattern, not with random bytes): such a run
 counts the bytes, reports goodput and says in its output that the content
 was NOT verified. DT_PMD_VERIFY=no takes that path on gpu_sim (how it is
-tested without a GPU). devtcp-server does not link gpu_cuda: give it the
-plugin with DT_PMD_EAL="-d DIR" (the device bundle's pmds/, or
-build/drivers/gpu/cuda), extra EAL arguments of the server.
+tested without a GPU). devtcp-server does not link gpu_cuda: it gets the
+plugin with -d, found as server-vs-bounce.sh finds it (the bundle's
+plugins/, or build/drivers/gpu/cuda). DEVTCP_EAL_ARGS (set by the
+bundle's run.sh) and DT_PMD_EAL are extra EAL arguments of the server.
+On the GPU machine: bench/matrices/h200-pmds.txt.
 """
 import hashlib
 import os
@@ -296,13 +298,29 @@ def decisions(p, pmd, rx=None):
     check(not bad, "decisions on %s: %s (differences: %s)" % (pmd, m.group(2), bad))
 
 
+def gpu_eal():
+    """The server's extra EAL arguments and its GPU (gpu_cuda: the plugin)."""
+    extra = shlex.split(os.environ.get("DEVTCP_EAL_ARGS", "")) + \
+        shlex.split(os.environ.get("DT_PMD_EAL", ""))
+    if GPU != "cuda":
+        return extra + ["--vdev=" + GPU_VDEV]
+    here = os.path.dirname(os.path.abspath(__file__))
+    sos = [os.path.join(here, "..", "plugins", "librte_gpu_cuda.so"),
+           os.path.join(os.path.dirname(SERVER), "..", "..", "drivers", "gpu",
+                        "cuda", "librte_gpu_cuda.so")]
+    for so in sos:
+        if os.path.exists(so):
+            return extra + ["-d", os.path.abspath(so), "--vdev=" + GPU_VDEV]
+    skip("DT_PMD_GPU=cuda: no gpu_cuda plugin (%s)" % ", ".join(sos))
+    return []
+
+
 def server_up(name, args):
     """devtcp-server (payload in GPU_VDEV's memory) on port @p name, running."""
     ini = os.path.join(TMP, "srv.ini")
     open(ini, "w").write(SERVER_INI.format(name=name, dev=DEV_IP, split="proto",
                                            tso=TSO, consumer=CONSUMER))
-    extra = shlex.split(os.environ.get("DT_PMD_EAL", ""))
-    srv = spawn([SERVER] + eal("s") + extra + args + ["--vdev=" + GPU_VDEV, "--",
+    srv = spawn([SERVER] + eal("s") + gpu_eal() + args + ["--",
                                                "--config", ini, "--drain", "1"],
                 os.path.join(TMP, "srv.log"))
     ok = dtcheck.wait_text(srv, r"running \(SIGINT", 40)
