@@ -245,7 +245,7 @@ steer_fallback(uint16_t port, const struct rte_eth_dev_info *info,
 			port, info->driver_name, lack);
 	c->host_queue = false;
 	snprintf(m->steer_why, sizeof(m->steer_why),
-		"%s: RSS alone over %u queues; lost: a host queue (ARP, ICMP, closed-port TCP reach any stack) and listening ports given to chosen stacks (a SYN goes where RSS sends it)",
+		"%s: RSS alone over %u queues; lost: a host queue (ARP, ICMP, closed-port TCP reach any stack), listening ports given to chosen stacks",
 		lack, c->nb_rxq);
 	DT_DP_LOG(WARNING,
 		"port %u (%s): a host queue asked for, but %s: steering by RSS alone over its %u queues (every stack must listen on a port; ARP, ICMP and closed-port TCP reach any stack)",
