@@ -35,6 +35,11 @@ for p in ip ethtool ss nft socat; do
 	[ -z "$q" ] || cp -L "$q" "$dest/bin/"
 done
 cp test/e2e/*.py test/*/*.sh "$dest/bin/" 2>/dev/null || true
+# DPDK's own PMDs against a Linux peer (bench/matrices/h200-pmds.txt): the
+# script, and the PMDs it loads with -d from a folder of their own (not
+# pmds/, which run.sh hands every program).
+cp test/pmds/check_pmds.py "$dest/bin/"
+mkdir -p "$dest/dpdk-pmds"
 # What the check scripts share (they find it next to them in a bundle).
 cp test/common/dtcheck.py "$dest/bin/"
 # The test hosts bench/cps-veth.sh and bench/server-vs-bounce.sh build.
@@ -59,6 +64,9 @@ pmddir=$(ls -d "$(pkg-config --variable=libdir libdpdk)"/dpdk/pmds-* | head -n 1
 # dependency of our programs, and a second copy loaded from pmds/ would
 # register a second vdev bus that --vdev devices never reach.
 cp -L "$pmddir/librte_mempool_ring.so.23" "$dest/pmds/librte_mempool_ring.so"
+for d in af_packet af_xdp tap; do
+	cp -L "$pmddir/librte_net_$d.so.23" "$dest/dpdk-pmds/librte_net_$d.so"
+done
 
 
 # libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
@@ -71,7 +79,8 @@ find "$dest/python" -name '__pycache__' -prune -exec rm -rf {} +
 
 # The ldd closure, without the C library that the target provides.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so)'
-for f in "$dest"/bin/* "$dest"/pmds/*.so "$dest"/plugins/*.so "$dest"/lib/libdevtcp.so; do
+for f in "$dest"/bin/* "$dest"/pmds/*.so "$dest"/dpdk-pmds/*.so "$dest"/plugins/*.so \
+		"$dest"/lib/libdevtcp.so; do
 	file -b "$f" | grep -q ELF || continue
 	ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'
 done | sort -u | while read -r name path; do

@@ -62,7 +62,7 @@ static void
 show_mode(struct cmdline *cl, uint16_t p)
 {
 	struct dt_dp_port_mode m;
-	char line[320];
+	char line[640];
 
 	if (dt_dp_port_mode_get(p, &m) != 0)
 		return;

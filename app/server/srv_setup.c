@@ -208,7 +208,7 @@ split_fallback_note(uint16_t port, const struct dt_dp_port_conf *pcf)
 static void
 port_mode_note(uint16_t port, const char *role, struct dt_dp_port_mode *m)
 {
-	char line[320];
+	char line[640];
 
 	if (dt_dp_port_mode_get(port, m) != 0)
 		return;

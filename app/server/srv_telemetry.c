@@ -227,7 +227,7 @@ static void
 add_port_mode(struct rte_tel_data *d, const char *key,
 	const struct dt_dp_port_mode *m)
 {
-	char line[320];
+	char line[640];
 
 	dt_dp_port_mode_str(m, line, sizeof(line));
 	rte_tel_data_add_dict_string(d, key, line);

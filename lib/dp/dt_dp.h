@@ -73,6 +73,9 @@ struct dt_dp_stack_conf {
 	 * stack also polls queue 0 (whole frames in host memory: ARP, ICMP,
 	 * traffic no rule steers) and answers ARP and ICMP for the port. One
 	 * stack per such port does (a stack whose @c rxq is 0 does anyway).
+	 * Where the port could not steer and fell back to RSS alone
+	 * (dt_dp_port_mode.steer_why), queue 0 is one of RSS's queues: this
+	 * stack still polls it and serves the connections RSS puts there.
 	 * On every port started by dt_dp_port_start(), whichever stack
 	 * receives an ARP answer shares it with the port's other stacks.
 	 */

@@ -220,6 +220,39 @@ rx_place(uint16_t port, const struct rte_eth_dev_info *info,
 	return 0;
 }
 
+/*
+ * A host queue needs the port to steer: rte_flow rules, per-queue split
+ * (queue 0 keeps whole frames while the others split) and an RSS table to
+ * point at queue 0. A port that lacks one (@p lack says which) is steered
+ * by RSS alone instead, as a port without a host queue is: refusing it
+ * would leave most NICs and virtual ports in the field unable to
+ * run several stacks. steer_strict refuses; so does a port without RSS,
+ * whose frames would all reach queue 0 (run one stack there).
+ */
+static int
+steer_fallback(uint16_t port, const struct rte_eth_dev_info *info,
+	struct dt_dp_port_conf *c, struct dt_dp_port_mode *m, const char *lack,
+	char *err, size_t errlen)
+{
+	if (c->steer_strict)
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s): %s: a host queue needs it (steer_strict)",
+			port, info->driver_name, lack);
+	if (info->reta_size == 0 || !(info->flow_type_rss_offloads &
+			(RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_IPV4)))
+		return port_fail(err, errlen, -ENOTSUP,
+			"port %u (%s): %s, and no RSS to steer by instead: run one stack on it, without a host queue",
+			port, info->driver_name, lack);
+	c->host_queue = false;
+	snprintf(m->steer_why, sizeof(m->steer_why),
+		"%s: RSS alone over %u queues; lost: a host queue (ARP, ICMP, closed-port TCP reach any stack), listening ports given to chosen stacks",
+		lack, c->nb_rxq);
+	DT_DP_LOG(WARNING,
+		"port %u (%s): a host queue asked for, but %s: steering by RSS alone over its %u queues (every stack must listen on a port; ARP, ICMP and closed-port TCP reach any stack)",
+		port, info->driver_name, lack, c->nb_rxq);
+	return 0;
+}
+
 int
 dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	char *err, size_t errlen)
@@ -234,8 +267,9 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	uint16_t nb_txd = c->nb_txd ? c->nb_txd : DT_DP_DEFAULT_DESC;
 	uint32_t frame_len;
 	uint64_t rx_off = 0, tx_off = 0;
+	char why[160];
 	uint16_t q;
-	int rc;
+	int rc = 0;
 
 	if (c->nb_rxq == 0 || c->nb_txq == 0 || c->hdr_pool == NULL ||
 			(c->split != DT_DP_SPLIT_NONE && c->pay_pool == NULL) ||
@@ -276,6 +310,17 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 		return port_fail(err, errlen, -EINVAL,
 			"port %u: a host queue needs a split mode and 2..64 RX queues",
 			port);
+	/* Copy mode: every queue takes whole frames, nothing to split per queue. */
+	if (c->host_queue && mode.rx != DT_DP_RX_COPY &&
+			!(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
+		rc = steer_fallback(port, &info, &eff, &mode,
+			"no per-queue buffer split", err, errlen);
+	else if (c->host_queue && info.reta_size == 0)
+		rc = steer_fallback(port, &info, &eff, &mode,
+			"no RSS redirection table to send unsteered traffic to the host queue",
+			err, errlen);
+	if (rc != 0)
+		return rc;
 	if (c->split != DT_DP_SPLIT_NONE) {
 		rc = check_split_caps(port, c, &info, frame_len, err, errlen);
 		if (rc != 0)
@@ -284,18 +329,6 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 		/* Steered mode splits per queue (queue 0 keeps whole frames). */
 		if (!c->host_queue)
 			rx_off |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
-	}
-	if (c->host_queue) {
-		/* Copy mode: every queue takes whole frames, nothing to split per queue. */
-		if (mode.rx != DT_DP_RX_COPY &&
-				!(info.rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT))
-			return port_fail(err, errlen, -ENOTSUP,
-				"port %u (%s) cannot split per queue: a host queue next to device-memory queues needs it",
-				port, info.driver_name);
-		if (info.reta_size == 0)
-			return port_fail(err, errlen, -ENOTSUP,
-				"port %u (%s) has no RSS redirection table to send unsteered traffic to the host queue",
-				port, info.driver_name);
 	}
 	/* Checksum verification by the NIC whenever it offers it. */
 	rx_off |= info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
@@ -348,6 +381,21 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u (%s): configure failed: %s",
 			port, info.driver_name, rte_strerror(-rc));
+	/* Rules are validated on the configured port (queue indexes exist). */
+	if (c->host_queue && !dt_dp_steer_probe(port, c->nb_rxq, why,
+			sizeof(why))) {
+		rc = steer_fallback(port, &info, &eff, &mode, why, err, errlen);
+		if (rc != 0)
+			return rc;
+		/* Every queue splits now, as on any port without a host queue. */
+		if (c->split != DT_DP_SPLIT_NONE)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+		rc = rte_eth_dev_configure(port, c->nb_rxq, c->nb_txq, &conf);
+		if (rc != 0)
+			return port_fail(err, errlen, rc,
+				"port %u (%s): configure without a host queue failed: %s",
+				port, info.driver_name, rte_strerror(-rc));
+	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (rc != 0)
 		return port_fail(err, errlen, rc, "port %u: descriptor counts refused: %s",

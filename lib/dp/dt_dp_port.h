@@ -72,7 +72,20 @@ struct dt_dp_port_conf {
 	 * protocols, TCP to ports nobody listens on); queues 1..nb_rxq-1
 	 * split payload into pay_pool and receive only the TCP flows the
 	 * stacks steer there (dt_dp_listen, dt_dp_connect). Needs per-queue
-	 * buffer split and rte_flow. Off: every queue splits, RSS over all.
+	 * buffer split (split modes), rte_flow and an RSS table. Off: every
+	 * queue splits, RSS over all.
+	 *
+	 * A port that lacks one of these (most virtual and cloud NICs have no
+	 * rte_flow) is started without a host queue and steered by RSS alone,
+	 * with a WARNING and the reason in dt_dp_port_mode.steer_why, unless
+	 * steer_strict refuses instead: every queue, 0 included, places
+	 * frames alike and RSS spreads TCP over all of them; the stack with
+	 * dt_dp_stack_conf.host_queue polls queue 0 too, so it serves what
+	 * RSS sends there; passive opens go to whichever stack RSS picks
+	 * (listen on every stack), active opens pick RSS-matching local
+	 * ports as on any RSS port. Lost: host traffic (ARP, ICMP, TCP to
+	 * closed ports, other protocols) is not kept apart from the device
+	 * queues, and a listening port cannot be given to chosen stacks.
 	 */
 	bool host_queue;
 	struct rte_mempool *host_pool; /**< queue 0's pool (NULL: hdr_pool) */
@@ -83,6 +96,12 @@ struct dt_dp_port_conf {
 	 * log line; true refuses with -ENOTSUP and the reason.
 	 */
 	bool split_strict;
+	/**
+	 * host_queue on a port that cannot steer (no rte_flow, no per-queue
+	 * split, no RSS table): true refuses with -ENOTSUP and the reason;
+	 * false (default) falls back to RSS-only steering (see host_queue).
+	 */
+	bool steer_strict;
 	/**
 	 * Copy mode even where the NIC splits (A/B measurement, the
 	 * benchmark's copy baseline): whole frames into host memory, payload
@@ -122,6 +141,11 @@ struct dt_dp_port_mode {
 	uint16_t nb_rxq;       /**< RX queues of the port */
 	char driver[32];       /**< the PMD's name */
 	char why[160];         /**< why the placement differs from the one asked for ("": it does not) */
+	/**
+	 * A host queue was asked for and the port is steered by RSS alone:
+	 * why, and what that loses ("": steering as asked).
+	 */
+	char steer_why[256];
 };
 
 /**
@@ -143,7 +167,8 @@ const char *dt_dp_rx_place_name(uint8_t rx);
 /**
  * One line for a start-up report or a CLI: "rx=copy rx_cksum=cpu
  * tx_cksum=nic tx=multi-seg tso=on lro=off steering=rss (net_af_packet)",
- * then ": " and @c why when that is not empty.
+ * then ": " and @c why when that is not empty, then "; steering: " and
+ * @c steer_why when that is not empty.
  * @param mode  what dt_dp_port_mode_get() gave
  * @param buf   receives the line, NUL-terminated
  * @param len   size of @p buf

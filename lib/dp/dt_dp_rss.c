@@ -128,9 +128,12 @@ dt_dp_rss_pick_port(struct dt_dp_stack *st, uint32_t raddr, uint16_t rport,
 			/* Steered by a 5-tuple rule: ports apart per queue. */
 			if (p % st->sh->nb_rxq != st->conf.rxq)
 				continue;
-		} else if (st->nb_rxq > 1 &&
-				rss_queue(st, raddr, rport, p) != st->conf.rxq) {
-			continue;
+		} else if (st->nb_rxq > 1) {
+			uint16_t q = rss_queue(st, raddr, rport, p);
+
+			/* The host_queue stack of a port steered by RSS alone polls queue 0 too. */
+			if (q != st->conf.rxq && !(st->host_rx && q == 0))
+				continue;
 		}
 		if (peer != NULL && peer_queue(st, peer, raddr, rport, p) != peer->queue)
 			continue;

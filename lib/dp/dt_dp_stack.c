@@ -310,19 +310,24 @@ steer_init(struct dt_dp_stack *st)
 	if (st->psh != NULL)
 		st->neigh_gen_seen = __atomic_load_n(&st->psh->neigh_gen,
 			__ATOMIC_ACQUIRE) - 1;  /* first poll takes what is known */
-	if (st->sh == NULL) {
-		if (st->conf.host_queue) {
-			DT_DP_LOG(ERR, "port %u: host_queue set but the port has no host queue",
-				st->conf.port_id);
-			return -EINVAL;
-		}
-		return 0;
+	if (st->sh == NULL && st->conf.host_queue &&
+			(st->psh == NULL || st->psh->mode.steer_why[0] == '\0')) {
+		DT_DP_LOG(ERR, "port %u: host_queue set but the port has no host queue",
+			st->conf.port_id);
+		return -EINVAL;
 	}
-	if (st->conf.rxq >= st->sh->nb_rxq)
+	/*
+	 * Steered by RSS alone where a host queue was asked for (see
+	 * dt_dp_port_conf.host_queue): queue 0 is one of RSS's queues, still
+	 * polled by the host_queue stack, which serves what lands there.
+	 */
+	if (st->sh == NULL && !st->conf.host_queue)
+		return 0;
+	if (st->sh != NULL && st->conf.rxq >= st->sh->nb_rxq)
 		return -EINVAL;
 	if (st->conf.rxq != 0 && !st->conf.host_queue)
 		return 0;
-	if (!__atomic_compare_exchange_n(&st->sh->host_claimed, &zero, 1, false,
+	if (!__atomic_compare_exchange_n(&st->psh->host_claimed, &zero, 1, false,
 			__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		DT_DP_LOG(ERR, "port %u: another stack already polls the host queue",
 			st->conf.port_id);

@@ -5,9 +5,12 @@
  * and the lock-free shared neighbour table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <rte_malloc.h>
@@ -134,61 +137,76 @@ dt_dp_sh_neigh_lookup(const struct dt_dp_port_sh *sh, uint32_t ip,
 
 /* ---- rte_flow rules ---- */
 
-static struct rte_flow *
-flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
-	uint32_t dst_ip, uint16_t sport, uint16_t dport, const uint16_t *queues,
-	uint32_t n)
-{
-	struct rte_flow_attr attr = { .ingress = 1, .priority = prio };
+/* A rule of ours as rte_flow wants it (spec, masks and action storage). */
+struct flow_desc {
+	struct rte_flow_attr attr;
 	struct rte_flow_item_ipv4 ip_spec, ip_mask;
 	struct rte_flow_item_tcp tcp_spec, tcp_mask;
 	struct rte_flow_item pattern[4];
 	struct rte_flow_action actions[2];
 	struct rte_flow_action_queue queue;
 	struct rte_flow_action_rss rss;
+};
+
+/*
+ * eth / ipv4 dst @p dst_ip [src @p src_ip] / tcp dst @p dport [src
+ * @p sport] -> the queue, or RSS over @p n queues. A listening rule has
+ * @p src_ip 0.
+ */
+static void
+flow_build(struct flow_desc *d, uint32_t prio, uint32_t src_ip,
+	uint32_t dst_ip, uint16_t sport, uint16_t dport, const uint16_t *queues,
+	uint32_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->attr.ingress = 1;
+	d->attr.priority = prio;
+	d->ip_spec.hdr.dst_addr = rte_cpu_to_be_32(dst_ip);
+	d->ip_mask.hdr.dst_addr = RTE_BE32(0xffffffff);
+	d->tcp_spec.hdr.dst_port = rte_cpu_to_be_16(dport);
+	d->tcp_mask.hdr.dst_port = RTE_BE16(0xffff);
+	if (src_ip != 0) {
+		d->ip_spec.hdr.src_addr = rte_cpu_to_be_32(src_ip);
+		d->ip_mask.hdr.src_addr = RTE_BE32(0xffffffff);
+		d->tcp_spec.hdr.src_port = rte_cpu_to_be_16(sport);
+		d->tcp_mask.hdr.src_port = RTE_BE16(0xffff);
+	}
+	d->pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	d->pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	d->pattern[1].spec = &d->ip_spec;
+	d->pattern[1].mask = &d->ip_mask;
+	d->pattern[2].type = RTE_FLOW_ITEM_TYPE_TCP;
+	d->pattern[2].spec = &d->tcp_spec;
+	d->pattern[2].mask = &d->tcp_mask;
+	d->pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
+	if (n == 1) {
+		d->queue.index = queues[0];
+		d->actions[0].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+		d->actions[0].conf = &d->queue;
+	} else {
+		d->rss.func = RTE_ETH_HASH_FUNCTION_DEFAULT;
+		d->rss.types = RTE_ETH_RSS_NONFRAG_IPV4_TCP;
+		d->rss.queue_num = n;
+		d->rss.queue = queues;
+		d->actions[0].type = RTE_FLOW_ACTION_TYPE_RSS;
+		d->actions[0].conf = &d->rss;
+	}
+	d->actions[1].type = RTE_FLOW_ACTION_TYPE_END;
+}
+
+static struct rte_flow *
+flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
+	uint32_t dst_ip, uint16_t sport, uint16_t dport, const uint16_t *queues,
+	uint32_t n)
+{
+	struct flow_desc d;
 	struct rte_flow_error err;
 	struct rte_flow *f;
 
-	memset(&ip_spec, 0, sizeof(ip_spec));
-	memset(&ip_mask, 0, sizeof(ip_mask));
-	memset(&tcp_spec, 0, sizeof(tcp_spec));
-	memset(&tcp_mask, 0, sizeof(tcp_mask));
-	memset(pattern, 0, sizeof(pattern));
-	memset(actions, 0, sizeof(actions));
-	ip_spec.hdr.dst_addr = rte_cpu_to_be_32(dst_ip);
-	ip_mask.hdr.dst_addr = RTE_BE32(0xffffffff);
-	tcp_spec.hdr.dst_port = rte_cpu_to_be_16(dport);
-	tcp_mask.hdr.dst_port = RTE_BE16(0xffff);
-	if (src_ip != 0) {
-		ip_spec.hdr.src_addr = rte_cpu_to_be_32(src_ip);
-		ip_mask.hdr.src_addr = RTE_BE32(0xffffffff);
-		tcp_spec.hdr.src_port = rte_cpu_to_be_16(sport);
-		tcp_mask.hdr.src_port = RTE_BE16(0xffff);
-	}
-	pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
-	pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
-	pattern[1].spec = &ip_spec;
-	pattern[1].mask = &ip_mask;
-	pattern[2].type = RTE_FLOW_ITEM_TYPE_TCP;
-	pattern[2].spec = &tcp_spec;
-	pattern[2].mask = &tcp_mask;
-	pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
-	if (n == 1) {
-		queue.index = queues[0];
-		actions[0].type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		actions[0].conf = &queue;
-	} else {
-		memset(&rss, 0, sizeof(rss));
-		rss.func = RTE_ETH_HASH_FUNCTION_DEFAULT;
-		rss.types = RTE_ETH_RSS_NONFRAG_IPV4_TCP;
-		rss.queue_num = n;
-		rss.queue = queues;
-		actions[0].type = RTE_FLOW_ACTION_TYPE_RSS;
-		actions[0].conf = &rss;
-	}
-	actions[1].type = RTE_FLOW_ACTION_TYPE_END;
+	flow_build(&d, prio, src_ip, dst_ip, sport, dport, queues, n);
 	memset(&err, 0, sizeof(err));
-	f = rte_flow_create(st->conf.port_id, &attr, pattern, actions, &err);
+	f = rte_flow_create(st->conf.port_id, &d.attr, d.pattern, d.actions,
+		&err);
 	if (f == NULL) {
 		st->st.steer_errors++;
 		DT_DP_LOG(ERR, "port %u queue %u: steering rule for tcp port %u refused: %s",
@@ -198,6 +216,46 @@ flow_create(struct dt_dp_stack *st, uint32_t prio, uint32_t src_ip,
 	}
 	st->st.steer_rules++;
 	return f;
+}
+
+/* Whether @p port takes one rule of this shape; else why not, in @p why. */
+static bool
+flow_probe_one(uint16_t port, const char *what, uint32_t src_ip,
+	const uint16_t *queues, uint32_t n, char *why, size_t len)
+{
+	/* Any addresses: the shape is what a NIC accepts or refuses. */
+	const uint32_t ip = RTE_IPV4(192, 0, 2, 1);
+	struct rte_flow_error err;
+	struct flow_desc d;
+	int rc;
+
+	flow_build(&d, src_ip != 0 ? DT_DP_STEER_PRIO_CONN :
+		DT_DP_STEER_PRIO_LISTEN, src_ip, ip, 40000, 5001, queues, n);
+	memset(&err, 0, sizeof(err));
+	rc = rte_flow_validate(port, &d.attr, d.pattern, d.actions, &err);
+	if (rc == 0)
+		return true;
+	/* ethdev's own refusals repeat strerror as the message. */
+	if (err.message != NULL && strcmp(err.message, rte_strerror(-rc)) == 0)
+		err.message = NULL;
+	snprintf(why, len, "no rte_flow %s rule (%s%s%s)", what,
+		rte_strerror(-rc), err.message != NULL ? ": " : "",
+		err.message != NULL ? err.message : "");
+	return false;
+}
+
+bool
+dt_dp_steer_probe(uint16_t port, uint16_t nb_rxq, char *why, size_t len)
+{
+	uint16_t q[DT_DP_STEER_SLOTS] = { 1 }, i, n = 0;
+
+	for (i = 1; i < nb_rxq && n < DT_DP_STEER_SLOTS; i++)
+		q[n++] = i;
+	/* A listening port of one stack, of several, an active open. */
+	return flow_probe_one(port, "queue", 0, q, 1, why, len) &&
+		(n < 2 || flow_probe_one(port, "RSS", 0, q, n, why, len)) &&
+		flow_probe_one(port, "5-tuple", RTE_IPV4(192, 0, 2, 2), q, 1,
+			why, len);
 }
 
 static void
@@ -391,6 +449,9 @@ dt_dp_steer_release_all(struct dt_dp_stack *st)
 {
 	unsigned int i;
 
+	/* The claim is the port's, steered or steered by RSS alone. */
+	if (st->host_rx)
+		__atomic_store_n(&st->psh->host_claimed, 0, __ATOMIC_RELEASE);
 	if (st->sh == NULL)
 		return;
 	for (i = 0; i < RTE_DIM(st->steer_ref); i++) {
@@ -399,6 +460,4 @@ dt_dp_steer_release_all(struct dt_dp_stack *st)
 		st->steer_ref[i].refs = 1;
 		dt_dp_steer_unref(st, st->steer_ref[i].port);
 	}
-	if (st->host_rx)
-		__atomic_store_n(&st->sh->host_claimed, 0, __ATOMIC_RELEASE);
 }

@@ -14,6 +14,9 @@
  *    (priority 0, before the listening rules). RSS-based choice of the
  *    local port cannot work here: the port's own RSS sends everything to
  *    the host queue.
+ * A port that takes no such rules (dt_dp_steer_probe() at port start) is
+ * not steered here: it runs on RSS alone (dt_dp_port_conf.host_queue).
+ *
  * Rules are created and destroyed on control calls (listen, unlisten,
  * connect, connection closed), never per packet; the listening groups are
  * shared by the stacks of the port under a spinlock taken only there.
@@ -34,6 +37,7 @@
 #define DT_DP_STEER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -93,6 +97,16 @@ struct dt_dp_port_sh {
  * with a host queue (steering rules and the host queue's claim).
  */
 int dt_dp_port_sh_attach(uint16_t port_id, uint16_t nb_rxq, bool steered);
+
+/**
+ * Whether configured port @p port_id takes the rules steering needs (a
+ * listening port to one queue and, with several device queues, RSS over
+ * them; a 5-tuple to one queue), by rte_flow_validate: no rule is made.
+ * @return true, or false with the missing rule and ethdev's reason in
+ *         @p why (a port without the flow API: ENOSYS)
+ */
+bool dt_dp_steer_probe(uint16_t port_id, uint16_t nb_rxq, char *why,
+	size_t len);
 
 /** Port stop: free it (the port's stacks are destroyed by then). */
 void dt_dp_port_sh_detach(uint16_t port_id);

@@ -282,6 +282,26 @@ register_wire(struct nn_rt *rt)
 #endif
 }
 
+/*
+ * A port lib/dp could not steer (no rte_flow) is steered by RSS alone: a
+ * SYN reaches whichever stack RSS picks, but each stack listens on its own
+ * port (nn_listener_port), so connections to another stack's port are
+ * reset. Said at start rather than found by a failing job.
+ */
+static void
+steer_note(const struct nn_rt *rt)
+{
+	struct dt_dp_port_mode m;
+	char line[640];
+
+	if (dt_dp_port_mode_get(rt->port_id, &m) != 0 || m.steer_why[0] == '\0')
+		return;
+	dt_dp_port_mode_str(&m, line, sizeof(line));
+	NN_WARN("port %s: %s", rt->cfg.port_name, line);
+	NN_WARN("port %s: each stack listens on its own port: with RSS alone connections reach the wrong stack; use one stack on this NIC",
+		rt->cfg.port_name);
+}
+
 static int
 start_port(struct nn_rt *rt)
 {
@@ -334,6 +354,7 @@ start_port(struct nn_rt *rt)
 		return rc;
 	}
 	rt->port_started = true;
+	steer_note(rt);
 	register_wire(rt);
 	return 0;
 }

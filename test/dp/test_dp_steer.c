@@ -17,6 +17,13 @@
  * alias, verification only); ARP and ICMP are handled on queue 0 by A;
  * frames that match no rule (UDP, TCP to a closed port) reach queue 0 in
  * host memory and never a device queue (NIC and stack counters).
+ *
+ * --rss-only (a port without rte_flow, net_hsplit caps=noflow): the same
+ * set-up is not refused; lib/dp steers by RSS alone and says so
+ * (dt_dp_port_mode.steer_why). Checks: every stack listening on one port,
+ * connections spread by RSS, byte-exact, no RST and no rule; active opens
+ * of B and of A (which polls queue 0 too) come back to them; ICMP, UDP and
+ * closed-port TCP are served by whichever stack RSS gives them to.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +38,9 @@
 #include "dt_devmem.h"
 #include "dt_dp.h"
 #include "dt_dp_port.h"
-#include "dt_net_bytes.h"
-#include "dt_net_cksum.h"
 #include "dt_test.h"
 #include "dp_fixture.h"
+#include "dp_raw.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 1, 1)
 #define SRV_IP RTE_IPV4(10, 0, 1, 2)
@@ -68,6 +74,7 @@ static struct {
 	unsigned int nb_c;
 	uint8_t cli_mac[6], srv_mac[6];
 	bool hold;             /* connected clients send nothing yet */
+	bool rss_only;         /* --rss-only: the port has no rte_flow */
 } env;
 
 static uint64_t
@@ -271,6 +278,25 @@ stack_new(uint16_t port, uint32_t ip, uint16_t q, bool host_queue,
 	return dt_dp_stack_create(&sc);
 }
 
+/* What lib/dp decided for the server port, as the reports print it. */
+static void
+check_decision(void)
+{
+	struct dt_dp_port_mode m;
+	char line[640];
+
+	DT_REQUIRE(dt_dp_port_mode_get(env.fx.sport, &m) == 0);
+	dt_dp_port_mode_str(&m, line, sizeof(line));
+	printf("  server port: %s\n", line);
+	DT_CHECK_EQ(m.steered, !env.rss_only);
+	DT_CHECK_EQ(m.steer_why[0] != '\0', env.rss_only);
+	if (env.rss_only) {
+		DT_CHECK(strstr(line, "steering=rss") != NULL);
+		DT_CHECK(strstr(line, "no rte_flow") != NULL);
+		DT_CHECK(strstr(line, "RSS alone") != NULL);
+	}
+}
+
 static int
 setup(void)
 {
@@ -308,11 +334,19 @@ setup(void)
 	pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	pc.host_queue = true;
 	pc.host_pool = env.fx.s_host;
+	if (env.rss_only) {     /* steer_strict: refused, the reason said */
+		pc.steer_strict = true;
+		DT_CHECK_EQ(dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err)),
+			-ENOTSUP);
+		DT_CHECK(strstr(err, "no rte_flow") != NULL);
+		pc.steer_strict = false;
+	}
 	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("server port: %s\n", err);
 		return r;
 	}
+	check_decision();
 	rte_eth_macaddr_get(env.fx.cport, &mac);
 	memcpy(env.cli_mac, mac.addr_bytes, 6);
 	rte_eth_macaddr_get(env.fx.sport, &mac);
@@ -335,74 +369,43 @@ setup(void)
 static void
 raw_send(uint8_t proto, uint16_t dport, uint16_t plen)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env.fx.c_pool);
-	uint16_t l4 = proto == IPPROTO_TCP ? 20 : proto == IPPROTO_UDP ? 8 : 8;
-	uint16_t tot = (uint16_t)(20 + l4 + plen), ck;
-	uint8_t *p;
-	uint32_t pseudo;
-
-	DT_REQUIRE(m != NULL);
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + tot));
-	DT_REQUIRE(p != NULL);
-	memset(p, 0, 14u + tot);
-	memcpy(p, env.srv_mac, 6);
-	memcpy(p + 6, env.cli_mac, 6);
-	p[12] = 0x08;
-	p[14] = 0x45;
-	p[16] = (uint8_t)(tot >> 8);
-	p[17] = (uint8_t)tot;
-	p[22] = 64;
-	p[23] = proto;
-	/* Byte stores: the IPv4 addresses sit at odd 16-bit offsets. */
-	dt_net_put_be32(p + 26, CLI_IP);
-	dt_net_put_be32(p + 30, SRV_IP);
-	ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 14, 20, 0));
-	p[24] = (uint8_t)(ck >> 8);
-	p[25] = (uint8_t)ck;
-	memset(p + 34 + l4, 0xa5, plen);
-	if (proto == IPPROTO_ICMP) {
-		p[34] = 8;     /* echo request */
-		p[38] = 0x12;
-		p[41] = 1;
-		ck = dt_net_cksum_finish(dt_net_cksum_add_at(0, p + 34, l4 + plen, 0));
-		p[36] = (uint8_t)(ck >> 8);
-		p[37] = (uint8_t)ck;
-	} else {
-		p[34] = 0x9c;   /* source port 40000 */
-		p[35] = 0x40;
-		p[36] = (uint8_t)(dport >> 8);
-		p[37] = (uint8_t)dport;
-		if (proto == IPPROTO_UDP) {
-			p[38] = (uint8_t)((l4 + plen) >> 8);
-			p[39] = (uint8_t)(l4 + plen);
-		} else {
-			p[38 + 3] = 1;        /* seq 1 */
-			p[46] = 0x50;         /* data offset 5 */
-			p[47] = 0x18;         /* PSH ACK */
-			p[48] = 0xff;
-		}
-		pseudo = dt_net_ipv4_pseudo_sum(CLI_IP, SRV_IP, proto, l4 + plen);
-		ck = dt_net_cksum_finish(dt_net_cksum_add_at(pseudo, p + 34,
-			l4 + plen, 0));
-		if (proto == IPPROTO_UDP) {
-			p[40] = (uint8_t)(ck >> 8);
-			p[41] = (uint8_t)ck;
-		} else {
-			p[50] = (uint8_t)(ck >> 8);
-			p[51] = (uint8_t)ck;
-		}
-	}
-	DT_REQUIRE(rte_eth_tx_burst(env.fx.cport, 1, &m, 1) == 1);
+	DT_REQUIRE(dp_raw_send(env.fx.cport, 1, env.fx.c_pool, env.srv_mac,
+		env.cli_mac, CLI_IP, SRV_IP, proto, dport, plen) == 0);
 }
 
 /* ---- cases ---- */
+
+/* @p n client connections to @p port, XFER bytes each. */
+static void
+clients_connect(uint16_t port, unsigned int n)
+{
+	struct conn *c;
+
+	while (n-- > 0) {
+		c = conn_new(CLI, 0, port, XFER);
+		DT_REQUIRE(c != NULL);
+		DT_REQUIRE(dt_dp_connect(env.st[CLI], rte_cpu_to_be_32(SRV_IP),
+			port, c, &c->id) == 0);
+	}
+}
+
+/* A server connection received what client connection @p c sent. */
+static bool
+crc_matched(const struct conn *c)
+{
+	unsigned int j;
+
+	for (j = 0; j < env.nb_c; j++)
+		if (env.c[j].st != CLI && env.c[j].rx_crc == c->tx_crc)
+			return true;
+	return false;
+}
 static void
 test_listen_steering(void)
 {
 	struct dt_dp_stats a0, b0, a, b, cl;
 	unsigned int i, on_a = 0, on_b = 0;
 	struct conn *c;
-	int r;
 
 	DT_CHECK_EQ(dt_dp_listen(env.st[SA], PORT_A), 0);
 	DT_CHECK_EQ(dt_dp_listen(env.st[SB], PORT_B), 0);
@@ -410,15 +413,9 @@ test_listen_steering(void)
 	DT_CHECK_EQ(dt_dp_listen(env.st[SB], PORT_AB), 0);
 	stats(SA, &a0);
 	stats(SB, &b0);
-	for (i = 0; i < 2 + 2 + NB_AB; i++) {
-		uint16_t port = i < 2 ? PORT_A : i < 4 ? PORT_B : PORT_AB;
-
-		c = conn_new(CLI, 0, port, XFER);
-		DT_REQUIRE(c != NULL);
-		r = dt_dp_connect(env.st[CLI], rte_cpu_to_be_32(SRV_IP), port, c,
-			&c->id);
-		DT_REQUIRE(r == 0);
-	}
+	clients_connect(PORT_A, 2);
+	clients_connect(PORT_B, 2);
+	clients_connect(PORT_AB, NB_AB);
 	DT_CHECK(run_until(all_closed, 20000));
 	for (i = 0; i < env.nb_c; i++) {
 		c = &env.c[i];
@@ -435,17 +432,11 @@ test_listen_steering(void)
 		DT_CHECK_EQ(c->dev_bytes, XFER);
 	}
 	for (i = 0; i < env.nb_c; i++) {
-		unsigned int j;
-
 		c = &env.c[i];
 		if (c->st != CLI)
 			continue;
 		DT_CHECK_EQ(c->acked, XFER);
-		/* The server conn with the same start... match by CRC. */
-		for (j = 0; j < env.nb_c; j++)
-			if (env.c[j].st != CLI && env.c[j].rx_crc == c->tx_crc)
-				break;
-		DT_CHECK(j < env.nb_c);
+		DT_CHECK(crc_matched(c));
 	}
 	printf("  port %u spread: %u on A, %u on B\n", PORT_AB, on_a, on_b);
 	DT_CHECK_EQ(on_a + on_b, NB_AB);
@@ -521,12 +512,7 @@ test_listener_leaves(void)
 	DT_CHECK_EQ(dt_dp_listen(env.st[SB], PORT_ABC), 0);
 	DT_CHECK_EQ(dt_dp_listen(env.st[SC], PORT_ABC), 0);
 	env.hold = true;
-	for (i = 0; i < NB_ABC; i++) {
-		c = conn_new(CLI, 0, PORT_ABC, XFER);
-		DT_REQUIRE(c != NULL);
-		DT_REQUIRE(dt_dp_connect(env.st[CLI], rte_cpu_to_be_32(SRV_IP),
-			PORT_ABC, c, &c->id) == 0);
-	}
+	clients_connect(PORT_ABC, NB_ABC);
 	DT_REQUIRE(run_until(abc_accepted, 5000));
 	for (i = 0; i < env.nb_c; i++) {
 		c = &env.c[i];
@@ -568,20 +554,23 @@ test_listener_leaves(void)
 	env.nb_c = 0;
 }
 
-/* B opens a connection: the client's segments come back on queue 2. */
+/*
+ * Stack @p sb opens a connection: the client's segments come back to it
+ * (B: queue 2; A, steered by RSS alone: queue 1 or 0), none to @p sa.
+ */
 static void
-test_active_open(void)
+active_open(int sb, int sa)
 {
 	struct dt_dp_stats a0, b0, a, b;
 	struct conn *c, *s = NULL;
 	unsigned int i;
 
 	DT_CHECK_EQ(dt_dp_listen(env.st[CLI], PORT_CLI), 0);
-	stats(SA, &a0);
-	stats(SB, &b0);
-	c = conn_new(SB, 0, PORT_CLI, XFER);
+	stats(sa, &a0);
+	stats(sb, &b0);
+	c = conn_new(sb, 0, PORT_CLI, XFER);
 	DT_REQUIRE(c != NULL);
-	DT_REQUIRE(dt_dp_connect(env.st[SB], rte_cpu_to_be_32(CLI_IP), PORT_CLI,
+	DT_REQUIRE(dt_dp_connect(env.st[sb], rte_cpu_to_be_32(CLI_IP), PORT_CLI,
 		c, &c->id) == 0);
 	DT_CHECK(run_until(all_closed, 20000));
 	for (i = 0; i < env.nb_c; i++)
@@ -594,15 +583,95 @@ test_active_open(void)
 	DT_CHECK_EQ(c->rx_bytes, XFER / 2);
 	DT_CHECK_EQ(c->dev_bytes, XFER / 2);
 	DT_CHECK_EQ(c->rx_crc, s->tx_crc);
-	stats(SA, &a);
-	stats(SB, &b);
+	stats(sa, &a);
+	stats(sb, &b);
 	DT_CHECK_EQ(a.rx_tcp, a0.rx_tcp);
 	DT_CHECK(b.rx_tcp > b0.rx_tcp);
-	DT_CHECK_EQ(b.steer_rules, b0.steer_rules + 1);
+	DT_CHECK_EQ(b.steer_rules, b0.steer_rules + (env.rss_only ? 0 : 1));
 	DT_CHECK_EQ(b.steer_errors, 0);
 	DT_CHECK_EQ(b.drop_no_conn, 0);
 	DT_CHECK_EQ(dt_dp_unlisten(env.st[CLI], PORT_CLI), 0);
 	env.nb_c = 0;
+}
+
+static void
+test_active_open(void)
+{
+	active_open(SB, SA);
+	if (env.rss_only)
+		active_open(SA, SB);
+}
+
+/*
+ * RSS alone: A, B and C listen on one port; connections land on whichever
+ * stack RSS picks, every byte arrives, nothing is reset.
+ */
+static void
+test_rss_listen(void)
+{
+	struct dt_dp_stats x[NB_ST];
+	unsigned int i, on[NB_ST] = {0}, used = 0;
+	struct conn *c;
+	int s;
+
+	for (s = SA; s <= SC; s++)
+		DT_CHECK_EQ(dt_dp_listen(env.st[s], PORT_AB), 0);
+	clients_connect(PORT_AB, NB_AB);
+	DT_CHECK(run_until(all_closed, 20000));
+	for (i = 0; i < env.nb_c; i++) {
+		c = &env.c[i];
+		if (c->st != CLI) {
+			on[c->st]++;
+			DT_CHECK_EQ(c->rx_bytes, XFER);
+			DT_CHECK_EQ(c->dev_bytes, XFER);
+		} else {
+			DT_CHECK_EQ(c->acked, XFER);
+			DT_CHECK(crc_matched(c));
+		}
+	}
+	for (s = SA; s <= SC; s++) {
+		stats(s, &x[s]);
+		used += on[s] > 0;
+		DT_CHECK_EQ(x[s].drop_no_conn + x[s].tx_rst, 0);
+		DT_CHECK_EQ(x[s].steer_rules + x[s].steer_errors, 0);
+		DT_CHECK_EQ(x[s].events_overflow, 0);
+		DT_CHECK_EQ(dt_dp_unlisten(env.st[s], PORT_AB), 0);
+	}
+	printf("  RSS alone: %u on A (queue 0: %" PRIu64 " frames), %u on B, %u on C\n",
+		on[SA], x[SA].rx_host_queue, on[SB], on[SC]);
+	DT_CHECK_EQ(on[SA] + on[SB] + on[SC], NB_AB);
+	DT_CHECK(used >= 2);
+	env.nb_c = 0;
+}
+
+/* RSS alone: ICMP, UDP and closed-port TCP are served by some stack. */
+static void
+test_rss_host(void)
+{
+	struct dt_dp_stats x, c0, cl;
+	int64_t d[4] = {0};
+	int s, k;
+
+	run_until(never, 50);
+	stats(CLI, &c0);
+	for (k = -1; k <= 1; k += 2) {
+		for (s = SA; s <= SC; s++) {
+			stats(s, &x);
+			d[0] += k * (int64_t)x.rx_icmp;
+			d[1] += k * (int64_t)x.drop_unsupported_proto;
+			d[2] += k * (int64_t)x.drop_no_conn;
+			d[3] += k * (int64_t)x.tx_rst;
+		}
+		if (k < 0) {
+			raw_send(IPPROTO_ICMP, 0, 56);
+			raw_send(IPPROTO_UDP, 9999, 1000);
+			raw_send(IPPROTO_TCP, 6000, 1000);
+			run_until(never, 100);
+		}
+	}
+	stats(CLI, &cl);
+	DT_CHECK(d[0] == 1 && d[1] == 1 && d[2] == 1 && d[3] == 1);
+	DT_CHECK_EQ(cl.rx_icmp, c0.rx_icmp + 1);     /* the echo reply */
 }
 
 /* ICMP echo and frames no rule matches: queue 0, host memory only. */
@@ -662,6 +731,7 @@ main(int argc, char **argv)
 		printf("EAL init failed\n");
 		return 1;
 	}
+	env.rss_only = argc - r > 1 && strcmp(argv[r + 1], "--rss-only") == 0;
 	r = setup();
 	if (r == -ENODEV)
 		DT_TEST_SKIP("needs two net_hsplit ports and a gpu_sim device");
@@ -669,10 +739,16 @@ main(int argc, char **argv)
 		printf("set-up failed: %s\n", rte_strerror(-r));
 		return 1;
 	}
-	DT_RUN(test_listen_steering);
-	DT_RUN(test_listener_leaves);
-	DT_RUN(test_active_open);
-	DT_RUN(test_host_queue);
+	if (env.rss_only) {
+		DT_RUN(test_rss_listen);
+		DT_RUN(test_active_open);
+		DT_RUN(test_rss_host);
+	} else {
+		DT_RUN(test_listen_steering);
+		DT_RUN(test_listener_leaves);
+		DT_RUN(test_active_open);
+		DT_RUN(test_host_queue);
+	}
 	for (s = NB_ST - 1; s >= 0; s--)
 		dt_dp_stack_destroy(env.st[s]);
 	r = dp_fixture_teardown(&env.fx);

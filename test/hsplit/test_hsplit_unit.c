@@ -477,6 +477,11 @@ test_devargs(void)
 	DT_CHECK_EQ(hsplit_devargs_parse("tx_gather=1", &da, err, sizeof(err)),
 		-EINVAL);
 	DT_CHECK(strstr(err, "tx_gather=1") != NULL);
+	DT_CHECK_EQ(da.flow_off, 0);
+	DT_CHECK_EQ(hsplit_devargs_parse("flow=off", &da, err, sizeof(err)), 0);
+	DT_CHECK_EQ(da.flow_off, 1);
+	DT_CHECK_EQ(hsplit_devargs_parse("flow=no", &da, err, sizeof(err)),
+		-EINVAL);
 	DT_CHECK_EQ(da.nomatch, HSPLIT_NOMATCH_HOST);
 	DT_CHECK_EQ(da.wire[0], 0);
 	DT_CHECK_EQ(hsplit_devargs_parse("wire=w1,rate=25,loss=0.01,dup=0.5,"

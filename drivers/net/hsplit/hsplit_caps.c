@@ -163,6 +163,28 @@ static const struct hsplit_caps hsplit_caps_tab[] = {
 		.tso_mss_max = 9674,
 		.tso_max_len = 262144,
 	},
+	/*
+	 * A NIC without rte_flow: DPDK 22.11's ena (AWS; drivers/net/ena/
+	 * ena_ethdev.c) has no flow_ops_get, so every rte_flow call fails
+	 * with ENOSYS. ena_infos_get offers the checksums, RSS_HASH,
+	 * SCATTER, TSO and multi-segment TX, no BUFFER_SPLIT, a 128-entry
+	 * RETA (the software NIC keeps its own table size) and at most
+	 * ENA_PKT_MAX_BUFS (17) buffers per frame; no MSS range is checked.
+	 * lib/dp runs it in copy mode with RSS-only steering.
+	 */
+	[HSPLIT_CAPS_NOFLOW] = {
+		.name = "noflow",
+		.rx_offload_capa = HSPLIT_CKSUM_OFFLOADS |
+			RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_SCATTER,
+		.split_ptypes = NULL,
+		.tso = 1,
+		.tx_nb_seg_max = 17,
+		.tx_nb_mtu_seg_max = 17,
+		.tso_mss_min = 1,
+		.tso_mss_max = UINT16_MAX,
+		.tso_max_len = 262144,
+		.no_flow = 1,
+	},
 };
 
 const struct hsplit_caps *

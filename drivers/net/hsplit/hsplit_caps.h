@@ -22,6 +22,9 @@
  *         against).
  *   nosplit a NIC without buffer split (i40e-like): checksums, RSS,
  *         rte_flow, scatter and TSO, one pool per queue: whole frames.
+ *   noflow a NIC without rte_flow (ENA-like): checksums, RSS, scatter and
+ *         TSO, no buffer split, and no flow API (rte_flow calls fail
+ *         with ENOSYS, as on a driver without flow_ops_get).
  * Every profile but notso offers RTE_ETH_TX_OFFLOAD_TCP_TSO on the loopback
  * wire, with its NIC's TX limits (tx_desc_lim, MSS range, frame size).
  * Pure: no EAL.
@@ -37,6 +40,7 @@ enum hsplit_caps_profile {
 	HSPLIT_CAPS_ICE,
 	HSPLIT_CAPS_NOTSO,
 	HSPLIT_CAPS_NOSPLIT,
+	HSPLIT_CAPS_NOFLOW,
 };
 
 /** What a profile reports and allows. */
@@ -59,6 +63,7 @@ struct hsplit_caps {
 	uint16_t tso_mss_min;       /**< tso_segsz accepted */
 	uint16_t tso_mss_max;
 	uint32_t tso_max_len;       /**< pkt_len of a TSO frame at most */
+	uint8_t no_flow;            /**< no rte_flow API at all */
 };
 
 /** The profile's capabilities (@p prof an enum hsplit_caps_profile). */

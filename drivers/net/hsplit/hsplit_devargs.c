@@ -19,7 +19,7 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_IFACE_RX_SOCKETS, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
 	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
 	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR,
-	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, NULL
+	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, HSPLIT_ARG_FLOW, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -182,13 +182,18 @@ one_arg(const char *key, const char *val, void *opaque)
 		int prof = hsplit_caps_parse(val);
 
 		if (prof < 0)
-			return bad(c, key, val, "need full, mlx5, ice, notso or nosplit");
+			return bad(c, key, val, "need full, mlx5, ice, notso, nosplit or noflow");
 		da->caps = (uint8_t)prof;
 	} else if (strcmp(key, HSPLIT_ARG_TX_GATHER) == 0) {
 		if (val != NULL && strcmp(val, "on") == 0)
 			da->tx_gather_off = 0;
 		else if (val != NULL && strcmp(val, "off") == 0)
 			da->tx_gather_off = 1;
+		else
+			return bad(c, key, val, "need on or off");
+	} else if (strcmp(key, HSPLIT_ARG_FLOW) == 0) {
+		if (val != NULL && (strcmp(val, "on") == 0 || strcmp(val, "off") == 0))
+			da->flow_off = strcmp(val, "off") == 0;
 		else
 			return bad(c, key, val, "need on or off");
 	}
@@ -218,7 +223,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, iface_rx_sockets, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather)",
+			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather, flow)",
 			args);
 		return -EINVAL;
 	}

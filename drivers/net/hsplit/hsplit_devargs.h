@@ -36,8 +36,12 @@
  *                      interface only, for applications that call tx_burst
  *                      only with frames to send, which never release held
  *                      TX frames otherwise)
- *   caps=full|mlx5|ice|notso capability profile: what the port reports and does
- *                      for buffer split (default full; see hsplit_caps.h)
+ *   caps=full|mlx5|ice|notso|nosplit|noflow capability profile: what the
+ *                      port reports and does for buffer split, TSO and
+ *                      rte_flow (default full; see hsplit_caps.h)
+ *   flow=on|off        off: no rte_flow API whatever the profile (a split
+ *                      NIC without flow rules, for lib/dp's RSS-only
+ *                      steering with a split; no 22.11 PMD is one)
  *   tx_gather=on|off   device-memory TX payload: one gather per burst where
  *                      the copy engine has one (default on), or one submit
  *                      of per-segment copies (off: the path before, for
@@ -78,6 +82,7 @@
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
 #define HSPLIT_ARG_CAPS "caps"
 #define HSPLIT_ARG_TX_GATHER "tx_gather"
+#define HSPLIT_ARG_FLOW "flow"
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -107,6 +112,7 @@ struct hsplit_devargs {
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
 	uint8_t caps;         /**< enum hsplit_caps_profile */
 	uint8_t tx_gather_off; /**< tx_gather=off: TX copies by submit only */
+	uint8_t flow_off;     /**< flow=off: no rte_flow API */
 };
 
 /**

@@ -387,6 +387,13 @@ hsplit_rss_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rc)
 static int
 hsplit_flow_ops(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 {
+	const struct hsplit_devargs *da = &hsplit_port_of(dev)->da;
+
+	/* No ops and no error: ethdev's "flow API not supported" (ENOSYS). */
+	if (hsplit_caps_get(da->caps)->no_flow || da->flow_off) {
+		*ops = NULL;
+		return 0;
+	}
 #ifdef HSPLIT_HAVE_FLOW
 	return hsplit_flow_ops_get(dev, ops);
 #else
