@@ -42,6 +42,11 @@
  *                      the copy engine has one (default on), or one submit
  *                      of per-segment copies (off: the path before, for
  *                      comparisons)
+ *   iface_gro=on|off   with RX LRO on the port, turn the interface's GRO on
+ *                      while the port runs (default on: one kernel trip and
+ *                      one ring slot per coalesced frame, not per MTU
+ *                      frame), or leave it as it is (off: the path before);
+ *                      needs iface=
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -78,6 +83,7 @@
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
 #define HSPLIT_ARG_CAPS "caps"
 #define HSPLIT_ARG_TX_GATHER "tx_gather"
+#define HSPLIT_ARG_IFACE_GRO "iface_gro"
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -107,6 +113,8 @@ struct hsplit_devargs {
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
 	uint8_t caps;         /**< enum hsplit_caps_profile */
 	uint8_t tx_gather_off; /**< tx_gather=off: TX copies by submit only */
+	uint8_t iface_gro_off; /**< iface_gro=off: the interface's GRO as it is */
+	uint8_t iface_gro_set;
 };
 
 /**
