@@ -4,7 +4,7 @@
 # server's lcores and the Linux sender, whose contexts run veth, the
 # backlog softirq and AF_PACKET's tpacket_rcv), by pid, classified by call
 # chain (stacks.py), also per frame and per KiB received.
-# usage: [OUT=DIR] [SIZE=2G] perf.sh TAG MTU ['ENV assignments', e.g. SVB_DEVARGS=,iface_gro=off]
+# usage: [OUT=DIR] [SIZE=2G] [OFFLOADS=1] perf.sh TAG MTU ['ENV assignments', e.g. SVB_DEVARGS=,iface_gro=off]
 set -euo pipefail
 tag=$1 mtu=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +21,7 @@ rm -rf "$logs"
 	done ) & w=$!
 ( eval "${3:-}"; export SVB_DEVARGS SVB_ROOT_ETHTOOL
   SVB_LOGS=$logs perf record -q -o "$data" -a -F 1999 -g -- \
-	"$top/bench/server-vs-bounce.sh" --size "${SIZE:-2G}" --modes a --mtus "$mtu" \
+	"$top/bench/server-vs-bounce.sh" --size "${SIZE:-2G}" --modes a --mtus "$mtu" ${OFFLOADS:+--offloads} \
 	>/dev/null 2>&1 ) || true
 kill $w 2>/dev/null || true; wait $w 2>/dev/null || true
 pids=$(sort -u "$out/$tag.pids" | paste -sd,)

@@ -9,6 +9,7 @@ cats = [  # first match wins, tested against the whole chain
     ("startup (page faults, clear_page)", ("clear_page", "exc_page_fault", "do_mmap", "rte_eal_init")),
     ("kernel: AF_PACKET copy into the RX ring (tpacket_rcv)", ("tpacket_rcv",)),
     ("kernel: root-ns IP stack on frames devtcp owns (ip_rcv: route, drop)", ("ip_rcv", "ip_list_rcv", "ip_sublist_rcv", "arp_rcv")),
+    ("kernel: veth NAPI + GRO (coalescing)", ("veth_poll", "napi_gro_receive", "dev_gro_receive", "gro_receive")),
     ("kernel: sender's TCP ACK processing (tcp_v4_rcv in ns)", ("tcp_v4_rcv", "tcp_v4_do_rcv")),
     ("kernel: sender's TCP transmit (tcp_sendmsg, segmentation, veth)", ("tcp_sendmsg", "tcp_write_xmit", "skb_segment", "__tcp_transmit_skb")),
     ("kernel: veth / backlog / skb free, other rx", ("veth_xmit", "process_backlog", "__netif_receive_skb", "net_rx_action", "kfree_skb", "consume_skb", "skb_release")),
@@ -72,3 +73,21 @@ if "--per" in sys.argv:
             continue
         ns = v / hz * 1e9
         print("%8.0f ns/frame %7.1f ns/KiB  %s" % (ns / nf, ns / (nb / 1024), k))
+    # Groups, all threads of the run together (polling and start-up left out).
+    grp = {}
+    for k, v in c.items():
+        name = k.split("] ", 1)[-1]
+        if name.startswith("kernel: other") or name.startswith(("startup", "server polling")):
+            continue
+        g = ("kernel (veth, softirq, AF_PACKET, IP, sender TCP)" if name.startswith("kernel") else
+             "net_hsplit (drain, copy, csum, split)" if name.startswith("net_hsplit") else
+             "copy engine (payload into device memory)" if name.startswith("gpu_sim") else
+             "lib/dp + lib/tcp" if name.startswith("lib/dp") else
+             "sender userspace" if name.startswith("sender") else "other devtcp")
+        grp[g] = grp.get(g, 0) + v
+    print("\ngroups (receive work, all threads; idle polls and start-up left out):")
+    for g, v in sorted(grp.items(), key=lambda x: -x[1]):
+        ns = v / hz * 1e9
+        print("%8.0f ns/frame %7.1f ns/KiB  %s" % (ns / nf, ns / (nb / 1024), g))
+    ns = sum(grp.values()) / hz * 1e9
+    print("%8.0f ns/frame %7.1f ns/KiB  total" % (ns / nf, ns / (nb / 1024)))
