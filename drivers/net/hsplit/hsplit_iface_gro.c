@@ -16,8 +16,9 @@
  * So, with RX LRO enabled on the port and iface_gro=on (the default), port
  * start turns the interface's GRO on (SIOCETHTOOL, ETHTOOL_SGRO; needs
  * CAP_NET_ADMIN, else a warning and the interface as it was) and port stop
- * turns it off again if start was what turned it on. Without LRO nothing
- * changes: coalesced frames would not fit the ring's slots.
+ * turns it off again if start was what turned it on. Without LRO (or with a
+ * max_lro_pkt_size below 64 KiB) nothing changes: coalesced frames would
+ * not fit the ring's slots, or the port would drop them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,16 @@ hsplit_iface_gro_start(struct hsplit_port *p, struct hsplit_iface *ifc)
 	ifc->gro_set = 0;
 	if (!ifc->lro || p->da.iface_gro_off)
 		return;
+	/*
+	 * GRO builds frames up to an IPv4 total length of 64 KiB: with a
+	 * smaller max_lro_pkt_size the port would drop them, where without GRO
+	 * the same segments come through one by one.
+	 */
+	if (p->max_lro < 65535u + RTE_ETHER_HDR_LEN) {
+		HSPLIT_LOG(INFO, "port %u: GRO on %s left as it is: max_lro_pkt_size %u is below the 64 KiB frames it builds",
+			p->port_id, ifc->name, p->max_lro);
+		return;
+	}
 	ret = gro_ioctl(ifc->name, ETHTOOL_GGRO, &on);
 	if (ret == 0 && on)
 		return;
