@@ -34,7 +34,9 @@
 # the build tree (build/ or $DEVTCP_BUILD) of the repository it is in.
 # DEVTCP_EAL_ARGS (set by .bundle/run.sh) is added to devtcp-server's EAL
 # arguments; SVB_WINDOW (default 4M) is its [limits] window; SVB_DEVARGS
-# (e.g. ",iface_rx=v3") is added to net_hsplit's devargs, to compare modes. Example, on
+# (e.g. ",iface_gro=off") is added to net_hsplit's devargs, to compare
+# modes; SVB_ROOT_ETHTOOL (e.g. "gro on") sets ethtool -K features of the
+# root end; SVB_ROOT_THREADED=1 runs its NAPI threaded in (a). Example, on
 # this VM: bench/server-vs-bounce.sh --size 256M
 set -euo pipefail
 
@@ -259,6 +261,11 @@ run_devtcp() {
 		say "devtcp-server did not start (MTU $mtu):"
 		tail -20 "$log" >&2
 		return 0
+	fi
+	# SVB_ROOT_THREADED=1: the root end's NAPI (there once net_hsplit turned
+	# GRO on) in a kthread of its own, off devtcp's stack lcore.
+	if [ -n "${SVB_ROOT_THREADED:-}" ]; then
+		echo 1 > "/sys/class/net/$ns/threaded" || say "threaded NAPI on $ns refused"
 	fi
 	r=$(send)
 	kill -TERM "$s" 2>/dev/null || true

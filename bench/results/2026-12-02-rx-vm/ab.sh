@@ -8,7 +8,7 @@
 # the sender (user, system); B/A of goodput per round.
 # usage: [C=1] [SIZE=1G] [MTU=1500] ab.sh ROUNDS 'ENV_A' 'ENV_B'
 set -uo pipefail
-SVB_DEVARGS= SVB_ROOT_ETHTOOL=
+SVB_DEVARGS= SVB_ROOT_ETHTOOL= SVB_ROOT_THREADED=
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 n=$1 A=${2:-} B=${3:-}
@@ -25,7 +25,7 @@ wrap() { # $1 build tree -> wrapped tree
 one() { # $1 modes, $2 assignments, $3 build -> "gbps srv_sys_s/GB snd_user_s/GB snd_sys_s/GB"
 	local b=${3:-$top/build} j=$tmp/r.json
 	: > "$tmp/ru"; rm -f "$j"
-	( eval "$2"; export SVB_DEVARGS SVB_ROOT_ETHTOOL
+	( eval "$2"; export SVB_DEVARGS SVB_ROOT_ETHTOOL SVB_ROOT_THREADED
 	REAL_SERVER=$b/app/server/devtcp-server RUSAGE_FILE=$tmp/ru DEVTCP_BUILD=$(wrap "$b") \
 		"$top/bench/server-vs-bounce.sh" --size "$size" --mtus "$mtu" \
 		--modes "$1" --json "$j" >/dev/null 2>"$tmp/err" )

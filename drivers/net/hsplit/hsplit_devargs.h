@@ -42,8 +42,8 @@
  *                      the copy engine has one (default on), or one submit
  *                      of per-segment copies (off: the path before, for
  *                      comparisons)
- *   iface_gro=on|off   with RX LRO on the port, turn the interface's GRO on
- *                      while the port runs (default on: one kernel trip and
+ *   iface_gro=on|off   with RX LRO on the port (and no rx_* faults), turn the
+ *                      interface's GRO on while the port runs (default on: one kernel trip and
  *                      one ring slot per coalesced frame, not per MTU
  *                      frame), or leave it as it is (off: the path before);
  *                      needs iface=

@@ -18,7 +18,8 @@
  * CAP_NET_ADMIN, else a warning and the interface as it was) and port stop
  * turns it off again if start was what turned it on. Without LRO (or with a
  * max_lro_pkt_size below 64 KiB) nothing changes: coalesced frames would
- * not fit the ring's slots, or the port would drop them.
+ * not fit the ring's slots, or the port would drop them; nor with RX faults
+ * (they model a wire of MTU frames).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -69,6 +70,17 @@ hsplit_iface_gro_start(struct hsplit_port *p, struct hsplit_iface *ifc)
 	 * smaller max_lro_pkt_size the port would drop them, where without GRO
 	 * the same segments come through one by one.
 	 */
+	/*
+	 * rx_loss=, rx_dup=, rx_reorder=, rx_corrupt= stand in for a faulty
+	 * wire of MTU frames: on 64 KiB frames they would lose or reorder
+	 * ~45 segments at once (a whole window of a peer without window
+	 * scaling), another fault model than the one asked for.
+	 */
+	if (p->rx_loss_thr | p->rx_dup_thr | p->rx_reorder_thr | p->rx_corrupt_thr) {
+		HSPLIT_LOG(INFO, "port %u: GRO on %s left as it is: RX faults act on wire frames",
+			p->port_id, ifc->name);
+		return;
+	}
 	if (p->max_lro < 65535u + RTE_ETHER_HDR_LEN) {
 		HSPLIT_LOG(INFO, "port %u: GRO on %s left as it is: max_lro_pkt_size %u is below the 64 KiB frames it builds",
 			p->port_id, ifc->name, p->max_lro);
