@@ -32,3 +32,6 @@ for m in mtus:
             acg.append(an / g(kg[m], "c"))
     print("  new/old (a): median %s" % rng(ratio))
     print("  a/c old: %s   a/c new: %s   new a / kernel with GRO (kgro): %s" % (rng(aco), rng(acn), rng(acg)))
+    t = load("new-thr").get(m, {})
+    if g(t, "a"):
+        print("  new with threaded NAPI (new-thr): a %.3f, c %s" % (g(t, "a"), g(t, "c")))

@@ -66,11 +66,6 @@ hsplit_iface_gro_start(struct hsplit_port *p, struct hsplit_iface *ifc)
 	if (!ifc->lro || p->da.iface_gro_off)
 		return;
 	/*
-	 * GRO builds frames up to an IPv4 total length of 64 KiB: with a
-	 * smaller max_lro_pkt_size the port would drop them, where without GRO
-	 * the same segments come through one by one.
-	 */
-	/*
 	 * rx_loss=, rx_dup=, rx_reorder=, rx_corrupt= stand in for a faulty
 	 * wire of MTU frames: on 64 KiB frames they would lose or reorder
 	 * ~45 segments at once (a whole window of a peer without window
@@ -81,6 +76,11 @@ hsplit_iface_gro_start(struct hsplit_port *p, struct hsplit_iface *ifc)
 			p->port_id, ifc->name);
 		return;
 	}
+	/*
+	 * GRO builds frames up to an IPv4 total length of 64 KiB: with a
+	 * smaller max_lro_pkt_size the port would drop them, where without GRO
+	 * the same segments come through one by one.
+	 */
 	if (p->max_lro < 65535u + RTE_ETHER_HDR_LEN) {
 		HSPLIT_LOG(INFO, "port %u: GRO on %s left as it is: max_lro_pkt_size %u is below the 64 KiB frames it builds",
 			p->port_id, ifc->name, p->max_lro);
