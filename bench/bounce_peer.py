@@ -23,6 +23,7 @@
 import json
 import resource
 import socket
+import struct
 import sys
 import time
 
@@ -48,12 +49,16 @@ def send(addr, port, total):
         pass
     secs = time.monotonic() - t0
     r1 = resource.getrusage(resource.RUSAGE_SELF)
+    # struct tcp_info: 8 bytes, then u32s; tcpi_total_retrans is the 24th.
+    ti = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    retrans = struct.unpack_from("I", ti, 8 + 23 * 4)[0] if len(ti) >= 104 else -1
     s.close()
     # The sender's CPU seconds: with a veth, its system time holds the
     # softirq work its transmissions ran (veth, the receiver's side).
     print(json.dumps({"bytes": int(total), "seconds": secs,
                       "sender_user_s": round(r1.ru_utime - r0.ru_utime, 4),
-                      "sender_sys_s": round(r1.ru_stime - r0.ru_stime, 4)}), flush=True)
+                      "sender_sys_s": round(r1.ru_stime - r0.ru_stime, 4),
+                      "sender_retrans": retrans}), flush=True)
 
 
 def listen(addr, port):

@@ -34,19 +34,20 @@ import json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("- - - -"); sys.exit()
+    print("- - - - -"); sys.exit()
 r = d["results"][0][sys.argv[3]]
 ru = open(sys.argv[2]).read().split()
 gb = r["bytes"] / 1e9
 ok = not d["errors"]
-print("%s %s %.3f %.3f%s" % ("%.2f" % r["gbps"], "%.3f" % (float(ru[1]) / gb) if ru else "-",
-      r.get("sender_user_s", 0) / gb, r.get("sender_sys_s", 0) / gb, "" if ok else " ERR"))
+print("%s %s %.3f %.3f %s%s" % ("%.2f" % r["gbps"], "%.3f" % (float(ru[1]) / gb) if ru else "-",
+      r.get("sender_user_s", 0) / gb, r.get("sender_sys_s", 0) / gb,
+      r.get("sender_retrans", "-"), "" if ok else " ERR"))
 PY
 }
-echo "# columns: Gb/s, server sys s/GB, sender user s/GB, sender sys s/GB"
+echo "# columns: Gb/s, server sys s/GB, sender user s/GB, sender sys s/GB, sender's retransmitted segments"
 for i in $(seq "$n"); do
 	a=$(one a "$A" "${BUILD_A:-}"); b=$(one a "$B" "${BUILD_B:-}")
-	c="- - - -"
+	c="- - - - -"
 	[ "${C:-0}" = 1 ] && c=$(one c "${CENV:-}" "")
 	r=$(python3 -c "import sys; a,b=sys.argv[1:3]; print('%.3f' % (float(b)/float(a)) if '-' not in (a, b) else '-')" "${a%% *}" "${b%% *}")
 	echo "round $i load $(cut -d' ' -f1 /proc/loadavg) MTU $mtu | A $a | B $b | C $c | B/A $r"
