@@ -8,7 +8,7 @@
 # the sender (user, system); B/A of goodput per round.
 # usage: [C=1] [SIZE=1G] [MTU=1500] ab.sh ROUNDS 'ENV_A' 'ENV_B'
 set -uo pipefail
-SVB_DEVARGS= SVB_ROOT_ETHTOOL= SVB_ROOT_THREADED=
+SVB_DEVARGS='' SVB_ROOT_ETHTOOL='' SVB_ROOT_THREADED=''
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 n=$1 A=${2:-} B=${3:-}
@@ -17,7 +17,8 @@ tmp=$(mktemp -d /tmp/rxab.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # A build tree whose devtcp-server is rusage_wrap.py around the real one.
 wrap() { # $1 build tree -> wrapped tree
-	local w=$tmp/w$(echo "$1" | md5sum | cut -c1-8)
+	local w
+	w=$tmp/w$(echo "$1" | md5sum | cut -c1-8)
 	mkdir -p "$w/app/server"
 	ln -sf "$here/rusage_wrap.py" "$w/app/server/devtcp-server"
 	echo "$w"
