@@ -9,7 +9,7 @@ cats = [  # first match wins, tested against the whole chain
     ("startup (page faults, clear_page)", ("clear_page", "exc_page_fault", "do_mmap", "rte_eal_init")),
     ("kernel: AF_PACKET copy into the RX ring (tpacket_rcv)", ("tpacket_rcv",)),
     ("kernel: root-ns IP stack on frames devtcp owns (ip_rcv: route, drop)", ("ip_rcv", "ip_list_rcv", "ip_sublist_rcv", "arp_rcv")),
-    ("kernel: veth NAPI + GRO (coalescing)", ("veth_poll", "napi_gro_receive", "dev_gro_receive", "gro_receive")),
+    ("kernel: veth NAPI + GRO (coalescing)", ("veth_poll", "napi_gro_receive", "gro_receive_skb", "dev_gro_receive", "gro_receive")),
     ("kernel: sender's TCP ACK processing (tcp_v4_rcv in ns)", ("tcp_v4_rcv", "tcp_v4_do_rcv")),
     ("kernel: sender's TCP transmit (tcp_sendmsg, segmentation, veth)", ("tcp_sendmsg", "tcp_write_xmit", "skb_segment", "__tcp_transmit_skb")),
     ("kernel: veth / backlog / skb free, other rx", ("veth_xmit", "process_backlog", "__netif_receive_skb", "net_rx_action", "kfree_skb", "consume_skb", "skb_release")),
