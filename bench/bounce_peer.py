@@ -21,7 +21,9 @@
       and exit 1.
 """
 import json
+import resource
 import socket
+import struct
 import sys
 import time
 
@@ -34,6 +36,7 @@ def send(addr, port, total):
     s = socket.create_connection((addr, int(port)), timeout=30)
     s.settimeout(None)
     left = int(total)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     while left > 0:
         n = min(left, len(pat))
@@ -45,8 +48,17 @@ def send(addr, port, total):
     while s.recv(65536):
         pass
     secs = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    # struct tcp_info: 8 bytes, then u32s; tcpi_total_retrans is the 24th.
+    ti = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    retrans = struct.unpack_from("I", ti, 8 + 23 * 4)[0] if len(ti) >= 104 else -1
     s.close()
-    print(json.dumps({"bytes": int(total), "seconds": secs}), flush=True)
+    # The sender's CPU seconds: with a veth, its system time holds the
+    # softirq work its transmissions ran (veth, the receiver's side).
+    print(json.dumps({"bytes": int(total), "seconds": secs,
+                      "sender_user_s": round(r1.ru_utime - r0.ru_utime, 4),
+                      "sender_sys_s": round(r1.ru_stime - r0.ru_stime, 4),
+                      "sender_retrans": retrans}), flush=True)
 
 
 def listen(addr, port):

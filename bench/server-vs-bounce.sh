@@ -33,7 +33,10 @@
 # script (a device bundle's bin/: .bundle/run.sh server-vs-bounce.sh ...), or
 # the build tree (build/ or $DEVTCP_BUILD) of the repository it is in.
 # DEVTCP_EAL_ARGS (set by .bundle/run.sh) is added to devtcp-server's EAL
-# arguments; SVB_WINDOW (default 4M) is its [limits] window. Example, on
+# arguments; SVB_WINDOW (default 4M) is its [limits] window; SVB_DEVARGS
+# (e.g. ",iface_gro=off") is added to net_hsplit's devargs, to compare
+# modes; SVB_ROOT_ETHTOOL (e.g. "gro on") sets ethtool -K features of the
+# root end; SVB_ROOT_THREADED=1 runs its NAPI threaded in (a). Example, on
 # this VM: bench/server-vs-bounce.sh --size 256M
 set -euo pipefail
 
@@ -171,6 +174,8 @@ set_mtu() {
 # The root end as a kernel host (b, c) or as devtcp's wire (a).
 root_kernel() {
 	ip addr replace 10.81.0.1/24 dev "$ns"
+	# shellcheck disable=SC2086
+	[ -z "${SVB_ROOT_ETHTOOL:-}" ] || ethtool -K "$ns" $SVB_ROOT_ETHTOOL >/dev/null
 	echo 0 > "/proc/sys/net/ipv4/conf/$ns/arp_ignore"
 	in_ns ip neigh flush dev eth0 2>/dev/null || true
 }
@@ -179,6 +184,9 @@ root_devtcp() {
 	# The kernel must not answer for, or reset, what devtcp receives.
 	echo 8 > "/proc/sys/net/ipv4/conf/$ns/arp_ignore"
 	echo 0 > "/proc/sys/net/ipv4/conf/$ns/forwarding"
+	# SVB_ROOT_ETHTOOL="gro on": ethtool -K features of the root end for (a).
+	# shellcheck disable=SC2086
+	[ -z "${SVB_ROOT_ETHTOOL:-}" ] || ethtool -K "$ns" $SVB_ROOT_ETHTOOL >/dev/null
 	in_ns ip neigh flush dev eth0 2>/dev/null || true
 }
 
@@ -235,7 +243,7 @@ start_server() {
 	root_devtcp
 	# shellcheck disable=SC2086
 	"$server" -l "$lcores" --in-memory --no-pci --log-level=lib.eal:warning \
-		${DEVTCP_EAL_ARGS:-} --vdev="net_hsplit_svb,iface=$ns" "${gpu_args[@]}" \
+		${DEVTCP_EAL_ARGS:-} --vdev="net_hsplit_svb,iface=$ns${SVB_DEVARGS:-}" "${gpu_args[@]}" \
 		-- --config "$ini" --drain 2 > "$log" 2>&1 &
 	srv_pid=$!
 	pids+=("$srv_pid")
@@ -253,6 +261,11 @@ run_devtcp() {
 		say "devtcp-server did not start (MTU $mtu):"
 		tail -20 "$log" >&2
 		return 0
+	fi
+	# SVB_ROOT_THREADED=1: the root end's NAPI (there once net_hsplit turned
+	# GRO on) in a kthread of its own, off devtcp's stack lcore.
+	if [ -n "${SVB_ROOT_THREADED:-}" ]; then
+		echo 1 > "/sys/class/net/$ns/threaded" || say "threaded NAPI on $ns refused"
 	fi
 	r=$(send)
 	kill -TERM "$s" 2>/dev/null || true

@@ -482,6 +482,19 @@ test_devargs(void)
 	DT_CHECK_EQ(da.flow_off, 1);
 	DT_CHECK_EQ(hsplit_devargs_parse("flow=no", &da, err, sizeof(err)),
 		-EINVAL);
+	/* iface_gro: on by default, off on request, only with iface=. */
+	DT_CHECK_EQ(hsplit_devargs_parse("iface=veth0", &da, err, sizeof(err)), 0);
+	DT_CHECK_EQ(da.iface_gro_off, 0);
+	DT_CHECK_EQ(hsplit_devargs_parse("iface=veth0,iface_gro=off", &da, err,
+		sizeof(err)), 0);
+	DT_CHECK_EQ(da.iface_gro_off, 1);
+	DT_CHECK_EQ(hsplit_devargs_parse("iface=veth0,iface_gro=yes", &da, err,
+		sizeof(err)), -EINVAL);
+	DT_CHECK(strstr(err, "iface_gro=yes") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse("wire=w,iface_gro=on", &da, err,
+		sizeof(err)), -EINVAL);
+	DT_CHECK(strstr(err, "needs iface=") != NULL);
+	DT_CHECK_EQ(hsplit_devargs_parse(NULL, &da, err, sizeof(err)), 0);
 	DT_CHECK_EQ(da.nomatch, HSPLIT_NOMATCH_HOST);
 	DT_CHECK_EQ(da.wire[0], 0);
 	DT_CHECK_EQ(hsplit_devargs_parse("wire=w1,rate=25,loss=0.01,dup=0.5,"

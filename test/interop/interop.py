@@ -599,6 +599,49 @@ def case_rx_1():
     rx_case("rx_1", [rand_file("f64", 64 * MIB)])
 
 
+def frames_in(srv):
+    """Frames devtcp-server's stacks took in (their exit lines)."""
+    return sum(int(n) for n in re.findall(r"(\d+) frames in", text_of(srv)))
+
+
+def gro_state():
+    out = sh(["ethtool", "-k", NS], check_rc=False).stdout
+    m = re.search(r"generic-receive-offload: (\w+)", out)
+    return m.group(1) if m else "?"
+
+
+def case_rx_gro():
+    """iface_gro= (net_hsplit): with its default (on) the port turns GRO on
+    on its interface while it runs (netns.sh left it off), the veth
+    coalesces Linux's MTU segments before AF_PACKET and devtcp takes them
+    through LRO: byte-exact, far fewer frames than segments, GRO off again
+    once the port stopped. With iface_gro=off, the path before: one frame
+    per segment, byte-exact."""
+    size = 32 * MIB
+    f = rand_file("gro", size)
+    segs = size // 1448
+
+    def on(srv, cap):
+        n = frames_in(srv)
+        check("GRO on %s turned on" % NS in text_of(srv),
+              "rx_gro: net_hsplit turned the interface's GRO on (logged)")
+        check(0 < n < segs // 2, "rx_gro: coalesced: %d frames in for %d "
+              "MTU segments" % (n, segs))
+        check(gro_state() == "off", "rx_gro: the interface's GRO is off "
+              "again after the port stopped (%s)" % gro_state())
+
+    def off(srv, cap):
+        n = frames_in(srv)
+        check("GRO on" not in text_of(srv),
+              "rx_gro_off: iface_gro=off left the interface's GRO alone")
+        check(n >= segs, "rx_gro_off: one frame per segment: %d frames in "
+              "for %d MTU segments" % (n, segs))
+
+    check(gro_state() == "off", "rx_gro: the test host left GRO off")
+    rx_case("rx_gro", [f], extra_check=on)
+    rx_case("rx_gro_off", [f], faults="iface_gro=off", extra_check=off)
+
+
 def case_rx_8():
     rx_case("rx_8", [rand_file("f8_%d" % i, 8 * MIB) for i in range(8)])
 
@@ -1272,6 +1315,7 @@ CASES = {
     "iperf3_8": lambda: iperf3_case("iperf3_8", 8),
     "iperf3_reverse": case_iperf3_reverse,
     "rx_1": case_rx_1,
+    "rx_gro": case_rx_gro,
     "rx_8": case_rx_8,
     "tx_host": case_tx_host,
     "tx_device": case_tx_device,

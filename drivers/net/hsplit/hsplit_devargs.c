@@ -19,7 +19,7 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_IFACE_RX_SOCKETS, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
 	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
 	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR,
-	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, HSPLIT_ARG_FLOW, NULL
+	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, HSPLIT_ARG_FLOW, HSPLIT_ARG_IFACE_GRO, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -52,6 +52,19 @@ parse_double(const char *v, double lo, double hi, double *out)
 	if (errno != 0 || *end != '\0' || isnan(d) || d < lo || d > hi)
 		return -1;
 	*out = d;
+	return 0;
+}
+
+/* "on" or "off" into *off (1 for off). */
+static int
+parse_off(const char *v, uint8_t *off)
+{
+	if (v != NULL && strcmp(v, "on") == 0)
+		*off = 0;
+	else if (v != NULL && strcmp(v, "off") == 0)
+		*off = 1;
+	else
+		return -1;
 	return 0;
 }
 
@@ -185,17 +198,15 @@ one_arg(const char *key, const char *val, void *opaque)
 			return bad(c, key, val, "need full, mlx5, ice, notso, nosplit or noflow");
 		da->caps = (uint8_t)prof;
 	} else if (strcmp(key, HSPLIT_ARG_TX_GATHER) == 0) {
-		if (val != NULL && strcmp(val, "on") == 0)
-			da->tx_gather_off = 0;
-		else if (val != NULL && strcmp(val, "off") == 0)
-			da->tx_gather_off = 1;
-		else
+		if (parse_off(val, &da->tx_gather_off) < 0)
 			return bad(c, key, val, "need on or off");
 	} else if (strcmp(key, HSPLIT_ARG_FLOW) == 0) {
-		if (val != NULL && (strcmp(val, "on") == 0 || strcmp(val, "off") == 0))
-			da->flow_off = strcmp(val, "off") == 0;
-		else
+		if (parse_off(val, &da->flow_off) < 0)
 			return bad(c, key, val, "need on or off");
+	} else if (strcmp(key, HSPLIT_ARG_IFACE_GRO) == 0) {
+		if (parse_off(val, &da->iface_gro_off) < 0)
+			return bad(c, key, val, "need on or off");
+		da->iface_gro_set = 1;
 	}
 	return 0;
 }
@@ -223,7 +234,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, iface_rx_sockets, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather, flow)",
+			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather, flow, iface_gro)",
 			args);
 		return -EINVAL;
 	}
@@ -253,6 +264,11 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 	}
 	if (da->iface_ring_set && da->iface[0] == '\0') {
 		snprintf(err, errlen, "iface_ring=%u needs iface=NAME", da->iface_ring);
+		return -EINVAL;
+	}
+	if (da->iface_gro_set && da->iface[0] == '\0') {
+		snprintf(err, errlen, "iface_gro=%s needs iface=NAME",
+			da->iface_gro_off ? "off" : "on");
 		return -EINVAL;
 	}
 	if (da->iface_rx_sockets_set && da->iface[0] == '\0') {

@@ -46,6 +46,11 @@
  *                      the copy engine has one (default on), or one submit
  *                      of per-segment copies (off: the path before, for
  *                      comparisons)
+ *   iface_gro=on|off   with RX LRO on the port (and no rx_* faults), turn the
+ *                      interface's GRO on while the port runs (default on: one kernel trip and
+ *                      one ring slot per coalesced frame, not per MTU
+ *                      frame), or leave it as it is (off: the path before);
+ *                      needs iface=
  */
 #ifndef HSPLIT_DEVARGS_H
 #define HSPLIT_DEVARGS_H
@@ -83,6 +88,7 @@
 #define HSPLIT_ARG_CAPS "caps"
 #define HSPLIT_ARG_TX_GATHER "tx_gather"
 #define HSPLIT_ARG_FLOW "flow"
+#define HSPLIT_ARG_IFACE_GRO "iface_gro"
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -113,6 +119,8 @@ struct hsplit_devargs {
 	uint8_t caps;         /**< enum hsplit_caps_profile */
 	uint8_t tx_gather_off; /**< tx_gather=off: TX copies by submit only */
 	uint8_t flow_off;     /**< flow=off: no rte_flow API */
+	uint8_t iface_gro_off; /**< iface_gro=off: the interface's GRO as it is */
+	uint8_t iface_gro_set;
 };
 
 /**

@@ -491,6 +491,7 @@ hsplit_iface_stop(struct hsplit_port *p)
 
 	if (ifc == NULL)
 		return;
+	hsplit_iface_gro_stop(ifc);
 	rx_close(ifc);
 	for (q = 0; q < HSPLIT_MAX_QUEUES; q++)
 		tx_close(&ifc->tx[q]);
@@ -582,6 +583,7 @@ hsplit_iface_start(struct rte_eth_dev *dev)
 	ret = gso_start(p, ifc);
 	if (ret < 0)
 		return ret;
+	hsplit_iface_gro_start(p, ifc);
 	for (q = 0; q < HSPLIT_MAX_QUEUES; q++) {
 		struct hsplit_delay *dl = &ifc->rx[q].dl;
 

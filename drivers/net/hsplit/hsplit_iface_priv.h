@@ -118,6 +118,7 @@ struct hsplit_iface {
 	/* The hint about truncated frames was given (drainers race: at worst twice). */
 	uint8_t trunc_logged;
 	uint8_t lro;            /* the RX rings take coalesced frames */
+	uint8_t gro_set;        /* port start turned the interface's GRO on */
 	struct rte_mempool *lro_pool; /* their wire buffers (made at first use) */
 	uint8_t gso;            /* the kernel takes GSO frames (PACKET_VNET_HDR) */
 	/* Wire buffers of TSO frames sent whole, while the port has TSO on. */
@@ -127,7 +128,9 @@ struct hsplit_iface {
 	struct iface_tx tx[HSPLIT_MAX_QUEUES];
 };
 
-/* A socket for interface ioctls. */
+/* Port start/stop: the interface's GRO while the port has LRO (hsplit_iface_gro.c). */
+void hsplit_iface_gro_start(struct hsplit_port *p, struct hsplit_iface *ifc);
+void hsplit_iface_gro_stop(struct hsplit_iface *ifc);
 /* Fold the kernel's counters of @p x in (reading them resets them). */
 void hsplit_iface_rx_kstats(struct iface_rx *x);
 
