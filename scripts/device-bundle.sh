@@ -67,6 +67,13 @@ cp -L "$pmddir/librte_mempool_ring.so.23" "$dest/pmds/librte_mempool_ring.so"
 for d in af_packet af_xdp tap; do
 	cp -L "$pmddir/librte_net_$d.so.23" "$dest/dpdk-pmds/librte_net_$d.so"
 done
+# af_xdp's libxdp loads its default XSK program from a BPF object file at
+# run time (xsk_def_xdp_prog*.o), not a library ldd can see: without it the
+# GPU machine's run failed "Couldn't find a BPF file"; run.sh points
+# LIBXDP_OBJECT_PATH here.
+mkdir -p "$dest/bpf"
+cp -L /usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog*.o "$dest/bpf/" 2>/dev/null ||
+	echo "device-bundle: libxdp's xsk_def_xdp_prog.o not found: af_xdp will not start on the target" >&2
 
 
 # libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
@@ -103,6 +110,7 @@ fi
 grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts ||
 	{ mkdir -p /dev/hugepages; mount -t hugetlbfs nodev /dev/hugepages; }
 export LD_LIBRARY_PATH="$here/lib:$here/plugins${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LIBXDP_OBJECT_PATH="$here/bpf"
 prog=$1; shift
 case "$prog" in
 *.py|*.sh)
