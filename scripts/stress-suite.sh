@@ -15,8 +15,10 @@
 #          from a fresh clone of this checkout's HEAD, under the load
 #   TEST   meson test names (default: the tests issue 25 names as flaky)
 # env: DEVTCP_BUILD (build folder, default build).
-# Logs of failing runs: BUILD/stress-logs/TEST.RUN.txt; with -w the clones'
-# last lines in BUILD/stress-logs/suite.RUN.txt. One line a test (or a
+# Logs of failing runs: BUILD/stress-logs/TEST.RUN.txt; with -w the failed
+# tests and the last line in BUILD/stress-logs/suite.RUN.txt, the output in
+# suite.RUN.full.txt and, when a test failed, the clone's meson logs in
+# suite.RUN.BUILD.testlog.txt. One line a test (or a
 # suite run) "NAME: F of N runs failed (stress-ng --cpu HOGS, S s)".
 # Exit status: 1 when a run failed.
 set -uo pipefail
@@ -81,7 +83,14 @@ if [ "$suites" -gt 0 ]; then
 			"$logs/suite.$i.full.txt" > "$logs/suite.$i.txt"
 		echo "$last" >> "$logs/suite.$i.txt"
 		echo "suite run $i: $last (exit $src, stress-ng --cpu $hogs, $(( $(date +%s) - t0 )) s)"
-		[ "$src" -eq 0 ] || rc=1
+		if [ "$src" -ne 0 ]; then
+			rc=1
+			# The failing tests' own output is in the clone's meson logs.
+			for b in build build-asan; do
+				cp "$dir/devtcp/$b/meson-logs/testlog.txt" \
+					"$logs/suite.$i.$b.testlog.txt" 2>/dev/null
+			done
+		fi
 		rm -rf "$dir"
 	done
 	exit $rc
