@@ -444,7 +444,14 @@ struct dt_dp_stats {
 	uint64_t drop_copy_no_buf;       /**< frames dropped: no free region buffer to copy into */
 	uint64_t rx_copy_errors;         /**< copies the engine refused or never completed */
 	/* Ports without TX checksum offload. */
-	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): the CPU would have to read it */
+	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): no copy engine reaches it */
+	/* Frames that own their payload (no multi-segment TX, no TX checksum offload, a PMD that keeps sent mbufs). */
+	uint64_t tx_copy_bytes;          /**< device payload bytes the copy engine wrote into frames */
+	uint64_t tx_copy_errors;         /**< such copies refused or never completed (frames sent with a bad checksum: TCP resends) */
+	uint64_t tx_held_switch;         /**< 1: the PMD kept acknowledged sends and cannot free them: frames own their payload since */
+	/* Frames the PMD refuses for good (offered again and again, nothing taken). */
+	uint64_t tx_tso_refused;         /**< 1: a TSO frame was refused: TSO turned off on the stack, the data sent again as MSS frames */
+	uint64_t tx_refused_dropped;     /**< refused frames dropped (TCP sends their data again at once) */
 };
 
 /**

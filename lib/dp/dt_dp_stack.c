@@ -62,6 +62,7 @@ stack_free(struct dt_dp_stack *st)
 	for (i = 0; i < DT_DP_MAX_LISTENERS; i++)
 		rte_free(st->lst[i].synq);
 	dt_dp_copy_fini(st);
+	dt_dp_txc_fini(st);
 	if (st->region_alias != NULL)
 		dt_devmem_region_cpu_unmap(st->conf.region);
 	rte_free(st->evq);
@@ -163,10 +164,14 @@ tcp_cfg_init(struct dt_dp_stack *st)
 				st->conf.port_id, t->mss, st->mtu, st->mtu - 40);
 		t->mss = (uint16_t)(st->mtu - 40);
 	}
+	/*
+	 * One buffer per frame: what we send fits the header buffer; what
+	 * we advertise (and receive, into the port's own RX buffers) stays.
+	 */
 	if (st->tx_linear && t->mss > st->linear_mss) {
-		DT_DP_LOG(WARNING, "port %u: MSS %u does not fit one TX buffer: using %u",
+		DT_DP_LOG(INFO, "port %u: MSS %u does not fit one TX buffer: sending at most %u per segment",
 			st->conf.port_id, t->mss, st->linear_mss);
-		t->mss = (uint16_t)st->linear_mss;
+		t->snd_mss_max = (uint16_t)st->linear_mss;
 	}
 	t->rcv_space = st->conf.window;
 	t->tso_max = st->tso_max;
@@ -296,6 +301,9 @@ port_init(struct dt_dp_stack *st)
 	}
 	dt_dp_tso_init(st, &info, &conf);
 	dt_dp_linear_init(st, &info);
+	/* A PMD that cannot free sent mbufs on request (dt_dp_txheld.c). */
+	st->tx_no_cleanup = rte_eth_tx_done_cleanup(st->conf.port_id,
+		st->conf.txq, 0) == -ENOTSUP;
 	return dt_dp_rss_init(st);
 }
 

@@ -182,7 +182,7 @@ one_arg(const char *key, const char *val, void *opaque)
 		int prof = hsplit_caps_parse(val);
 
 		if (prof < 0)
-			return bad(c, key, val, "need full, mlx5, ice, notso or nosplit");
+			return bad(c, key, val, "need full, mlx5, ice, notso, nosplit or linear");
 		da->caps = (uint8_t)prof;
 	} else if (strcmp(key, HSPLIT_ARG_TX_GATHER) == 0) {
 		if (val != NULL && strcmp(val, "on") == 0)

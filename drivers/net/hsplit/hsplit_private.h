@@ -189,6 +189,7 @@ struct hsplit_txq_stats {
 	uint64_t tso_frames;     /**< TSO frames segmented */
 	uint64_t tso_segs;       /**< segments they became */
 	uint64_t drop_tso_bad;   /**< TSO frames outside the profile's limits */
+	uint64_t drop_multi_seg; /**< chains on a profile without multi-segment TX */
 	uint64_t peer_down;      /**< no started peer / queue: dropped */
 	uint64_t loss;           /**< injected */
 	uint64_t dup;

@@ -447,6 +447,11 @@ tx_frame_count(struct hsplit_txq *q, const struct rte_mbuf *m,
 	struct hsplit_tso_plan *pl, struct rte_mempool **pool)
 {
 	*pool = q->port->wire_pool;
+	/* A NIC of one buffer per frame (caps=linear) cannot gather a chain. */
+	if (m->nb_segs > 1 && hsplit_caps_get(q->port->da.caps)->tx_linear) {
+		q->st.drop_multi_seg++;
+		return 0;
+	}
 	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
 		if (hsplit_tso_plan(m, hsplit_caps_get(q->port->da.caps), pl) != 0 ||
 				m->pkt_len > HSPLIT_GSO_MAX_FRAME) {
