@@ -23,11 +23,17 @@
 #include "dt_dp_priv.h"
 
 /*
- * Far above what a PMD that frees once it transmitted takes (a software
- * NIC with an asynchronous copy engine: tens of microseconds; a descheduled
- * lcore does not check), far below what an application waits for.
+ * A PMD that frees once it transmitted has freed a frame's mbufs before
+ * the frame reaches the peer, so before its ACK comes back: an
+ * acknowledged send never waits for its shells there. One that keeps
+ * them makes the head send wait until its ring wraps: in slow start, for
+ * ever. The bound must catch that early in a stream (the sends out before
+ * the switch come back only once the ring wraps, which the rest of the
+ * stream does), not the first time the ring happens to wrap slowly:
+ * 20 ms let virtio_user stream on with sends completing now and then, and
+ * the switch came at the tail, where nothing wraps the ring any more.
  */
-#define DT_DP_TX_HELD_US 20000
+#define DT_DP_TX_HELD_US 2000
 
 void
 dt_dp_txheld_check(struct dt_dp_stack *st, struct dt_dp_conn *c)
@@ -56,7 +62,7 @@ dt_dp_txheld_check(struct dt_dp_stack *st, struct dt_dp_conn *c)
 	st->st.tx_held_switch++;
 	if (rte_eth_dev_info_get(st->conf.port_id, &info) != 0)
 		info.driver_name = "?";
-	DT_DP_LOG(WARNING, "port %u queue %u (%s): acknowledged sends still wait after %u ms for the PMD to free their TX buffers, and it cannot free them on request (no tx_done_cleanup): frames own their payload from now on (host bytes copied by the CPU, device bytes by the copy engine; TSO off), so sends complete on their ACK; sends already out complete once the PMD reuses their descriptors",
+	DT_DP_LOG(WARNING, "port %u queue %u (%s): an acknowledged send still waits after %u ms for the PMD to free its TX buffers, and it cannot free them on request (no tx_done_cleanup): frames own their payload from now on (host bytes copied by the CPU, device bytes by the copy engine; TSO off), so sends complete on their ACK; sends already out complete once the PMD reuses their descriptors",
 		st->conf.port_id, st->conf.txq, info.driver_name,
 		DT_DP_TX_HELD_US / 1000);
 }

@@ -11,7 +11,8 @@
  * DT_DP_TX_REFUSE_TRIES attempts over at least DT_DP_TX_REFUSE_US, and the
  * port's oerrors grew meanwhile (the PMD counted the refusals), or nothing
  * taken at all for DT_DP_TX_REFUSE_SILENT_US (a PMD that refuses without
- * counting; far beyond a ring that drains). Then, decided from the frame,
+ * counting, on a link that is up; far beyond a ring that drains). Then,
+ * decided from the frame,
  * not from the PMD's name:
  *  - a TSO frame: TSO goes off on the stack (logged once with the reason,
  *    tx_tso_refused), and every TSO frame queued is dropped with it;
@@ -118,6 +119,7 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 {
 	struct rte_mbuf *m = st->txb[st->txb_head & (DT_DP_TXBUF - 1)];
 	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
 	uint64_t errs, waited;
 	bool tso;
 
@@ -137,6 +139,12 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 	errs = port_oerrors(st) - st->rf_oerrors;
 	if (errs == 0 && waited < DT_DP_TX_REFUSE_SILENT_US)
 		return;
+	/* A link down takes nothing (vhost before its guest is up): no refusal. */
+	if (errs == 0 && rte_eth_link_get_nowait(st->conf.port_id, &link) == 0 &&
+			link.link_status == RTE_ETH_LINK_DOWN) {
+		st->rf_head = NULL;
+		return;
+	}
 	tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) && st->tcp_cfg.tso_max != 0;
 	if (rte_eth_dev_info_get(st->conf.port_id, &info) != 0)
 		info.driver_name = "?";
