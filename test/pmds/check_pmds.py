@@ -15,10 +15,19 @@ cases:
       its way out (an nftables egress rule on the namespace's veth end;
       netem is not in every kernel), the drops counted.
   af_xdp_tx, af_packet_tx, tap_tx
-      devtcp-send -> Linux (socat): a 16 MiB file, SHA-256 equal.
+      devtcp-send -> Linux (socat): a 16 MiB file, SHA-256 equal. tap_tx
+      runs with TSO on: net_tap refuses full-MSS TSO frames, lib/dp must
+      see it, turn TSO off and send the data again (message, counters).
+  af_xdp_tx_dev, af_packet_tx_dev
+      the same with the file staged in gpu_sim device memory (--send-device):
+      af_xdp has no multi-segment TX, af_packet no TX checksum offload, so
+      lib/dp writes each frame's payload with the copy engine and the CPU
+      sums the checksums over the host bytes.
   memif, vhost
       devtcp-send -> devtcp-server over net_memif (server and client
       roles), or net_virtio_user -> net_vhost: two processes, 16 MiB.
+      virtio_user keeps sent mbufs: lib/dp must switch to frames that own
+      their payload (message, tx_held_switch); memif must not.
 Each case checks the start-up report's line for the port ("rx=copy
 rx_cksum=cpu ...": what lib/dp decided from what the PMD offers) against
 what the PMD offers in DPDK 22.11, and prints the goodput: the server's
@@ -325,7 +334,10 @@ def receiver_rate(lsn, out, timeout):
     return SIZE * 8 / (last - first) / 1e9
 
 
-def tx_case(pmd):
+def tx_case(pmd, dev=False):
+    """devtcp-send -> Linux; @p dev: the file staged in gpu_sim memory and
+    sent from there (the port has no multi-segment TX or no TX checksum
+    offload: lib/dp writes each frame's payload with the copy engine)."""
     name, args = vdev(pmd)
     ns = host_up(pmd)
     base = linux_baseline(False)
@@ -333,14 +345,17 @@ def tx_case(pmd):
     out = os.path.join(TMP, "recv")
     ini = os.path.join(TMP, "send.ini")
     open(ini, "w").write(SEND_INI.format(name=name, dev=DEV_IP, split="none", tso=TSO,
-                                         peer=LNX_IP + ":5002", file=f))
+                                         peer=LNX_IP + ":5002", file=f) +
+                         ("[devmem]\ngpu = 0\n" if dev else ""))
+    if dev:
+        args = args + ["--vdev=gpu_sim0,size=64M"]
     lsn = None
     if ns:
         lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
                      "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"), ns=True)
         time.sleep(0.5)
-    snd = spawn([SEND] + eal("c") + args + ["--", "--config", ini, "--drain", "2"],
-                os.path.join(TMP, "send.log"))
+    snd = spawn([SEND] + eal("c") + args + ["--", "--config", ini, "--drain", "2"] +
+                (["--send-device"] if dev else []), os.path.join(TMP, "send.log"))
     if not ns:
         # The tap's kernel side exists once the sender's port is up.
         if not tap_linux_side():
@@ -359,6 +374,8 @@ def tx_case(pmd):
     decisions(snd, pmd, rx="host")
     if pmd == "tap" and TSO == "yes":
         tso_refused(snd)
+    if dev:
+        sent_from_device(snd)
     if rate is not None:
         goodput(name, rate, base)
     # What the sender's stack counted (drops and run-time changes).
@@ -366,6 +383,19 @@ def tx_case(pmd):
         log(line.strip())
     if rc != 0 or failures:
         log(text(snd)[-3000:])
+
+
+def sent_from_device(p):
+    """The file went from gpu_sim memory, every payload byte written into
+    the frames by the copy engine, nothing refused."""
+    out = text(p)
+    staged = re.findall(r"sender: (\d+) bytes staged in device memory", out)
+    check(staged == [str(SIZE)], "the 16 MiB were staged in gpu_sim memory (%s)" % staged)
+    cp = re.findall(r"stack \d+: (\d+) bytes of device payload copied into frames "
+                    r"by the copy engine", out)
+    check(len(cp) == 1 and int(cp[0]) >= SIZE,
+          "the copy engine wrote the payload into the frames (%s bytes)" % cp)
+    check("tx_device_refused" not in out, "no send from device memory refused")
 
 
 def held(p, expect):
@@ -448,6 +478,8 @@ def main():
     try:
         if CASE in ("memif", "vhost"):
             pair_case(CASE)
+        elif CASE.endswith("_tx_dev"):
+            tx_case(CASE[:-len("_tx_dev")], dev=True)
         elif CASE.endswith("_rx_loss"):
             rx_case(CASE[:-len("_rx_loss")], loss=True)
         else:
