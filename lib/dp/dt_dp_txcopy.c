@@ -106,15 +106,13 @@ dt_dp_txc_wanted(const struct dt_dp_stack *st, const struct dt_tcp_tx_seg *seg)
 	return false;
 }
 
-/* Queue one device copy; the send stays referenced until it landed. */
-static int
+/* Queue one device copy (its channel is open); the send stays referenced until it landed. */
+static void
 txc_queue(struct dt_dp_stack *st, struct dt_dp_send *s, void *dst,
 	const void *src, uint32_t len)
 {
-	struct dt_dp_txc_chan *c = s->ce != NULL ? txc_chan(st, s->ce) : NULL;
+	struct dt_dp_txc_chan *c = txc_chan(st, s->ce);
 
-	if (c == NULL)
-		return -ENOTSUP;
 	c->ops[c->n].dst = dst;
 	c->ops[c->n].src = src;
 	c->ops[c->n].len = len;
@@ -122,7 +120,6 @@ txc_queue(struct dt_dp_stack *st, struct dt_dp_send *s, void *dst,
 	c->n++;
 	rte_mbuf_ext_refcnt_update(&s->shinfo, 1);
 	st->st.tx_copy_bytes += len;
-	return 0;
 }
 
 /* Whether one more frame of @p n copies fits the batch. */
@@ -147,11 +144,16 @@ dt_dp_txc_fill(struct dt_dp_stack *st, struct rte_mbuf *m,
 	struct dt_dp_send *s;
 	uint8_t *dst;
 	uint16_t i;
-	int r;
 
 	*pending = false;
 	if (seg->len > rte_pktmbuf_tailroom(m))
 		return -EMSGSIZE;
+	/* Every device slice has a channel before any copy is queued. */
+	for (i = 0; i < seg->n_ext; i++) {
+		s = seg->ext[i].ref;
+		if (s->device && (s->ce == NULL || txc_chan(st, s->ce) == NULL))
+			return -ENOTSUP;
+	}
 	if (!txc_room(st, seg->n_ext))
 		dt_dp_txc_flush(st);
 	for (i = 0; i < seg->n_ext; i++) {
@@ -163,10 +165,7 @@ dt_dp_txc_fill(struct dt_dp_stack *st, struct rte_mbuf *m,
 			continue;
 		}
 		/* Address arithmetic: the engine reads the device bytes. */
-		r = txc_queue(st, s, dst, (const uint8_t *)s->addr + e->off,
-			e->len);
-		if (r != 0)
-			return r;
+		txc_queue(st, s, dst, (const uint8_t *)s->addr + e->off, e->len);
 		*pending = true;
 	}
 	return 0;

@@ -60,6 +60,9 @@ dt_dp_txheld_check(struct dt_dp_stack *st, struct dt_dp_conn *c)
 	st->tso_max = 0;
 	st->tcp_cfg.tso_max = 0;
 	st->st.tx_held_switch++;
+	/* What reports say of the port (its other stacks decide alike). */
+	if (st->psh != NULL)
+		st->psh->mode.tso = false;
 	if (rte_eth_dev_info_get(st->conf.port_id, &info) != 0)
 		info.driver_name = "?";
 	DT_DP_LOG(WARNING, "port %u queue %u (%s): an acknowledged send still waits after %u ms for the PMD to free its TX buffers, and it cannot free them on request (no tx_done_cleanup): frames own their payload from now on (host bytes copied by the CPU, device bytes by the copy engine; TSO off), so sends complete on their ACK; sends already out complete once the PMD reuses their descriptors",

@@ -152,6 +152,9 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 		st->tcp_cfg.tso_max = 0;
 		st->tso_max = 0;
 		st->st.tx_tso_refused++;
+		/* What reports say of the port (its other stacks decide alike). */
+		if (st->psh != NULL)
+			st->psh->mode.tso = false;
 		DT_DP_LOG(WARNING, "port %u queue %u (%s): the PMD refused a TSO frame of %u bytes (tso_segsz %u) %u times in %" PRIu64 " us (%" PRIu64 " TX errors counted): TSO off on this stack; the data of the TSO frames queued goes again as MSS frames",
 			st->conf.port_id, st->conf.txq, info.driver_name,
 			m->pkt_len, m->tso_segsz, st->rf_tries, waited, errs);
