@@ -216,6 +216,7 @@ struct dt_dp_stack {
 	uint32_t rf_tries;
 	uint64_t rf_since;          /* us */
 	uint64_t rf_oerrors;        /* the port's oerrors when it started */
+	bool rf_warned;             /* a refused frame other than TSO was said */
 	/* Copy mode (dt_dp_copy.c): the port has no split, a region is set. */
 	bool rx_copy;
 	uint32_t copy_room;         /**< payload bytes one region buffer holds */

@@ -8,12 +8,12 @@
  * again and again, such a frame stalls its queue for ever.
  *
  * So: the same frame at the head of the queue, nothing taken for
- * DT_DP_TX_REFUSE_TRIES attempts over at least DT_DP_TX_REFUSE_US, and the
- * port's oerrors grew meanwhile (the PMD counted the refusals), or nothing
- * taken at all for DT_DP_TX_REFUSE_SILENT_US (a PMD that refuses without
- * counting, on a link that is up; far beyond a ring that drains). Then,
- * decided from the frame,
- * not from the PMD's name:
+ * DT_DP_TX_REFUSE_TRIES attempts over at least DT_DP_TX_REFUSE_US (a TSO
+ * frame; DT_DP_TX_REFUSE_OTHER_US any other), and the port's oerrors grew
+ * meanwhile (the PMD counted the refusals), or nothing taken at all for
+ * DT_DP_TX_REFUSE_SILENT_US (a PMD that refuses without counting, on a link
+ * that is up; far beyond a ring that drains). Then, decided from the
+ * frame, not from the PMD's name:
  *  - a TSO frame: TSO goes off on the stack (logged once with the reason,
  *    tx_tso_refused), and every TSO frame queued is dropped with it;
  *  - any other frame: it is dropped alone;
@@ -31,7 +31,14 @@
 #include "dt_net_ipv4.h"
 
 #define DT_DP_TX_REFUSE_TRIES 32
+/*
+ * A TSO frame refused with errors counted: 2 ms. Any other frame: 200 ms,
+ * since a PMD whose backend is only full for a while (net_tap's writev
+ * answering EAGAIN) counts errors too, and dropping a good frame costs a
+ * resend.
+ */
 #define DT_DP_TX_REFUSE_US 2000
+#define DT_DP_TX_REFUSE_OTHER_US 200000
 #define DT_DP_TX_REFUSE_SILENT_US 500000
 /* Connections sent again after one refusal, at most (others wait for RTO). */
 #define DT_DP_TX_REFUSE_CONNS 64
@@ -136,6 +143,9 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 	if (st->rf_tries < DT_DP_TX_REFUSE_TRIES || waited < DT_DP_TX_REFUSE_US ||
 			(st->rf_tries % DT_DP_TX_REFUSE_TRIES) != 0)
 		return;
+	tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) && st->tcp_cfg.tso_max != 0;
+	if (!tso && waited < DT_DP_TX_REFUSE_OTHER_US)
+		return;
 	errs = port_oerrors(st) - st->rf_oerrors;
 	if (errs == 0 && waited < DT_DP_TX_REFUSE_SILENT_US)
 		return;
@@ -145,7 +155,6 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 		st->rf_head = NULL;
 		return;
 	}
-	tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) && st->tcp_cfg.tso_max != 0;
 	if (rte_eth_dev_info_get(st->conf.port_id, &info) != 0)
 		info.driver_name = "?";
 	if (tso) {
@@ -158,7 +167,8 @@ dt_dp_txrefuse_check(struct dt_dp_stack *st)
 		DT_DP_LOG(WARNING, "port %u queue %u (%s): the PMD refused a TSO frame of %u bytes (tso_segsz %u) %u times in %" PRIu64 " us (%" PRIu64 " TX errors counted): TSO off on this stack; the data of the TSO frames queued goes again as MSS frames",
 			st->conf.port_id, st->conf.txq, info.driver_name,
 			m->pkt_len, m->tso_segsz, st->rf_tries, waited, errs);
-	} else if (st->st.tx_refused_dropped == 0) {
+	} else if (!st->rf_warned) {
+		st->rf_warned = true;
 		DT_DP_LOG(WARNING, "port %u queue %u (%s): the PMD refused a frame of %u bytes in %u segments %u times in %" PRIu64 " us (%" PRIu64 " TX errors counted): dropped, TCP sends its data again (said once)",
 			st->conf.port_id, st->conf.txq, info.driver_name,
 			m->pkt_len, m->nb_segs, st->rf_tries, waited, errs);

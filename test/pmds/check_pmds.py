@@ -349,19 +349,20 @@ def tx_case(pmd, dev=False):
                          ("[devmem]\ngpu = 0\n" if dev else ""))
     if dev:
         args = args + ["--vdev=gpu_sim0,size=64M"]
-    lsn = None
-    if ns:
-        lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
-                     "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"), ns=True)
-        time.sleep(0.5)
+    # Listening before the sender starts: it connects at once. On the tap
+    # the address comes only with the interface (the sender's port), so
+    # the listener takes any address (a SYN before the address is set is
+    # not for this host: dropped, sent again); listening after the sender
+    # started lost the race now and then (RST: connection refused).
+    lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
+                 "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"), ns=ns)
+    time.sleep(0.5)
     snd = spawn([SEND] + eal("c") + args + ["--", "--config", ini, "--drain", "2"] +
                 (["--send-device"] if dev else []), os.path.join(TMP, "send.log"))
     if not ns:
         # The tap's kernel side exists once the sender's port is up.
         if not tap_linux_side():
             return
-        lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr,bind=" + LNX_IP,
-                     "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"))
     rate = receiver_rate(lsn, out, 90)
     try:
         rc = snd.wait(timeout=30)
