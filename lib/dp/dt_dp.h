@@ -274,8 +274,11 @@ struct dt_dp_buf {
  * Queue @p buf on @p conn. Completion: a DT_DP_EV_SENT whose count
  * includes it (sends complete in order). While the stack's TX buffer is
  * full (the NIC's queue is full) the send is staged and handed to TCP
- * later: backpressure, no drop. Device buffers need TX checksum offload
- * (-ENOTSUP without).
+ * later: backpressure, no drop. A device buffer goes by reference where
+ * the NIC gathers and sums it; on a port without multi-segment TX or TX
+ * checksum offload (or whose PMD keeps sent mbufs) the copy engine of the
+ * region holding it writes its bytes into each frame, and it is refused
+ * (-ENOTSUP) only when no region's copy engine reaches it.
  * @param st    the stack
  * @param conn  the connection
  * @param buf   the buffer (the descriptor is copied, not the bytes)

@@ -289,14 +289,14 @@ port_init(struct dt_dp_stack *st)
 	/*
 	 * Checksums by the NIC only where the port was started with them: on
 	 * a port without (net_af_packet, net_tap, ...) the CPU sums host
-	 * payload, and device payload cannot be sent (dt_dp_send() refuses
-	 * it, tx_device_refused).
+	 * bytes only: device payload is written into the frame by the copy
+	 * engine first (dt_dp_txcopy.c).
 	 */
 	if (st->conf.tx_cksum_offload && (!(conf.txmode.offloads &
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM) || !(conf.txmode.offloads &
 			RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))) {
 		st->conf.tx_cksum_offload = false;
-		DT_DP_LOG(INFO, "port %u (%s): no TX checksum offload: checksums by the CPU (host payload only; sends from device memory refused)",
+		DT_DP_LOG(INFO, "port %u (%s): no TX checksum offload: checksums by the CPU over host bytes (device payload written into the frame by the copy engine first)",
 			st->conf.port_id, info.driver_name);
 	}
 	dt_dp_tso_init(st, &info, &conf);

@@ -655,8 +655,9 @@ int dt_tcp_set_ooo_store(struct dt_tcp_conn *c, struct dt_tcp_ooo *ooo,
 void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
 
 /**
- * Send again from snd_una now, as an RTO would (cwnd to one segment): for
- * a caller whose NIC refused segments already handed out, so that their
+ * Send again from snd_una now, as an RTO would but without its congestion
+ * response (cwnd, ssthresh and backoff kept: the loss was local): for a
+ * caller whose NIC refused segments already handed out, so that their
  * data goes again without waiting for the RTO. Nothing outstanding: no-op.
  * @param c  the connection
  * @param now  the current time, microseconds

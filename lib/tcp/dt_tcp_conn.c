@@ -418,21 +418,31 @@ dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 
 /*
  * What was sent from snd_una never left (the NIC refused it): the RTO's
- * go-back now, instead of an RTO later. The same response (cwnd to one
- * segment, then slow start) keeps the rest of the engine's state as after
- * any RTO; the caller uses it once per such event.
+ * go-back now, instead of an RTO later, which leaves the loss bookkeeping
+ * (everything outstanding lost, recover = snd_max) as after any RTO. The
+ * loss was local, not the network's: the congestion window, ssthresh and
+ * the backoff are what they were (an RTO's cwnd of one segment cost
+ * net_tap's TSO fallback half its goodput), and the output that follows
+ * sends as much again as they allow.
  */
 void
 dt_tcp_retransmit_now(struct dt_tcp_conn *c, uint64_t now,
 	struct dt_tcp_out *out)
 {
 	uint64_t before[DT_TCP_T__COUNT];
+	uint32_t cwnd = c->cwnd, ssthresh = c->ssthresh;
+	uint8_t backoff = c->backoff;
 
 	tcp_call_begin(c, before, out);
 	if (c->state != DT_TCP_CLOSED && c->state != DT_TCP_TIME_WAIT &&
 			c->snd_una != c->snd_max) {
 		c->timers[DT_TCP_T_RTX] = now;
 		dt_tcp_timers_run(c, now, out);
+		if (c->state != DT_TCP_CLOSED) {
+			c->cwnd = cwnd;
+			c->ssthresh = ssthresh;
+			c->backoff = backoff;
+		}
 	}
 	dt_tcp_call_end(c, before, now, out);
 }

@@ -235,26 +235,42 @@ test_old_ack_cubic(void)
 /*
  * dt_tcp_retransmit_now() (lib/dp's answer to a NIC that refused frames
  * for good): the data goes again from snd_una at once, long before the
- * RTO is due, as an RTO would send it (cwnd one segment).
+ * RTO is due, with the congestion window it had (the loss was local): the
+ * whole flight again, in order.
  */
 static void
 test_retransmit_now(void)
 {
 	struct dt_tcp_cfg cfg;
 	struct dt_tcp_conn c;
+	uint32_t cwnd, ssthresh;
+	uint16_t i;
 
 	small_setup(&c, &cfg, &dt_tcp_cc_cubic);
 	DT_REQUIRE(c.state == DT_TCP_ESTABLISHED);
 	DT_CHECK_EQ(c.snd_max, 101 + 4000);
 	DT_CHECK(c.timers[DT_TCP_T_RTX] > 20100);
+	cwnd = c.cwnd;
+	ssthresh = c.ssthresh;
 	dt_tcp_retransmit_now(&c, 20100, &out);
-	DT_CHECK_EQ(out.n_segs, 1);
-	DT_CHECK_EQ(out.segs[0].th.seq, 101);
-	DT_CHECK_EQ(out.segs[0].len, 1000);
-	DT_CHECK_EQ(c.cwnd, 1000);
-	DT_CHECK_EQ(c.snd_nxt, 1101);
+	DT_CHECK_EQ(out.n_segs, 4);
+	for (i = 0; i < out.n_segs && i < 4; i++) {
+		DT_CHECK_EQ(out.segs[i].th.seq, 101 + 1000u * i);
+		DT_CHECK_EQ(out.segs[i].len, 1000);
+	}
+	DT_CHECK_EQ(c.cwnd, cwnd);
+	DT_CHECK_EQ(c.ssthresh, ssthresh);
+	DT_CHECK_EQ(c.backoff, 0);
+	DT_CHECK_EQ(c.snd_nxt, 101 + 4000);
 	DT_CHECK_EQ(c.snd_max, 101 + 4000);
 	DT_CHECK(c.timers[DT_TCP_T_RTX] > 20100);
+	/* Nothing outstanding: nothing to send again. */
+	small_setup(&c, &cfg, &dt_tcp_cc_cubic);
+	c.snd_una = c.snd_max;
+	c.snd_nxt = c.snd_max;
+	c.cwnd = 0;
+	dt_tcp_retransmit_now(&c, 20100, &out);
+	DT_CHECK_EQ(out.n_segs, 0);
 }
 
 /*
