@@ -407,6 +407,8 @@ def held(p, expect):
     out = text(p)
     for line in re.findall(r".*frames in, .* connected; drops:.*", out):
         log(line.strip())
+    for line in re.findall(r"dp: port .*(?:wait|free).*", out):
+        log(line.strip())
     said = re.findall(r"an acknowledged send still waits after (\d+) ms for the PMD "
                       r"to free its TX buffers.*frames own their payload from now on", out)
     n = re.findall(r"tx_held_switch (\d+)", out)
