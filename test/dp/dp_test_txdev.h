@@ -110,4 +110,17 @@ dp_txdev_check(uint16_t port, const struct dt_dp_stats *s, uint64_t payload)
 	}
 }
 
+/*
+ * A NIC that keeps sent mbufs (net_hsplit tx_hold=): the client's stack
+ * switched to frames that own their payload once, and its sends completed
+ * (the transfer's own checks); any other NIC (this one frees what it sent
+ * before the frame reaches the peer): never.
+ */
+static inline void
+dp_test_check_held(const struct dt_dp_stats *s, bool expect)
+{
+	printf("  held sends: tx_held_switch %" PRIu64 "\n", s->tx_held_switch);
+	DT_CHECK_EQ(s->tx_held_switch, expect ? 1 : 0);
+}
+
 #endif /* DP_TEST_TXDEV_H */

@@ -64,6 +64,7 @@ static struct {
 	int expect_tso;        /* transfers: 1 the client sent TSO bursts, -1 none */
 	bool expect_copy;      /* transfers: the server port is in copy mode */
 	bool tx_device;        /* the client sends from device memory (dp_test_txdev.h) */
+	bool expect_held;      /* the client's NIC keeps sent mbufs (tx_hold=) */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -350,6 +351,7 @@ parse_args(int argc, char **argv)
 		{ "expect-no-tso", no_argument, NULL, 'N' },
 		{ "expect-copy", no_argument, NULL, 'C' },
 		{ "tx-device", no_argument, NULL, 'D' },
+		{ "expect-held", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -402,6 +404,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'D':
 			opt.tx_device = true;
+			break;
+		case 'L':
+			opt.expect_held = true;
 			break;
 		case 'C':
 			opt.expect_copy = true;
@@ -753,6 +758,7 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	dp_test_check_copy(env.fx.sport, &ss, opt.expect_copy);
 	if (opt.tx_device)
 		dp_txdev_check(env.fx.cport, &cs, bytes);
+	dp_test_check_held(&cs, opt.expect_held);
 }
 
 

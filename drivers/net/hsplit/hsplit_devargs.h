@@ -36,6 +36,10 @@
  *                      interface only, for applications that call tx_burst
  *                      only with frames to send, which never release held
  *                      TX frames otherwise)
+ *   tx_hold=N          keep the mbufs of the last N frames sent, freeing the
+ *                      oldest only when more come, with no tx_done_cleanup:
+ *                      a PMD such as DPDK 22.11's virtio_user (default 0:
+ *                      freed once gathered)
  *   caps=full|mlx5|ice|notso capability profile: what the port reports and does
  *                      for buffer split (default full; see hsplit_caps.h)
  *   tx_gather=on|off   device-memory TX payload: one gather per burst where
@@ -78,6 +82,9 @@
 #define HSPLIT_ARG_DELAY_DIR "delay_dir"
 #define HSPLIT_ARG_CAPS "caps"
 #define HSPLIT_ARG_TX_GATHER "tx_gather"
+#define HSPLIT_ARG_TX_HOLD "tx_hold"
+/** Largest tx_hold=. */
+#define HSPLIT_TX_HOLD_MAX 65536
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -107,6 +114,7 @@ struct hsplit_devargs {
 	uint8_t delay_dir;    /**< HSPLIT_DELAY_RX | HSPLIT_DELAY_TX */
 	uint8_t caps;         /**< enum hsplit_caps_profile */
 	uint8_t tx_gather_off; /**< tx_gather=off: TX copies by submit only */
+	uint32_t tx_hold;     /**< tx_hold=N: sent mbufs kept until N more are (0: freed at once) */
 };
 
 /**
