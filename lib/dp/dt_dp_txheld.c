@@ -10,9 +10,9 @@
  * Most PMDs without the op free at once (they copy: af_packet, tap, memif,
  * a software NIC), so the op's absence alone does not tell; what the PMD
  * does does. Once a connection's acknowledged head send has waited
- * DT_DP_TX_HELD_US for its shells, the stack's own TX queue empty at every
- * poll of it (the PMD has all its frames), the stack writes the payload
- * into its frames from then on (dt_dp_txcopy.c: host bytes by the CPU, device
+ * DT_DP_TX_HELD_US for its shells, counted from a poll that found the
+ * stack's own TX queue empty (the PMD had all its frames), the stack
+ * writes the payload into its frames from then on (dt_dp_txcopy.c: host bytes by the CPU, device
  * bytes by the copy engine): a frame then references nothing of the
  * application's, and a send completes on its ACK. TSO goes off with it
  * (a 64 KiB burst does not fit one buffer). Sends already out complete
@@ -45,17 +45,16 @@ dt_dp_txheld_check(struct dt_dp_stack *st, struct dt_dp_conn *c)
 		return;
 	/*
 	 * Frames still in our own queue (or waiting for an address) hold
-	 * shells too, a retransmission of acknowledged bytes among them: what
-	 * the PMD does shows only while it has all of our frames.
-	 * dp_transfer's 100 connections on two loaded lcores switched
-	 * net_hsplit, which frees at once, without this.
+	 * shells too, a retransmission of acknowledged bytes among them: the
+	 * clock starts once the PMD has had all of our frames (dp_transfer's
+	 * 100 connections on two loaded lcores switched net_hsplit, which
+	 * frees at once, without this), and runs on even if the queue fills
+	 * again (resetting it then delayed virtio_user's switch, whose ring
+	 * fills, towards the stream's tail).
 	 */
-	if (st->txb_n != 0 || st->neigh.hold_used != 0) {
-		c->held_since = 0;
-		return;
-	}
 	if (c->held_since == 0) {
-		c->held_since = st->now;
+		if (st->txb_n == 0 && st->neigh.hold_used == 0)
+			c->held_since = st->now;
 		return;
 	}
 	if (st->now - c->held_since < DT_DP_TX_HELD_US)
