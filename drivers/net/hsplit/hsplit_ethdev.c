@@ -713,4 +713,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_IFACE_RING "=<64..65536> "
 	HSPLIT_ARG_IFACE_RX_SOCKETS "=<0..16> "
 	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso|nosplit|linear "
-	HSPLIT_ARG_TX_GATHER "=on|off");
+	HSPLIT_ARG_TX_GATHER "=on|off "
+	HSPLIT_ARG_TX_HOLD "=<0..65536>");
