@@ -397,7 +397,10 @@ stack_report(const struct srv_stack *s)
 			SRV_DROP(drop_too_many_segs), SRV_DROP(drop_bad_arp),
 			SRV_DROP(drop_synq_full), SRV_DROP(events_overflow),
 			SRV_DROP(drop_copy_no_buf), SRV_DROP(rx_copy_errors),
-			SRV_DROP(tx_device_refused),
+			SRV_DROP(tx_device_refused), SRV_DROP(tx_copy_errors),
+			/* Not drops, but what lib/dp changed at run time. */
+			SRV_DROP(tx_tso_refused), SRV_DROP(tx_refused_dropped),
+			SRV_DROP(tx_held_switch),
 		};
 
 		buf[0] = '\0';
@@ -411,6 +414,9 @@ stack_report(const struct srv_stack *s)
 		" connections accepted, %" PRIu64 " connected; drops:%s",
 		s->queue, s->client ? "client" : "server", s->queue, d.rx_frames,
 		d.conns_accepted, d.conns_connected, n ? buf : " none");
+	if (d.tx_copy_bytes != 0)
+		SRV_LOG(INFO, "stack %u: %" PRIu64 " bytes of device payload copied into frames by the copy engine",
+			s->queue, d.tx_copy_bytes);
 	if (d.rx_copy_bytes != 0)
 		SRV_LOG(INFO, "stack %u: copy mode: %" PRIu64 " payload bytes copied into device memory in %" PRIu64 " buffers",
 			s->queue, d.rx_copy_bytes, d.rx_copy_chunks);

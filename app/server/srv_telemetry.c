@@ -59,6 +59,8 @@ add_dp_stats(struct rte_tel_data *d, const struct dt_dp_stats *s)
 	ADD(drop_tx_linear);
 	ADD(rx_copy_bytes); ADD(rx_copy_chunks); ADD(drop_copy_no_buf);
 	ADD(rx_copy_errors); ADD(tx_device_refused);
+	ADD(tx_copy_bytes); ADD(tx_copy_errors); ADD(tx_held_switch);
+	ADD(tx_tso_refused); ADD(tx_refused_dropped);
 }
 
 static void

@@ -277,8 +277,11 @@ struct dt_dp_buf {
  * Queue @p buf on @p conn. Completion: a DT_DP_EV_SENT whose count
  * includes it (sends complete in order). While the stack's TX buffer is
  * full (the NIC's queue is full) the send is staged and handed to TCP
- * later: backpressure, no drop. Device buffers need TX checksum offload
- * (-ENOTSUP without).
+ * later: backpressure, no drop. A device buffer goes by reference where
+ * the NIC gathers and sums it; on a port without multi-segment TX or TX
+ * checksum offload (or whose PMD keeps sent mbufs) the copy engine of the
+ * region holding it writes its bytes into each frame, and it is refused
+ * (-ENOTSUP) only when no region's copy engine reaches it.
  * @param st    the stack
  * @param conn  the connection
  * @param buf   the buffer (the descriptor is copied, not the bytes)
@@ -447,7 +450,14 @@ struct dt_dp_stats {
 	uint64_t drop_copy_no_buf;       /**< frames dropped: no free region buffer to copy into */
 	uint64_t rx_copy_errors;         /**< copies the engine refused or never completed */
 	/* Ports without TX checksum offload. */
-	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): the CPU would have to read it */
+	uint64_t tx_device_refused;      /**< dt_dp_send() of device memory refused (-ENOTSUP): no copy engine reaches it */
+	/* Frames that own their payload (no multi-segment TX, no TX checksum offload, a PMD that keeps sent mbufs). */
+	uint64_t tx_copy_bytes;          /**< device payload bytes the copy engine wrote into frames */
+	uint64_t tx_copy_errors;         /**< such copies refused or never completed (frames sent with a bad checksum: TCP resends) */
+	uint64_t tx_held_switch;         /**< 1: the PMD kept acknowledged sends and cannot free them: frames own their payload since */
+	/* Frames the PMD refuses for good (offered again and again, nothing taken). */
+	uint64_t tx_tso_refused;         /**< 1: a TSO frame was refused: TSO turned off on the stack, the data sent again as MSS frames */
+	uint64_t tx_refused_dropped;     /**< refused frames dropped (TCP sends their data again at once) */
 };
 
 /**

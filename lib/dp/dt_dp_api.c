@@ -183,17 +183,22 @@ shinfo_noop_free(void *addr, void *opaque)
 }
 
 /*
- * Device payload the CPU would have to read: to checksum it (no TX
- * checksum offload) or to copy it into a one-buffer frame (no
- * multi-segment TX). Refused, counted, and said once per stack.
+ * Device payload that no copy engine reaches (no region's window holds
+ * it), or whose engine gives no channel: the NIC could still gather it,
+ * but a port that needs it written into the frame (no multi-segment TX,
+ * no TX checksum offload, a PMD keeping sent mbufs) cannot take it.
+ * Refused, counted, and said once per stack.
  */
 static int
-send_device_refused(struct dt_dp_stack *st)
+send_device_refused(struct dt_dp_stack *st, int why)
 {
 	if (st->st.tx_device_refused++ == 0)
-		DT_DP_LOG(WARNING, "port %u: send from device memory refused: the port has no %s, and the CPU must not read device memory",
-			st->conf.port_id, st->tx_linear ? "multi-segment TX" :
-			"TX checksum offload");
+		DT_DP_LOG(WARNING, "port %u: send from device memory refused: the port needs the payload written into its frames (%s) and %s",
+			st->conf.port_id, st->tx_linear ? "no multi-segment TX" :
+			!st->conf.tx_cksum_offload ? "no TX checksum offload" :
+			"the PMD keeps sent mbufs",
+			why == -EFAULT ? "no copy engine's window holds the buffer" :
+			"no copy-engine channel is free");
 	return -ENOTSUP;
 }
 
@@ -210,11 +215,20 @@ dt_dp_send(struct dt_dp_stack *st, dt_dp_conn_t conn,
 		return -DT_DP_E_BADCONN;
 	if (buf == NULL || buf->addr == NULL || buf->len == 0)
 		return -EINVAL;
-	if (buf->device && (!st->conf.tx_cksum_offload || st->tx_linear))
-		return send_device_refused(st);
 	if (c->s_n >= st->conf.txq_cap)
 		return -DT_DP_E_FULL;
 	s = &c->sends[(c->s_head + c->s_n) % st->conf.txq_cap];
+	s->ce = NULL;
+	/*
+	 * The engine that may have to write it into frames: known now, for
+	 * any port, since a port can start needing it later (tx_held).
+	 */
+	if (buf->device) {
+		r = dt_dp_txc_engine(st, buf, &s->ce);
+		if (r != 0 && (!st->conf.tx_cksum_offload || st->tx_linear ||
+				st->tx_held))
+			return send_device_refused(st, r);
+	}
 	s->addr = buf->addr;
 	s->iova = buf->iova;
 	s->len = buf->len;

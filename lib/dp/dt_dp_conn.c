@@ -126,6 +126,7 @@ dt_dp_conn_alloc(struct dt_dp_stack *st)
 	c->held_bytes = 0;
 	c->ooo_seen = 0;
 	c->ack_owed = false;
+	c->held_since = 0;
 	c->nexthop = 0;
 	c->neigh = NULL;
 	c->flow = NULL;

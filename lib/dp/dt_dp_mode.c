@@ -49,11 +49,11 @@ int
 dt_dp_port_mode_str(const struct dt_dp_port_mode *m, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-		"rx=%s rx_cksum=%s tx_cksum=%s tx=%s tso=%s lro=%s steering=%s (%s)%s%s%s%s",
+		"rx=%s rx_cksum=%s tx_cksum=%s tx=%s tso=%s lro=%s tx_done=%s steering=%s (%s)%s%s%s%s",
 		dt_dp_rx_place_name(m->rx), m->rx_cksum ? "nic" : "cpu",
 		m->tx_cksum ? "nic" : "cpu",
 		m->tx_multi_seg ? "multi-seg" : "linear", m->tso ? "on" : "off",
-		m->lro ? "on" : "off",
+		m->lro ? "on" : "off", m->tx_cleanup ? "cleanup" : "copy-if-held",
 		m->steered ? "flow" : m->nb_rxq > 1 ? "rss" : "none", m->driver,
 		m->why[0] != '\0' ? ": " : "", m->why,
 		m->steer_why[0] != '\0' ? "; steering: " : "", m->steer_why);

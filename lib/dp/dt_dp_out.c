@@ -238,6 +238,7 @@ dt_dp_conn_complete(struct dt_dp_stack *st, struct dt_dp_conn *c)
 		c->s_acked--;
 	}
 	if (count > 0) {
+		c->held_since = 0;
 		ev = dt_dp_ev_push(st, DT_DP_EV_SENT, c);
 		ev->sent.count = count;
 		ev->sent.bytes = bytes;
@@ -383,8 +384,11 @@ dt_dp_finish_lists(struct dt_dp_stack *st)
 	for (i = 0; i < n0; i++) {
 		c = &st->conns[st->l_pend[i]];
 		c->flags &= (uint8_t)~DT_DP_CF_PENDING;
-		if (c->cs == DT_DP_CS_LIVE)
+		if (c->cs == DT_DP_CS_LIVE) {
 			dt_dp_conn_complete(st, c);
+			if (c->s_acked > 0 && st->tx_no_cleanup)
+				dt_dp_txheld_check(st, c);
+		}
 	}
 	list_compact(st->l_pend, &st->n_pend, n0, 0);
 

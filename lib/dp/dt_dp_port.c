@@ -423,6 +423,8 @@ dt_dp_port_start(uint16_t port, const struct dt_dp_port_conf *conf_in,
 		return port_fail(err, errlen, rc, "port %u (%s): start failed: %s",
 			port, info.driver_name, rte_strerror(-rc));
 	dt_dp_mode_fill(&mode, &info, &conf, c->nb_rxq, c->host_queue);
+	/* Whether sends can be freed on request (dt_dp_txheld.c if not). */
+	mode.tx_cleanup = rte_eth_tx_done_cleanup(port, 0, 0) != -ENOTSUP;
 	if (c->host_queue) {
 		rc = host_queue_steer(port, c->nb_rxq, &info, err, errlen);
 		if (rc != 0) {

@@ -137,6 +137,12 @@ struct dt_dp_port_mode {
 	bool tx_multi_seg;     /**< multi-segment TX (else one buffer per frame) */
 	bool tso;              /**< TCP segmentation offload on */
 	bool lro;              /**< RX LRO on */
+	/**
+	 * The PMD frees transmitted mbufs on request (rte_eth_tx_done_cleanup).
+	 * Else, once it holds acknowledged sends for a while, the stacks
+	 * write payload into their frames (tx_held_switch).
+	 */
+	bool tx_cleanup;
 	bool steered;          /**< host queue and rte_flow rules */
 	uint16_t nb_rxq;       /**< RX queues of the port */
 	char driver[32];       /**< the PMD's name */

@@ -56,6 +56,27 @@
 #define DT_DP_EPH_HI 60999
 /** Copy mode: payload copies (and host frames) one flush holds, at most. */
 #define DT_DP_COPY_OPS 256
+/** Frames owning their payload: engines a stack copies from, at most. */
+#define DT_DP_TXC_CHANS 4
+/** ... and device copies (frames to sum) one TX flush batches, at most. */
+#define DT_DP_TXC_OPS 256
+
+/** A copy engine's channel writing device payload into frames. */
+struct dt_dp_txc_chan {
+	struct dt_copy_engine *ce;
+	struct dt_copy_chan *ch;
+	bool gather;                /**< the header pool is its gather target */
+	uint16_t n;                 /**< copies queued */
+	struct dt_copy_op ops[DT_DP_TXC_OPS];
+	struct dt_dp_send *snd[DT_DP_TXC_OPS]; /**< the send each one reads */
+};
+
+/** A frame whose checksum waits for its copies. */
+struct dt_dp_txc_frame {
+	struct rte_mbuf *m;
+	uint32_t pseudo;
+	uint16_t l4_off;
+};
 /**
  * Application events one received frame can cause, at most, besides the
  * DATA events of out-of-order extents already held (st->ooo_held): one per
@@ -108,6 +129,8 @@ struct dt_dp_send {
 	uint64_t iova;
 	uint32_t len;
 	bool device;
+	/** device: the engine that reads it into frames (dt_dp_txcopy.c) */
+	struct dt_copy_engine *ce;
 };
 
 /** A connection slot. */
@@ -135,6 +158,7 @@ struct dt_dp_conn {
 	struct dt_tcp_extent *txq;
 	uint16_t ooo_seen;          /**< tcp.ooo_n as counted in st->ooo_held */
 	bool ack_owed;              /**< on st->ack_list: ACK after this burst */
+	uint64_t held_since;        /**< acked head send waits for shells since (us), 0: not */
 	/* Statistics. */
 	uint64_t rx_bytes, tx_bytes, rx_device_bytes, rx_host_bytes;
 };
@@ -180,6 +204,19 @@ struct dt_dp_stack {
 	bool tx_no_cleanup;        /* the PMD has no tx_done_cleanup (dt_dp_tx.c) */
 	bool tx_reclaim_warned;
 	uint64_t pend_since;       /* sends wait for shells since (us), 0: none */
+	/* The PMD keeps sent mbufs: frames own their payload (dt_dp_txheld.c). */
+	bool tx_held;
+	/* Frames owning their payload (dt_dp_txcopy.c). */
+	uint8_t txc_nchan;
+	uint16_t txc_nfr;
+	struct dt_dp_txc_chan txc[DT_DP_TXC_CHANS];
+	struct dt_dp_txc_frame txc_fr[DT_DP_TXC_OPS];
+	/* A frame the PMD refuses at the head of the queue (dt_dp_txrefuse.c). */
+	struct rte_mbuf *rf_head;
+	uint32_t rf_tries;
+	uint64_t rf_since;          /* us */
+	uint64_t rf_oerrors;        /* the port's oerrors when it started */
+	bool rf_warned;             /* a refused frame other than TSO was said */
 	/* Copy mode (dt_dp_copy.c): the port has no split, a region is set. */
 	bool rx_copy;
 	uint32_t copy_room;         /**< payload bytes one region buffer holds */
@@ -405,6 +442,31 @@ struct rte_eth_conf;
 void dt_dp_linear_init(struct dt_dp_stack *st, const struct rte_eth_dev_info *info);
 /** Make @p m one buffer; 0, or negative when it does not fit. */
 int dt_dp_linear_frame(struct dt_dp_stack *st, struct rte_mbuf *m);
+
+/* dt_dp_txcopy.c: frames that own their payload. */
+/** At send(): the engine of device buffer @p buf (its channel opened); 0 or -errno. */
+int dt_dp_txc_engine(struct dt_dp_stack *st, const struct dt_dp_buf *buf,
+	struct dt_copy_engine **ce);
+/** Whether the frame of @p seg gets its payload written into it. */
+bool dt_dp_txc_wanted(const struct dt_dp_stack *st,
+	const struct dt_tcp_tx_seg *seg);
+/** Write @p seg's payload into @p m (device bytes queued: *@p pending). */
+int dt_dp_txc_fill(struct dt_dp_stack *st, struct rte_mbuf *m,
+	const struct dt_tcp_tx_seg *seg, bool *pending);
+/** Sum @p m's TCP checksum (from @p pseudo) once its copies landed. */
+void dt_dp_txc_defer_cksum(struct dt_dp_stack *st, struct rte_mbuf *m,
+	uint32_t pseudo, uint16_t l4_off);
+/** Run the queued copies, wait for them, sum the frames that wait. */
+void dt_dp_txc_flush(struct dt_dp_stack *st);
+void dt_dp_txc_fini(struct dt_dp_stack *st);
+
+/* dt_dp_txheld.c: a PMD that keeps transmitted mbufs. */
+/** A connection's acknowledged sends still wait for shells (finish lists). */
+void dt_dp_txheld_check(struct dt_dp_stack *st, struct dt_dp_conn *c);
+
+/* dt_dp_txrefuse.c: a frame the PMD refuses for good. */
+/** The NIC took nothing of a non-empty queue: watch its head frame. */
+void dt_dp_txrefuse_check(struct dt_dp_stack *st);
 
 void dt_dp_tso_init(struct dt_dp_stack *st, const struct rte_eth_dev_info *info,
 	const struct rte_eth_conf *conf);

@@ -62,6 +62,7 @@ stack_free(struct dt_dp_stack *st)
 	for (i = 0; i < DT_DP_MAX_LISTENERS; i++)
 		rte_free(st->lst[i].synq);
 	dt_dp_copy_fini(st);
+	dt_dp_txc_fini(st);
 	if (st->region_alias != NULL)
 		dt_devmem_region_cpu_unmap(st->conf.region);
 	rte_free(st->evq);
@@ -163,10 +164,14 @@ tcp_cfg_init(struct dt_dp_stack *st)
 				st->conf.port_id, t->mss, st->mtu, st->mtu - 40);
 		t->mss = (uint16_t)(st->mtu - 40);
 	}
+	/*
+	 * One buffer per frame: what we send fits the header buffer; what
+	 * we advertise (and receive, into the port's own RX buffers) stays.
+	 */
 	if (st->tx_linear && t->mss > st->linear_mss) {
-		DT_DP_LOG(WARNING, "port %u: MSS %u does not fit one TX buffer: using %u",
+		DT_DP_LOG(INFO, "port %u: MSS %u does not fit one TX buffer: sending at most %u per segment",
 			st->conf.port_id, t->mss, st->linear_mss);
-		t->mss = (uint16_t)st->linear_mss;
+		t->snd_mss_max = (uint16_t)st->linear_mss;
 	}
 	t->rcv_space = st->conf.window;
 	t->tso_max = st->tso_max;
@@ -284,18 +289,21 @@ port_init(struct dt_dp_stack *st)
 	/*
 	 * Checksums by the NIC only where the port was started with them: on
 	 * a port without (net_af_packet, net_tap, ...) the CPU sums host
-	 * payload, and device payload cannot be sent (dt_dp_send() refuses
-	 * it, tx_device_refused).
+	 * bytes only: device payload is written into the frame by the copy
+	 * engine first (dt_dp_txcopy.c).
 	 */
 	if (st->conf.tx_cksum_offload && (!(conf.txmode.offloads &
 			RTE_ETH_TX_OFFLOAD_TCP_CKSUM) || !(conf.txmode.offloads &
 			RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))) {
 		st->conf.tx_cksum_offload = false;
-		DT_DP_LOG(INFO, "port %u (%s): no TX checksum offload: checksums by the CPU (host payload only; sends from device memory refused)",
+		DT_DP_LOG(INFO, "port %u (%s): no TX checksum offload: checksums by the CPU over host bytes (device payload written into the frame by the copy engine first)",
 			st->conf.port_id, info.driver_name);
 	}
 	dt_dp_tso_init(st, &info, &conf);
 	dt_dp_linear_init(st, &info);
+	/* A PMD that cannot free sent mbufs on request (dt_dp_txheld.c). */
+	st->tx_no_cleanup = rte_eth_tx_done_cleanup(st->conf.port_id,
+		st->conf.txq, 0) == -ENOTSUP;
 	return dt_dp_rss_init(st);
 }
 

@@ -72,6 +72,9 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 	uint32_t at, run;
 	uint16_t sent;
 
+	/* Frames whose payload the copy engine writes: bytes land first. */
+	if (unlikely(st->txc_nchan != 0))
+		dt_dp_txc_flush(st);
 	if (st->txb_n == 0) {
 		st->tx_progress = st->now;
 		/*
@@ -94,10 +97,17 @@ dt_dp_tx_flush(struct dt_dp_stack *st)
 		sent = rte_eth_tx_burst(st->conf.port_id, st->conf.txq,
 			st->txb + at, (uint16_t)run);
 		st->st.tx_frames += sent;
-		if (sent > 0)
+		if (sent > 0) {
 			st->tx_progress = st->now;
+			st->rf_head = NULL;
+		}
 		st->txb_head += sent;
 		st->txb_n -= sent;
+		if (sent == 0) {
+			/* Nothing taken: a full ring, or a frame refused for good. */
+			dt_dp_txrefuse_check(st);
+			break;
+		}
 		if (sent < run)
 			break;
 	}
@@ -272,6 +282,7 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	size_t hlen, room;
 	uint32_t pseudo;
 	uint16_t l4_len, ck, i;
+	bool pending = false;
 
 	if (m == NULL) {
 		st->st.drop_tx_no_mbuf++;
@@ -299,17 +310,29 @@ dt_dp_tx_tcp(struct dt_dp_stack *st, struct dt_dp_conn *c,
 	m->data_len = (uint16_t)(ETH_HLEN + IP_HLEN + hlen);
 	m->pkt_len = m->data_len;
 	last = m;
-	for (i = 0; i < seg->n_ext; i++)
-		if (attach_slice(st, m, &last, &seg->ext[i]) != 0) {
-			st->st.drop_tx_no_mbuf++;
+	if (unlikely(dt_dp_txc_wanted(st, seg))) {
+		/* The payload goes into the frame (dt_dp_txcopy.c). */
+		if (dt_dp_txc_fill(st, m, seg, &pending) != 0) {
+			st->st.drop_tx_linear++;
 			rte_pktmbuf_free(m);
 			return;
 		}
+	} else {
+		for (i = 0; i < seg->n_ext; i++)
+			if (attach_slice(st, m, &last, &seg->ext[i]) != 0) {
+				st->st.drop_tx_no_mbuf++;
+				rte_pktmbuf_free(m);
+				return;
+			}
+	}
 	dt_dp_ip_cksum(st, m, ETH_HLEN, IP_HLEN);
 	if (tso) {
 		dt_dp_tso_mark(st, m, (uint16_t)hlen, seg->len, c->tcp.smss);
 	} else if (st->conf.tx_cksum_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+	} else if (pending) {
+		/* Summed once the engine wrote the device bytes. */
+		dt_dp_txc_defer_cksum(st, m, pseudo, ETH_HLEN + IP_HLEN);
 	} else {
 		ck = tcp_cksum_cpu(m, pseudo, ETH_HLEN + IP_HLEN);
 		tcp[16] = (uint8_t)(ck >> 8);

@@ -253,6 +253,12 @@ extern const struct dt_tcp_cc_ops dt_tcp_cc_cubic;
 /** Per-stack (or per-listener) settings; shared, read-only. */
 struct dt_tcp_cfg {
 	uint16_t mss;		/**< MSS we advertise (MTU - 40) */
+	/**
+	 * Largest segment we send, options included in the frame's room
+	 * (0: no cap but mss): a NIC that takes one buffer per frame. What
+	 * we receive (mss, advertised) is not limited by it.
+	 */
+	uint16_t snd_mss_max;
 	uint8_t wscale;		/**< our receive window shift, 0..14 */
 	bool wscale_ok;		/**< offer window scaling */
 	bool sack_ok;		/**< offer SACK-permitted */
@@ -647,6 +653,18 @@ int dt_tcp_set_ooo_store(struct dt_tcp_conn *c, struct dt_tcp_ooo *ooo,
  * @param[out] out  segments to send, events and timers (reset first)
  */
 void dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out);
+
+/**
+ * Send again from snd_una now, as an RTO would but without its congestion
+ * response (cwnd, ssthresh and backoff kept: the loss was local): for a
+ * caller whose NIC refused segments already handed out, so that their
+ * data goes again without waiting for the RTO. Nothing outstanding: no-op.
+ * @param c  the connection
+ * @param now  the current time, microseconds
+ * @param[out] out  segments to send, events and timers (reset first)
+ */
+void dt_tcp_retransmit_now(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out);
 
 /**
  * Send what windows allow (after dt_tcp_out.more was set).

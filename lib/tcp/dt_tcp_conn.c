@@ -153,6 +153,8 @@ dt_tcp_negotiate(struct dt_tcp_conn *c, const struct dt_net_tcp_opts *o,
 	/* The MSS excludes options (RFC 6691): leave room for timestamps. */
 	if (tcp_flag(c, DT_TCP_F_TS) && c->smss > 2 * DT_TCP_TS_OPT_LEN)
 		c->smss -= DT_TCP_TS_OPT_LEN;
+	if (cfg->snd_mss_max != 0 && c->smss > cfg->snd_mss_max)
+		c->smss = cfg->snd_mss_max;
 }
 
 void
@@ -411,6 +413,37 @@ dt_tcp_timeout(struct dt_tcp_conn *c, uint64_t now, struct dt_tcp_out *out)
 
 	tcp_call_begin(c, before, out);
 	dt_tcp_timers_run(c, now, out);
+	dt_tcp_call_end(c, before, now, out);
+}
+
+/*
+ * What was sent from snd_una never left (the NIC refused it): the RTO's
+ * go-back now, instead of an RTO later, which leaves the loss bookkeeping
+ * (everything outstanding lost, recover = snd_max) as after any RTO. The
+ * loss was local, not the network's: the congestion window, ssthresh and
+ * the backoff are what they were (an RTO's cwnd of one segment cost
+ * net_tap's TSO fallback half its goodput), and the output that follows
+ * sends as much again as they allow.
+ */
+void
+dt_tcp_retransmit_now(struct dt_tcp_conn *c, uint64_t now,
+	struct dt_tcp_out *out)
+{
+	uint64_t before[DT_TCP_T__COUNT];
+	uint32_t cwnd = c->cwnd, ssthresh = c->ssthresh;
+	uint8_t backoff = c->backoff;
+
+	tcp_call_begin(c, before, out);
+	if (c->state != DT_TCP_CLOSED && c->state != DT_TCP_TIME_WAIT &&
+			c->snd_una != c->snd_max) {
+		c->timers[DT_TCP_T_RTX] = now;
+		dt_tcp_timers_run(c, now, out);
+		if (c->state != DT_TCP_CLOSED) {
+			c->cwnd = cwnd;
+			c->ssthresh = ssthresh;
+			c->backoff = backoff;
+		}
+	}
 	dt_tcp_call_end(c, before, now, out);
 }
 

@@ -35,6 +35,7 @@
 #include "dt_test.h"
 #include "dp_fixture.h"
 #include "dp_test_copy.h"
+#include "dp_test_txdev.h"
 #include "dp_test_tso.h"
 
 #define CLI_IP RTE_IPV4(10, 0, 0, 1)
@@ -62,6 +63,8 @@ static struct {
 	bool no_sack;          /* both stacks: no SACK (NewReno recovery) */
 	int expect_tso;        /* transfers: 1 the client sent TSO bursts, -1 none */
 	bool expect_copy;      /* transfers: the server port is in copy mode */
+	bool tx_device;        /* the client sends from device memory (dp_test_txdev.h) */
+	bool expect_held;      /* the client's NIC keeps sent mbufs (tx_hold=) */
 	char cases[256];
 } opt = { .mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true };
 
@@ -69,6 +72,7 @@ static struct {
 static struct {
 	struct dp_fixture fx;  /* ports, region (CPU-mapped), pools, pattern */
 	struct dt_dp_stack *cli, *srv;
+	struct dp_txdev txdev; /* --tx-device: the pattern in the region */
 } env;
 
 /* ---- application state ---- */
@@ -238,6 +242,8 @@ cli_fill(struct tx_conn *t)
 		b.iova = env.fx.pattern_iova + pos;
 		b.len = len;
 		b.device = false;
+		if (opt.tx_device)
+			dp_txdev_buf(&env.txdev, pos, &len, &b);
 		if (dt_dp_send(env.cli, t->conn, &b) != 0)
 			break;
 		if (opt.verify)
@@ -344,6 +350,8 @@ parse_args(int argc, char **argv)
 		{ "expect-tso", no_argument, NULL, 'T' },
 		{ "expect-no-tso", no_argument, NULL, 'N' },
 		{ "expect-copy", no_argument, NULL, 'C' },
+		{ "tx-device", no_argument, NULL, 'D' },
+		{ "expect-held", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -393,6 +401,12 @@ parse_args(int argc, char **argv)
 			break;
 		case 'N':
 			opt.expect_tso = -1;
+			break;
+		case 'D':
+			opt.tx_device = true;
+			break;
+		case 'L':
+			opt.expect_held = true;
 			break;
 		case 'C':
 			opt.expect_copy = true;
@@ -493,6 +507,11 @@ setup(void)
 	env.srv = stack_new(env.fx.sport, SRV_IP, env.fx.s_hdr, env.fx.s_shell, env.fx.region);
 	if (env.cli == NULL || env.srv == NULL)
 		return -rte_errno;
+	if (opt.tx_device) {
+		r = dp_txdev_setup(&env.txdev, &env.fx, PAT_LEN);
+		if (r != 0)
+			return r;
+	}
 	return dt_dp_listen(env.srv, SRV_PORT);
 }
 
@@ -737,6 +756,9 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	check_gro(&ss);
 	dp_test_check_tso(env.fx.cport, &cs, opt.expect_tso);
 	dp_test_check_copy(env.fx.sport, &ss, opt.expect_copy);
+	if (opt.tx_device)
+		dp_txdev_check(env.fx.cport, &cs, bytes);
+	dp_test_check_held(&cs, opt.expect_held);
 }
 
 
@@ -1238,6 +1260,7 @@ main(int argc, char **argv)
 		DT_RUN(test_delay_rtt);
 	dt_dp_stack_destroy(env.cli);
 	dt_dp_stack_destroy(env.srv);
+	dp_txdev_teardown(&env.txdev);
 	r = dp_fixture_teardown(&env.fx);
 	if (r != 0)
 		printf("region destroy: %s\n", rte_strerror(-r));

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * net_hsplit capability profiles through ethdev (caps=full|mlx5|ice|notso):
+ * net_hsplit capability profiles through ethdev (caps=full|mlx5|ice|notso|linear):
  * what rte_eth_dev_info_get and rte_eth_buffer_split_get_supported_hdr_ptypes
  * report, and which split configurations ethdev and the PMD accept, as
  * DPDK 22.11 does for mlx5 and ice; TSO and each NIC's TX limits. Ports:
- * 0 full, 1 mlx5, 2 ice, 3 notso (meson).
+ * 0 full, 1 mlx5, 2 ice, 3 notso, 4 and 5 linear on one wire (meson).
  */
 #include <errno.h>
 #include <string.h>
@@ -151,6 +151,77 @@ test_tso_limits(void)
 	check_tso(3, 0, UINT16_MAX, UINT16_MAX);
 }
 
+/* An xstat of @p port by name, or UINT64_MAX. */
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 ||
+			rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+/* A frame of @p nseg buffers (an Ethernet broadcast, 60 bytes in all). */
+static struct rte_mbuf *
+frame(unsigned int nseg)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(hdr_mp), *s;
+	unsigned int i;
+
+	if (m == NULL)
+		return NULL;
+	memset(rte_pktmbuf_append(m, 60 / nseg), 0xff, 60 / nseg);
+	for (i = 1; i < nseg; i++) {
+		s = rte_pktmbuf_alloc(hdr_mp);
+		if (s == NULL || rte_pktmbuf_append(s, 60 / nseg) == NULL ||
+				rte_pktmbuf_chain(m, s) != 0) {
+			rte_pktmbuf_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+/*
+ * caps=linear (af_xdp): no offloads at all, one buffer per frame; a chain
+ * handed to it anyway is dropped and counted, a one-buffer frame goes.
+ */
+static void
+test_linear(void)
+{
+	struct rte_eth_dev_info di;
+	struct rte_eth_conf conf;
+	struct rte_mbuf *m;
+	uint16_t p;
+
+	DT_REQUIRE(rte_eth_dev_info_get(4, &di) == 0);
+	DT_CHECK_EQ(di.rx_offload_capa, 0);
+	DT_CHECK_EQ(di.tx_offload_capa, 0);
+	DT_CHECK_EQ(di.tx_desc_lim.nb_seg_max, 1);
+	memset(&conf, 0, sizeof(conf));
+	for (p = 4; p <= 5; p++) {
+		DT_REQUIRE(rte_eth_dev_configure(p, 1, 1, &conf) == 0);
+		DT_REQUIRE(rte_eth_rx_queue_setup(p, 0, 256, rte_socket_id(),
+			NULL, hdr_mp) == 0);
+		DT_REQUIRE(rte_eth_tx_queue_setup(p, 0, 256, rte_socket_id(),
+			NULL) == 0);
+		DT_REQUIRE(rte_eth_dev_start(p) == 0);
+	}
+	m = frame(2);
+	DT_REQUIRE(m != NULL);
+	DT_CHECK_EQ(rte_eth_tx_burst(4, 0, &m, 1), 1);
+	m = frame(1);
+	DT_REQUIRE(m != NULL);
+	DT_CHECK_EQ(rte_eth_tx_burst(4, 0, &m, 1), 1);
+	rte_eth_tx_burst(4, 0, &m, 0);
+	DT_CHECK_EQ(xstat(4, "tx_q0_drop_multi_seg"), 1);
+	DT_CHECK_EQ(xstat(4, "tx_q0_packets"), 1);
+	for (p = 4; p <= 5; p++)
+		rte_eth_dev_stop(p);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -158,9 +229,9 @@ main(int argc, char **argv)
 		printf("EAL init failed\n");
 		return 1;
 	}
-	/* meson gives the four vdevs: fewer ports is a probe that failed. */
-	if (rte_eth_dev_count_avail() != 4) {
-		printf("FAIL: %u ports, need four net_hsplit ports (caps=full, mlx5, ice, notso)\n",
+	/* meson gives the six vdevs: fewer ports is a probe that failed. */
+	if (rte_eth_dev_count_avail() != 6) {
+		printf("FAIL: %u ports, need six net_hsplit ports (caps=full, mlx5, ice, notso, linear x2)\n",
 			rte_eth_dev_count_avail());
 		return 1;
 	}
@@ -176,6 +247,7 @@ main(int argc, char **argv)
 	DT_RUN(test_mlx5);
 	DT_RUN(test_ice);
 	DT_RUN(test_tso_limits);
+	DT_RUN(test_linear);
 	rte_eal_cleanup();
 	return dt_test_summary();
 }

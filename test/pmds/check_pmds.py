@@ -16,10 +16,19 @@ cases:
       namespace's veth end, or on the tap's kernel side; netem is not in
       every kernel), the drops counted.
   af_xdp_tx, af_packet_tx, tap_tx
-      devtcp-send -> Linux (socat): a 16 MiB file, SHA-256 equal.
+      devtcp-send -> Linux (socat): a 16 MiB file, SHA-256 equal. tap_tx
+      runs with TSO on: net_tap refuses full-MSS TSO frames, lib/dp must
+      see it, turn TSO off and send the data again (message, counters).
+  af_xdp_tx_dev, af_packet_tx_dev
+      the same with the file staged in gpu_sim device memory (--send-device):
+      af_xdp has no multi-segment TX, af_packet no TX checksum offload, so
+      lib/dp writes each frame's payload with the copy engine and the CPU
+      sums the checksums over the host bytes.
   memif, vhost
       devtcp-send -> devtcp-server over net_memif (server and client
       roles), or net_virtio_user -> net_vhost: two processes, 16 MiB.
+      virtio_user keeps sent mbufs: lib/dp must switch to frames that own
+      their payload (message, tx_held_switch); memif must not.
 Each case checks the start-up report's line for the port ("rx=copy
 rx_cksum=cpu ...": what lib/dp decided from what the PMD offers) against
 what the PMD offers in DPDK 22.11, and prints the goodput: the server's
@@ -64,11 +73,12 @@ DEV_IP, LNX_IP = NET + "1", NET + "2"
 TMP = tempfile.mkdtemp(prefix="dtpmds")
 SIZE = 16 << 20
 # tso = in the INI files (DT_PMD_TSO=no: an A/B of a PMD's TSO). net_tap
-# refuses every TSO burst of a full-MSS sender: rte_eth_tap.c compares
-# tso_segsz + headers (an Ethernet frame) with the MTU (an IP packet), counts
-# an error and stops the burst there, so the stack offers the same frame
-# again and again and devtcp-send never completes: the tap cases run without.
-TSO = os.environ.get("DT_PMD_TSO", "no" if CASE.startswith("tap") else "yes")
+# refuses every full-MSS TSO frame (rte_eth_tap.c compares tso_segsz +
+# headers, an Ethernet frame, with the MTU, an IP packet, counts an error
+# and stops the burst there): lib/dp sees the frame refused at the head of
+# its queue, turns TSO off and sends the data again as MSS frames
+# (tap_tx checks that it did, and said so).
+TSO = os.environ.get("DT_PMD_TSO", "yes")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "common"))
 import dtcheck  # noqa: E402
@@ -90,9 +100,9 @@ EXPECT = {
     "af_packet": {"rx": "copy", "rx_cksum": "cpu", "tx_cksum": "cpu",
                   "tx": "multi-seg", "tso": "off"},
     # tap: checksums in both directions (computed by the PMD), MULTI_SEGS,
-    # TSO (left off: see TSO below).
+    # TSO (on at start; see TSO above for what happens to it).
     "tap": {"rx": "copy", "rx_cksum": "nic", "tx_cksum": "nic",
-            "tx": "multi-seg", "tso": "off"},
+            "tx": "multi-seg", "tso": "on"},
     # memif: TX MULTI_SEGS, nothing else.
     "memif": {"rx": "copy", "rx_cksum": "cpu", "tx_cksum": "cpu",
               "tx": "multi-seg", "tso": "off"},
@@ -294,6 +304,12 @@ def decisions(p, pmd, rx=None):
         return
     got = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
     want = dict(EXPECT[pmd], **({"rx": rx} if rx else {}))
+    if TSO == "no" and want.get("tso") == "on":
+        want["tso"] = "off"
+    # The PMD's TX completion: what lib/dp decided to do about it.
+    if "tx_done" in got:
+        check(got["tx_done"] in ("cleanup", "copy-if-held"),
+              "tx_done decided for %s (%s)" % (pmd, got["tx_done"]))
     bad = {k: (v, got.get(k)) for k, v in want.items() if got.get(k) != v}
     check(not bad, "decisions on %s: %s (differences: %s)" % (pmd, m.group(2), bad))
 
@@ -407,7 +423,10 @@ def receiver_rate(lsn, out, timeout):
     return SIZE * 8 / (last - first) / 1e9
 
 
-def tx_case(pmd):
+def tx_case(pmd, dev=False):
+    """devtcp-send -> Linux; @p dev: the file staged in gpu_sim memory and
+    sent from there (the port has no multi-segment TX or no TX checksum
+    offload: lib/dp writes each frame's payload with the copy engine)."""
     name, args = vdev(pmd)
     ns = host_up(pmd)
     base = linux_baseline(False)
@@ -415,20 +434,24 @@ def tx_case(pmd):
     out = os.path.join(TMP, "recv")
     ini = os.path.join(TMP, "send.ini")
     open(ini, "w").write(SEND_INI.format(name=name, dev=DEV_IP, split="none", tso=TSO,
-                                         peer=LNX_IP + ":5002", file=f))
-    lsn = None
-    if ns:
-        lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
-                     "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"), ns=True)
-        time.sleep(0.5)
-    snd = spawn([SEND] + eal("c") + args + ["--", "--config", ini, "--drain", "2"],
-                os.path.join(TMP, "send.log"))
+                                         peer=LNX_IP + ":5002", file=f) +
+                         ("[devmem]\ngpu = 0\n" if dev else ""))
+    if dev:
+        args = args + ["--vdev=gpu_sim0,size=64M"]
+    # Listening before the sender starts: it connects at once. On the tap
+    # the address comes only with the interface (the sender's port), so
+    # the listener takes any address (a SYN before the address is set is
+    # not for this host: dropped, sent again); listening after the sender
+    # started lost the race now and then (RST: connection refused).
+    lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr",
+                 "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"), ns=ns)
+    time.sleep(0.5)
+    snd = spawn([SEND] + eal("c") + args + ["--", "--config", ini, "--drain", "2"] +
+                (["--send-device"] if dev else []), os.path.join(TMP, "send.log"))
     if not ns:
         # The tap's kernel side exists once the sender's port is up.
         if not tap_linux_side():
             return
-        lsn = spawn(["socat", "-u", "TCP-LISTEN:5002,reuseaddr,bind=" + LNX_IP,
-                     "OPEN:%s,creat,trunc" % out], os.path.join(TMP, "socat.log"))
     rate = receiver_rate(lsn, out, 90)
     try:
         rc = snd.wait(timeout=30)
@@ -439,10 +462,68 @@ def tx_case(pmd):
           "Linux received the 16 MiB file byte-exact")
     # A sender asks for no split (it receives ACKs only): whole frames.
     decisions(snd, pmd, rx="host")
+    if pmd == "tap" and TSO == "yes":
+        tso_refused(snd)
+    if dev:
+        sent_from_device(snd)
     if rate is not None:
         goodput(name, rate, base)
+    # What the sender's stack counted (drops and run-time changes).
+    for line in re.findall(r".*frames in, .* connected; drops:.*", text(snd)):
+        log(line.strip())
     if rc != 0 or failures:
         log(text(snd)[-3000:])
+
+
+def sent_from_device(p):
+    """The file went from gpu_sim memory, every payload byte written into
+    the frames by the copy engine, nothing refused."""
+    out = text(p)
+    staged = re.findall(r"sender: (\d+) bytes staged in device memory", out)
+    check(staged == [str(SIZE)], "the 16 MiB were staged in gpu_sim memory (%s)" % staged)
+    cp = re.findall(r"stack \d+: (\d+) bytes of device payload copied into frames "
+                    r"by the copy engine", out)
+    check(len(cp) == 1 and int(cp[0]) >= SIZE,
+          "the copy engine wrote the payload into the frames (%s bytes)" % cp)
+    check("tx_device_refused" not in out, "no send from device memory refused")
+
+
+def held(p, expect):
+    """virtio_user keeps sent mbufs until its ring needs room and cannot be
+    asked to free them: lib/dp must have seen an acknowledged send wait,
+    said so once and written payload into its frames since (tx_held_switch
+    1). memif frees at once: nothing of the kind."""
+    out = text(p)
+    for line in re.findall(r".*frames in, .* connected; drops:.*", out):
+        log(line.strip())
+    for line in re.findall(r"dp: port .*(?:wait|free).*", out):
+        log(line.strip())
+    said = re.findall(r"an acknowledged send still waits after (\d+) ms for the PMD "
+                      r"to free its TX buffers.*frames own their payload from now on", out)
+    n = re.findall(r"tx_held_switch (\d+)", out)
+    if expect:
+        check(len(said) == 1, "lib/dp said once that the PMD keeps sent mbufs (%s)" % said)
+        check(n == ["1"], "tx_held_switch counted once (%s)" % n)
+    else:
+        check(not said and not n, "no switch on a PMD that frees at once (%s %s)" % (said, n))
+
+
+def tso_refused(p):
+    """net_tap refuses full-MSS TSO frames: lib/dp saw it, said so once,
+    counted it, and the data went again as MSS frames (the file arrived)."""
+    out = text(p)
+    said = re.findall(r"the PMD refused a TSO frame of (\d+) bytes \(tso_segsz (\d+)\) "
+                      r"(\d+) times in (\d+) us \((\d+) TX errors counted\): TSO off", out)
+    check(len(said) == 1, "lib/dp said once that net_tap refused a TSO frame "
+          "and turned TSO off (%s)" % said)
+    n = re.findall(r"tx_tso_refused (\d+)", out)
+    check(n == ["1"], "tx_tso_refused counted once in the stack's report (%s)" % n)
+    d = re.findall(r"tx_refused_dropped (\d+)", out)
+    check(len(d) == 1 and int(d[0]) >= 1,
+          "the refused frames were dropped and counted (%s)" % d)
+    if said:
+        log("tap TSO refusal: %s bytes, tso_segsz %s, %s tries in %s us, %s errors"
+            % said[0])
 
 
 def pair_case(pmd):
@@ -474,6 +555,7 @@ def pair_case(pmd):
         os.killpg(snd.pid, signal.SIGTERM)
         dtcheck.wait_text(snd, "stopped", 10)
     check(rc == 0, "devtcp-send on %s finished (rc %s)" % (snd_name, rc))
+    held(snd, pmd == "vhost")
     if rc != 0:
         log(text(snd)[-3000:])
     time.sleep(0.5)
@@ -496,6 +578,8 @@ def main():
     try:
         if CASE in ("memif", "vhost"):
             pair_case(CASE)
+        elif CASE.endswith("_tx_dev"):
+            tx_case(CASE[:-len("_tx_dev")], dev=True)
         elif CASE.endswith("_rx_loss"):
             rx_case(CASE[:-len("_rx_loss")], loss=True)
         else:

@@ -233,6 +233,79 @@ test_old_ack_cubic(void)
 }
 
 /*
+ * dt_tcp_retransmit_now() (lib/dp's answer to a NIC that refused frames
+ * for good): the data goes again from snd_una at once, long before the
+ * RTO is due, with the congestion window it had (the loss was local): the
+ * whole flight again, in order.
+ */
+static void
+test_retransmit_now(void)
+{
+	struct dt_tcp_cfg cfg;
+	struct dt_tcp_conn c;
+	uint32_t cwnd, ssthresh;
+	uint16_t i;
+
+	small_setup(&c, &cfg, &dt_tcp_cc_cubic);
+	DT_REQUIRE(c.state == DT_TCP_ESTABLISHED);
+	DT_CHECK_EQ(c.snd_max, 101 + 4000);
+	DT_CHECK(c.timers[DT_TCP_T_RTX] > 20100);
+	cwnd = c.cwnd;
+	ssthresh = c.ssthresh;
+	dt_tcp_retransmit_now(&c, 20100, &out);
+	DT_CHECK_EQ(out.n_segs, 4);
+	for (i = 0; i < out.n_segs && i < 4; i++) {
+		DT_CHECK_EQ(out.segs[i].th.seq, 101 + 1000u * i);
+		DT_CHECK_EQ(out.segs[i].len, 1000);
+	}
+	DT_CHECK_EQ(c.cwnd, cwnd);
+	DT_CHECK_EQ(c.ssthresh, ssthresh);
+	DT_CHECK_EQ(c.backoff, 0);
+	DT_CHECK_EQ(c.snd_nxt, 101 + 4000);
+	DT_CHECK_EQ(c.snd_max, 101 + 4000);
+	DT_CHECK(c.timers[DT_TCP_T_RTX] > 20100);
+	/* Nothing outstanding: nothing to send again. */
+	small_setup(&c, &cfg, &dt_tcp_cc_cubic);
+	c.snd_una = c.snd_max;
+	c.snd_nxt = c.snd_max;
+	c.cwnd = 0;
+	dt_tcp_retransmit_now(&c, 20100, &out);
+	DT_CHECK_EQ(out.n_segs, 0);
+}
+
+/*
+ * dt_tcp_cfg.snd_mss_max (a NIC of one buffer per frame): what we send is
+ * capped, what we advertise is not.
+ */
+static void
+test_snd_mss_max(void)
+{
+	struct dt_tcp_bufs b = { txq, 8, ooo, 4 };
+	struct dt_tcp_tuple tu = { 1, 2, 3, 4 };
+	struct dt_tcp_extent e = { &refs[0], 0, 10000 };
+	struct dt_tcp_cfg cfg;
+	struct dt_tcp_conn c;
+	struct dt_tcp_seg s;
+
+	dt_tcp_cfg_default(&cfg);
+	cfg.ts_ok = false;
+	cfg.mss = 1460;
+	cfg.snd_mss_max = 600;
+	dt_tcp_conn_init(&c, &cfg, &b);
+	dt_tcp_connect(&c, &tu, 100, 0, &out);
+	DT_REQUIRE(out.n_segs == 1);
+	DT_CHECK_EQ(out.segs[0].th.opts.mss, 1460);
+	big_seg_in(&s, 101, 5000, DT_NET_TCP_SYN | DT_NET_TCP_ACK);
+	s.th.opts.present = DT_NET_TCPOPT_F_MSS;
+	s.th.opts.mss = 1460;
+	dt_tcp_input(&c, &s, 10000, &out);
+	DT_CHECK_EQ(c.smss, 600);
+	dt_tcp_send(&c, &e, 20000, &out);
+	DT_CHECK(out.n_segs > 0);
+	DT_CHECK_EQ(out.segs[0].len, 600);
+}
+
+/*
  * NewReno recovery: each further duplicate ACK inflates cwnd by an SMSS
  * (RFC 5681 3.2 step 4), but no more of them can be genuine than segments
  * in flight: 1000 duplicates of a 4-segment flight leave cwnd at most
@@ -464,6 +537,8 @@ main(void)
 {
 	DT_RUN(test_txq_beyond_2g);
 	DT_RUN(test_old_ack_cubic);
+	DT_RUN(test_retransmit_now);
+	DT_RUN(test_snd_mss_max);
 	DT_RUN(test_dupack_flood_newreno);
 	DT_RUN(test_hostile_acks_sack);
 	DT_RUN(test_hostile_acks_nosack);

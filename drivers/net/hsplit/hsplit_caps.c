@@ -185,6 +185,18 @@ static const struct hsplit_caps hsplit_caps_tab[] = {
 		.tso_max_len = 262144,
 		.no_flow = 1,
 	},
+	/*
+	 * af_xdp (eth_dev_info in rte_eth_af_xdp.c): no RX or TX offloads,
+	 * no RSS with one queue, frames of one buffer (its TX copies each
+	 * mbuf into one umem frame). lib/dp writes payload into the frame.
+	 */
+	[HSPLIT_CAPS_LINEAR] = {
+		.name = "linear",
+		.split_ptypes = NULL,
+		.tx_linear = 1,
+		.tx_nb_seg_max = 1,
+		.tx_nb_mtu_seg_max = 1,
+	},
 };
 
 const struct hsplit_caps *

@@ -25,7 +25,10 @@
  *   noflow a NIC without rte_flow (ENA-like): checksums, RSS, scatter and
  *         TSO, no buffer split, and no flow API (rte_flow calls fail
  *         with ENOSYS, as on a driver without flow_ops_get).
- * Every profile but notso offers RTE_ETH_TX_OFFLOAD_TCP_TSO on the loopback
+ *   linear a port that offers nothing (DPDK 22.11's af_xdp): no split, no
+ *         checksums, no RSS, no multi-segment TX (a chain is dropped and
+ *         counted, drop_multi_seg), no TSO.
+ * Every profile but notso and linear offers RTE_ETH_TX_OFFLOAD_TCP_TSO on the loopback
  * wire, with its NIC's TX limits (tx_desc_lim, MSS range, frame size).
  * Pure: no EAL.
  */
@@ -41,6 +44,7 @@ enum hsplit_caps_profile {
 	HSPLIT_CAPS_NOTSO,
 	HSPLIT_CAPS_NOSPLIT,
 	HSPLIT_CAPS_NOFLOW,
+	HSPLIT_CAPS_LINEAR,
 };
 
 /** What a profile reports and allows. */
@@ -58,6 +62,8 @@ struct hsplit_caps {
 	/** Protocol split header combinations, RTE_PTYPE_UNKNOWN ended; NULL: none. */
 	const uint32_t *split_ptypes;
 	uint8_t tso;                /**< RTE_ETH_TX_OFFLOAD_TCP_TSO offered */
+	/** No TX offloads at all: no checksums, one buffer per frame. */
+	uint8_t tx_linear;
 	uint16_t tx_nb_seg_max;     /**< tx_desc_lim.nb_seg_max: buffers of a TSO frame */
 	uint16_t tx_nb_mtu_seg_max; /**< tx_desc_lim.nb_mtu_seg_max */
 	uint16_t tso_mss_min;       /**< tso_segsz accepted */

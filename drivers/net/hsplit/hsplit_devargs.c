@@ -19,7 +19,8 @@ static const char *const hsplit_valid_args[] = {
 	HSPLIT_ARG_IFACE_RING, HSPLIT_ARG_IFACE_RX_SOCKETS, HSPLIT_ARG_CORRUPT, HSPLIT_ARG_RX_LOSS,
 	HSPLIT_ARG_RX_DUP, HSPLIT_ARG_RX_REORDER, HSPLIT_ARG_RX_CORRUPT,
 	HSPLIT_ARG_DELAY_US, HSPLIT_ARG_JITTER_US, HSPLIT_ARG_DELAY_DIR,
-	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, HSPLIT_ARG_FLOW, HSPLIT_ARG_IFACE_GRO, NULL
+	HSPLIT_ARG_CAPS, HSPLIT_ARG_TX_GATHER, HSPLIT_ARG_FLOW, HSPLIT_ARG_IFACE_GRO,
+	HSPLIT_ARG_TX_HOLD, NULL
 };
 
 /* Line rates above this are a typo, not a NIC. */
@@ -174,6 +175,11 @@ one_arg(const char *key, const char *val, void *opaque)
 				RTE_STR(HSPLIT_IFACE_RX_SOCKETS_MAX) "] (0: one per RX queue)");
 		da->iface_rx_sockets = (uint16_t)u;
 		da->iface_rx_sockets_set = 1;
+	} else if (strcmp(key, HSPLIT_ARG_TX_HOLD) == 0) {
+		if (parse_u64(val, 0, HSPLIT_TX_HOLD_MAX, &u) < 0)
+			return bad(c, key, val, "need a frame count in [0, "
+				RTE_STR(HSPLIT_TX_HOLD_MAX) "]");
+		da->tx_hold = (uint32_t)u;
 	} else if (strcmp(key, HSPLIT_ARG_DELAY_US) == 0 ||
 			strcmp(key, HSPLIT_ARG_JITTER_US) == 0) {
 		if (parse_u64(val, 0, HSPLIT_DELAY_US_MAX, &u) < 0)
@@ -195,7 +201,7 @@ one_arg(const char *key, const char *val, void *opaque)
 		int prof = hsplit_caps_parse(val);
 
 		if (prof < 0)
-			return bad(c, key, val, "need full, mlx5, ice, notso, nosplit or noflow");
+			return bad(c, key, val, "need full, mlx5, ice, notso, nosplit, noflow or linear");
 		da->caps = (uint8_t)prof;
 	} else if (strcmp(key, HSPLIT_ARG_TX_GATHER) == 0) {
 		if (parse_off(val, &da->tx_gather_off) < 0)
@@ -234,7 +240,7 @@ hsplit_devargs_parse(const char *args, struct hsplit_devargs *da,
 		snprintf(err, errlen, "cannot parse \"%s\" (unknown key or bad syntax; valid: "
 			"wire, mac, rate, loss, dup, reorder, corrupt, seed, nomatch, "
 			"wire_bufs, iface, iface_ring, iface_rx_sockets, rx_loss, rx_dup, rx_reorder, "
-			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather, flow, iface_gro)",
+			"rx_corrupt, delay_us, jitter_us, delay_dir, caps, tx_gather, flow, iface_gro, tx_hold)",
 			args);
 		return -EINVAL;
 	}

@@ -36,7 +36,11 @@
  *                      interface only, for applications that call tx_burst
  *                      only with frames to send, which never release held
  *                      TX frames otherwise)
- *   caps=full|mlx5|ice|notso|nosplit|noflow capability profile: what the
+ *   tx_hold=N          keep the mbufs of the last N frames sent, freeing the
+ *                      oldest only when more come, with no tx_done_cleanup:
+ *                      a PMD such as DPDK 22.11's virtio_user (default 0:
+ *                      freed once gathered)
+ *   caps=full|mlx5|ice|notso|nosplit|noflow|linear capability profile: what the
  *                      port reports and does for buffer split, TSO and
  *                      rte_flow (default full; see hsplit_caps.h)
  *   flow=on|off        off: no rte_flow API whatever the profile (a split
@@ -89,6 +93,9 @@
 #define HSPLIT_ARG_TX_GATHER "tx_gather"
 #define HSPLIT_ARG_FLOW "flow"
 #define HSPLIT_ARG_IFACE_GRO "iface_gro"
+#define HSPLIT_ARG_TX_HOLD "tx_hold"
+/** Largest tx_hold=. */
+#define HSPLIT_TX_HOLD_MAX 65536
 /** Directions of the delay line (bits of hsplit_devargs.delay_dir). */
 #define HSPLIT_DELAY_RX 1u
 #define HSPLIT_DELAY_TX 2u
@@ -121,6 +128,7 @@ struct hsplit_devargs {
 	uint8_t flow_off;     /**< flow=off: no rte_flow API */
 	uint8_t iface_gro_off; /**< iface_gro=off: the interface's GRO as it is */
 	uint8_t iface_gro_set;
+	uint32_t tx_hold;     /**< tx_hold=N: sent mbufs kept until N more are (0: freed at once) */
 };
 
 /**

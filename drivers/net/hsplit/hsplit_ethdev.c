@@ -85,7 +85,7 @@ hsplit_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->max_lro_pkt_size = HSPLIT_LRO_MAX_FRAME;
 	}
 	info->rx_queue_offload_capa = caps->rx_queue_offload_capa;
-	info->tx_offload_capa = HSPLIT_TX_OFFLOADS;
+	info->tx_offload_capa = caps->tx_linear ? 0 : HSPLIT_TX_OFFLOADS;
 	/*
 	 * TSO: on the loopback wire the NIC model segments (hsplit_tso.c);
 	 * on an interface the kernel gets the frame whole, as GSO, where it
@@ -719,6 +719,7 @@ RTE_PMD_REGISTER_PARAM_STRING(net_hsplit,
 	HSPLIT_ARG_IFACE "=<Linux interface> "
 	HSPLIT_ARG_IFACE_RING "=<64..65536> "
 	HSPLIT_ARG_IFACE_RX_SOCKETS "=<0..16> "
-	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso|nosplit "
+	HSPLIT_ARG_CAPS "=full|mlx5|ice|notso|nosplit|noflow|linear "
 	HSPLIT_ARG_TX_GATHER "=on|off "
-	HSPLIT_ARG_IFACE_GRO "=on|off");
+	HSPLIT_ARG_IFACE_GRO "=on|off "
+	HSPLIT_ARG_TX_HOLD "=<0..65536>");

@@ -189,6 +189,7 @@ struct hsplit_txq_stats {
 	uint64_t tso_frames;     /**< TSO frames segmented */
 	uint64_t tso_segs;       /**< segments they became */
 	uint64_t drop_tso_bad;   /**< TSO frames outside the profile's limits */
+	uint64_t drop_multi_seg; /**< chains on a profile without multi-segment TX */
 	uint64_t peer_down;      /**< no started peer / queue: dropped */
 	uint64_t loss;           /**< injected */
 	uint64_t dup;
@@ -244,7 +245,15 @@ struct hsplit_txq {
 	struct dt_copy_op (*mops)[HSPLIT_TX_MERGE];
 	uint16_t mn[HSPLIT_MAX_ENGINES];
 	struct hsplit_txq_stats st;
+	/** tx_hold=: mbufs of the last frames sent, kept (hsplit_txhold.c). */
+	struct rte_mbuf **hold;
+	uint32_t hold_cap, hold_head, hold_n;
 };
+
+/* hsplit_txhold.c */
+int hsplit_txhold_init(struct hsplit_txq *q, uint32_t n, int socket);
+void hsplit_txhold_put(struct hsplit_txq *q, struct rte_mbuf **m, uint16_t n);
+void hsplit_txhold_flush(struct hsplit_txq *q);
 
 struct hsplit_dma_win {
 	uintptr_t addr;

@@ -73,6 +73,7 @@ hsplit_txq_flush(struct hsplit_txq *q)
 	struct hsplit_wbuf *w;
 
 	tx_drain(q);
+	hsplit_txhold_flush(q);
 	if (q->held != NULL) {
 		rte_mempool_put(rte_mempool_from_obj(q->held), q->held);
 		q->held = NULL;
@@ -103,6 +104,7 @@ hsplit_txq_release(struct rte_eth_dev *dev, uint16_t qid)
 	hsplit_txq_flush(q);
 	hsplit_eng_close_all(q->eng, &q->nb_eng);
 	rte_free(q->dq);
+	rte_free(q->hold);
 	rte_free(q->fl);
 	rte_free(q->mops);
 	rte_free(q);
@@ -136,6 +138,12 @@ hsplit_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		rte_free(q->mops);
 		HSPLIT_LOG(ERR, "port %u txq %u: no memory for the in-flight ring",
 			p->port_id, qid);
+		rte_free(q);
+		return -ENOMEM;
+	}
+	if (hsplit_txhold_init(q, p->da.tx_hold, (int)socket) != 0) {
+		rte_free(q->fl);
+		rte_free(q->mops);
 		rte_free(q);
 		return -ENOMEM;
 	}
@@ -447,6 +455,11 @@ tx_frame_count(struct hsplit_txq *q, const struct rte_mbuf *m,
 	struct hsplit_tso_plan *pl, struct rte_mempool **pool)
 {
 	*pool = q->port->wire_pool;
+	/* A NIC of one buffer per frame (caps=linear) cannot gather a chain. */
+	if (m->nb_segs > 1 && hsplit_caps_get(q->port->da.caps)->tx_linear) {
+		q->st.drop_multi_seg++;
+		return 0;
+	}
 	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
 		if (hsplit_tso_plan(m, hsplit_caps_get(q->port->da.caps), pl) != 0 ||
 				m->pkt_len > HSPLIT_GSO_MAX_FRAME) {
@@ -590,7 +603,10 @@ tx_chunk_finish(struct hsplit_txq *q, struct hsplit_tx_chunk *c)
 		q->st.bytes += wb->len;
 		good[ng++] = wb;
 	}
-	rte_pktmbuf_free_bulk(c->pkts, c->n);
+	if (q->hold_cap != 0)
+		hsplit_txhold_put(q, c->pkts, c->n);
+	else
+		rte_pktmbuf_free_bulk(c->pkts, c->n);
 	wire_out(q, good, ng);
 }
 

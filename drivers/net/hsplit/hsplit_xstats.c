@@ -43,6 +43,7 @@ static const struct xname_off tx_xstats[] = {
 	{ "tso_frames", offsetof(struct hsplit_txq_stats, tso_frames) },
 	{ "tso_segs", offsetof(struct hsplit_txq_stats, tso_segs) },
 	{ "drop_tso_bad", offsetof(struct hsplit_txq_stats, drop_tso_bad) },
+	{ "drop_multi_seg", offsetof(struct hsplit_txq_stats, drop_multi_seg) },
 	{ "copy_wait_cycles", offsetof(struct hsplit_txq_stats, copy_wait_cycles) },
 	{ "copy_latency_chunks", offsetof(struct hsplit_txq_stats, copy_lat_chunks) },
 	{ "copy_latency_cycles", offsetof(struct hsplit_txq_stats, copy_lat_cycles) },
@@ -203,7 +204,7 @@ hsplit_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		st->opackets += tq->st.packets;
 		st->obytes += tq->st.bytes;
 		st->oerrors += tq->st.drop_copy_err + tq->st.drop_too_big +
-			tq->st.drop_tso_bad;
+			tq->st.drop_tso_bad + tq->st.drop_multi_seg;
 		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			st->q_opackets[q] = tq->st.packets;
 			st->q_obytes[q] = tq->st.bytes;
