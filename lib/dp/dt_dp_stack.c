@@ -177,6 +177,8 @@ tcp_cfg_init(struct dt_dp_stack *st)
 	t->tso_max = st->tso_max;
 	/* ACKs owed by a burst's segments go out once, after the burst. */
 	t->ack_defer = true;
+	/* Without SACK a window far beyond the flight used costs RTOs. */
+	t->rcv_autotune = true;
 	while (t->wscale < 14 && ((uint64_t)0xffff << t->wscale) < st->conf.window)
 		t->wscale++;
 	ooo_size(st);

@@ -322,6 +322,19 @@ struct dt_tcp_cfg {
 	 * fast retransmit, SACK holes and loss probes stay one MSS.
 	 */
 	uint32_t tso_max;
+	/**
+	 * Receive-window autotuning on connections without SACK: the window
+	 * advertised starts at 64 KiB and grows, once per receiver RTT, to
+	 * twice what arrived in order during it (plus 16 MSS), up to the
+	 * caller's capacity; Linux does the same for all its connections
+	 * (tcp_rcv_space_adjust). A sender without SACK repairs one loss
+	 * per RTT (NewReno), so a window far beyond what it uses only lets
+	 * its flight grow to where a window holds several losses and the
+	 * repair ends in an RTO and go-back-N over the whole flight. With
+	 * SACK the whole capacity is advertised from the start. Off by
+	 * default.
+	 */
+	bool rcv_autotune;
 };
 
 /**
@@ -428,6 +441,14 @@ struct dt_tcp_conn {
 	uint32_t rcv_adv;	/**< right edge we advertised */
 	uint32_t rcv_space;	/**< free receive capacity, bytes */
 	uint32_t rcv_space_max;	/**< largest receive capacity seen, bytes */
+	/* Window autotuning (dt_tcp_cfg.rcv_autotune), 0 before data. */
+	uint32_t rcv_wcap;	/**< window advertised at most, bytes */
+	uint32_t rcv_wcap_got;	/**< new payload bytes this RTT */
+	uint32_t rcv_rtt_got;	/**< new payload bytes this RTT sample */
+	uint32_t rcv_rtt_need;	/**< bytes that end this RTT sample */
+	uint32_t rcv_rtt;	/**< receiver's RTT estimate (least sample), us */
+	uint64_t rcv_wcap_at;	/**< when this RTT's count began, us */
+	uint64_t rcv_rtt_at;	/**< when the RTT sample began, us */
 	uint32_t fin_seq;	/**< peer FIN, when DT_TCP_F_FIN_RCVD_OOO */
 	/* Congestion control. */
 	uint32_t cwnd;	/**< congestion window, bytes */

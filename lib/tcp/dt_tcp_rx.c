@@ -12,6 +12,10 @@
 
 /* Extents one SACK refill may walk through (it runs on hole fills). */
 #define DT_TCP_SACK_REFILL_WALK 256
+/* Autotuned window before the first RTT is measured (Linux: ~64 KiB). */
+#define DT_TCP_WCAP_INIT (64u * 1024)
+/* Headroom over twice the data of an RTT, in MSS (as Linux's DRS). */
+#define DT_TCP_WCAP_MSS 16u
 
 static void
 tcp_free_ext(const struct dt_tcp_extent *e, struct dt_tcp_out *out)
@@ -216,7 +220,7 @@ tcp_ooo_drain(struct dt_tcp_conn *c, struct dt_tcp_out *out)
  */
 static bool
 tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
-	struct dt_tcp_out *out)
+	struct dt_tcp_out *out, uint32_t *queued_bytes)
 {
 	uint16_t i = tcp_ooo_find(c, s);
 	uint32_t a, b, end = s + e.len;
@@ -272,6 +276,7 @@ tcp_ooo_insert(struct dt_tcp_conn *c, uint32_t s, struct dt_tcp_extent e,
 	c->ooo[i].ext = e;
 	c->ooo_n++;
 	c->ooo_bytes += e.len;
+	*queued_bytes += e.len;
 	tcp_space_consume(c, e.len);
 	tcp_sack_blk_note(c, i);
 	return true;
@@ -443,6 +448,55 @@ tcp_ack_policy(struct dt_tcp_conn *c, bool in_order, bool ooo,
 		c->timers[DT_TCP_T_DELACK] = now + c->cfg->delack_us;
 }
 
+/*
+ * dt_tcp_cfg.rcv_autotune, after @p bytes of new payload (in order or
+ * queued out of order; not what a filled hole releases, which arrived
+ * earlier). The receiver's RTT is the least time one advertised window of
+ * new payload took to arrive (an upper bound on the path's RTT, as Linux's
+ * tcp_rcv_rtt_measure() without timestamps); once per such RTT the window
+ * cap becomes twice what arrived in it, never less than before. A sender
+ * limited by the window doubles its flight each RTT, as in slow start; one
+ * limited by its own cwnd does not get a window it has no use for.
+ */
+static void
+tcp_rcv_autotune(struct dt_tcp_conn *c, uint32_t bytes, uint64_t now)
+{
+	uint64_t want;
+	uint32_t rtt;
+
+	if (!c->cfg->rcv_autotune || tcp_sack_on(c) || bytes == 0 ||
+			c->rcv_wcap >= c->rcv_space_max)
+		return;
+	if (c->rcv_wcap == 0) {
+		c->rcv_wcap = DT_TCP_WCAP_INIT;
+		c->rcv_wcap_at = now;
+		c->rcv_rtt_at = now;
+		c->rcv_rtt_need = c->rcv_wcap;
+	}
+	c->rcv_wcap_got += bytes;
+	c->rcv_rtt_got += bytes;
+	if (c->rcv_rtt_got >= c->rcv_rtt_need) {
+		rtt = now - c->rcv_rtt_at > UINT32_MAX ? UINT32_MAX :
+			(uint32_t)(now - c->rcv_rtt_at);
+		if (rtt == 0)
+			rtt = 1;
+		if (c->rcv_rtt == 0 || rtt < c->rcv_rtt)
+			c->rcv_rtt = rtt;
+		c->rcv_rtt_got = 0;
+		c->rcv_rtt_need = dt_tcp_rcv_wnd(c) > c->cfg->mss ?
+			dt_tcp_rcv_wnd(c) : c->cfg->mss;
+		c->rcv_rtt_at = now;
+	}
+	if (c->rcv_rtt == 0 || now - c->rcv_wcap_at < c->rcv_rtt)
+		return;
+	want = 2 * (uint64_t)c->rcv_wcap_got +
+		DT_TCP_WCAP_MSS * (uint64_t)c->cfg->mss;
+	if (want > c->rcv_wcap)
+		c->rcv_wcap = want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
+	c->rcv_wcap_got = 0;
+	c->rcv_wcap_at = now;
+}
+
 void
 dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	const struct dt_tcp_seg *seg, uint64_t now, struct dt_tcp_out *out)
@@ -453,7 +507,7 @@ dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	struct dt_tcp_seq_range f0;
 	struct dt_tcp_extent e;
 	uint8_t n0;
-	uint32_t s = seq, es, cut, in_bytes = 0;
+	uint32_t s = seq, es, cut, in_bytes = 0, new_bytes = 0;
 	uint16_t i;
 
 	for (i = 0; i < seg->n_ext; i++) {
@@ -493,6 +547,7 @@ dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 		}
 		if (es == c->rcv_nxt) {
 			in_bytes += e.len;
+			new_bytes += e.len;
 			tcp_deliver(c, &e, out);
 			tcp_space_consume(c, e.len);
 			tcp_ooo_drain(c, out);
@@ -506,7 +561,7 @@ dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 			 * one per segment that tells something the batch's ACK
 			 * would not (a new run, a merge, another run grown).
 			 */
-			queued = tcp_ooo_insert(c, es, e, out);
+			queued = tcp_ooo_insert(c, es, e, out, &new_bytes);
 			if (!tcp_sack_on(c) ||
 					(queued && !tcp_sack_first_grew(c, n0, &f0)))
 				ooo = true;
@@ -517,6 +572,7 @@ dt_tcp_rx_payload(struct dt_tcp_conn *c, uint32_t seq,
 	/* Filling a hole is acknowledged at once (RFC 5681 4.2). */
 	if (had_ooo && in_order)
 		ooo = true;
+	tcp_rcv_autotune(c, new_bytes, now);
 	tcp_ack_policy(c, in_order, ooo, immediate, in_bytes, now);
 }
 
@@ -564,6 +620,9 @@ dt_tcp_rcv_edge_candidate(const struct dt_tcp_conn *c)
 {
 	uint32_t max = (uint32_t)0xffff << c->rcv_ws;
 	uint32_t wnd = c->rcv_space < max ? c->rcv_space : max;
+
+	if (c->rcv_wcap != 0 && c->rcv_wcap < wnd)
+		wnd = c->rcv_wcap;
 
 	/* Whole units of the scale, so the field says exactly this. */
 	wnd &= ~(((uint32_t)1 << c->rcv_ws) - 1);

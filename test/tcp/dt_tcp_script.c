@@ -967,6 +967,7 @@ cmd_cfg(struct interp *in, char **tok, int n)
 		else if (!strcmp(k, "tol_us") && num) in->tol = v;
 		else if (!strcmp(k, "rack")) c->rack = cfg_bool(tok[i + 1]);
 		else if (!strcmp(k, "ackdefer")) c->ack_defer = cfg_bool(tok[i + 1]);
+		else if (!strcmp(k, "autotune")) c->rcv_autotune = cfg_bool(tok[i + 1]);
 		else if (!strcmp(k, "tso") && num) c->tso_max = v;
 		else if (!strcmp(k, "fin_wait2_ms") && num) c->fin_wait2_us = v * 1000ull;
 		else if (!strcmp(k, "cc") && !strcmp(tok[i + 1], "newreno")) c->cc = &dt_tcp_cc_newreno;
