@@ -68,12 +68,13 @@ for d in af_packet af_xdp tap; do
 	cp -L "$pmddir/librte_net_$d.so.23" "$dest/dpdk-pmds/librte_net_$d.so"
 done
 # af_xdp's libxdp loads its default XSK program from a BPF object file at
-# run time (xsk_def_xdp_prog*.o), not a library ldd can see: without it the
-# GPU machine's run failed "Couldn't find a BPF file"; run.sh points
-# LIBXDP_OBJECT_PATH here.
+# run time (xsk_def_xdp_prog*.o, and xdp-dispatcher.o to attach it), not a
+# library ldd can see: without them the GPU machine's runs failed "Couldn't
+# find a BPF file"; run.sh points LIBXDP_OBJECT_PATH here.
 mkdir -p "$dest/bpf"
-cp -L /usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog*.o "$dest/bpf/" 2>/dev/null ||
-	echo "device-bundle: libxdp's xsk_def_xdp_prog.o not found: af_xdp will not start on the target" >&2
+cp -L /usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog*.o \
+	/usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o "$dest/bpf/" 2>/dev/null ||
+	echo "device-bundle: libxdp's BPF objects not found: af_xdp will not start on the target" >&2
 
 
 # libdevtcp and the devtcp Python package (bench/ingest_peer.py, the
