@@ -25,8 +25,18 @@ struct dt_test_state {
 	unsigned int failed_cases;
 };
 
-/** One state per test program; tests are single-threaded by design. */
+/**
+ * One state per test program; tests are single-threaded by design. A
+ * program whose checks span several files builds with -DDT_TEST_STATE_EXTERN
+ * and defines dt_test_state in one of them: a static state per file would
+ * count each file's checks apart, and dt_test_summary() would see only its
+ * own file's.
+ */
+#ifdef DT_TEST_STATE_EXTERN
+extern struct dt_test_state dt_test_state;
+#else
 static struct dt_test_state dt_test_state;
+#endif
 
 #define DT_CHECK(cond) do { \
 	dt_test_state.checks++; \
