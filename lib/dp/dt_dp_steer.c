@@ -223,8 +223,12 @@ static bool
 flow_probe_one(uint16_t port, const char *what, uint32_t src_ip,
 	const uint16_t *queues, uint32_t n, char *why, size_t len)
 {
-	/* Any addresses: the shape is what a NIC accepts or refuses. */
-	const uint32_t ip = RTE_IPV4(192, 0, 2, 1);
+	/*
+	 * Any addresses: the shape is what a NIC accepts or refuses. 192.0.2.1
+	 * (TEST-NET-1) spelt out: DPDK 22.11's RTE_IPV4(192, ...) shifts an int
+	 * into its sign bit (UBSan aborts the sanitizer build).
+	 */
+	const uint32_t ip = UINT32_C(0xc0000201);
 	struct rte_flow_error err;
 	struct flow_desc d;
 	int rc;
@@ -254,7 +258,7 @@ dt_dp_steer_probe(uint16_t port, uint16_t nb_rxq, char *why, size_t len)
 	/* A listening port of one stack, of several, an active open. */
 	return flow_probe_one(port, "queue", 0, q, 1, why, len) &&
 		(n < 2 || flow_probe_one(port, "RSS", 0, q, n, why, len)) &&
-		flow_probe_one(port, "5-tuple", RTE_IPV4(192, 0, 2, 2), q, 1,
+		flow_probe_one(port, "5-tuple", UINT32_C(0xc0000202), q, 1,
 			why, len);
 }
 

@@ -477,7 +477,7 @@ hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 
 	snprintf(name, sizeof(name), "hsplit_wire_%u", p->port_id);
 	p->wire_pool = rte_mempool_create(name, p->da.wire_bufs,
-		sizeof(struct hsplit_wbuf), cache, 0, NULL, NULL, NULL, NULL,
+		HSPLIT_WIRE_SIZE, cache, 0, NULL, NULL, NULL, NULL,
 		socket, 0);
 	if (p->wire_pool == NULL) {
 		HSPLIT_LOG(ERR, "port %u: cannot create wire buffer pool %s (%u x %zu "
@@ -485,8 +485,8 @@ hsplit_create_wire_pool(struct hsplit_port *p, int socket)
 			"hugepages (/proc/sys/vm/nr_hugepages) or raise EAL's -m "
 			"(--no-huge gives 64 MiB by default), or lower the wire_bufs= "
 			"devarg", p->port_id, name, p->da.wire_bufs,
-			sizeof(struct hsplit_wbuf),
-			((size_t)p->da.wire_bufs * sizeof(struct hsplit_wbuf)) >> 20,
+			HSPLIT_WIRE_SIZE,
+			((size_t)p->da.wire_bufs * HSPLIT_WIRE_SIZE) >> 20,
 			socket, rte_strerror(rte_errno));
 		return -rte_errno;
 	}

@@ -79,8 +79,16 @@ struct hsplit_wbuf {
 	uint16_t gso_size;
 	uint16_t gso_hdr_len;
 	struct hsplit_pkt_info pi;
-	uint8_t data[HSPLIT_WIRE_DATA] __rte_cache_aligned;
+	/*
+	 * HSPLIT_WIRE_DATA bytes (HSPLIT_WIRE_SIZE), or HSPLIT_WIRE_DATA_LRO in
+	 * the interface backend's LRO pool: a flexible array, since a 64 KiB
+	 * LRO frame indexed past a fixed [HSPLIT_WIRE_DATA] is out of bounds
+	 * for UBSan even inside its allocation.
+	 */
+	uint8_t data[] __rte_cache_aligned;
 };
+/** Bytes of a wire buffer of the ordinary pool. */
+#define HSPLIT_WIRE_SIZE (sizeof(struct hsplit_wbuf) + HSPLIT_WIRE_DATA)
 
 /** A copy engine a queue reaches, with the queue's own channel. */
 struct hsplit_eng {
