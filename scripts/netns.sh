@@ -124,7 +124,9 @@ cmd_up() {
 	if ! ip -n "$name" link show eth0 >/dev/null 2>&1; then
 		# A stale end of an older pair is ours to remove; anything else is not.
 		if ip link show "$name" >/dev/null 2>&1; then
-			ip -d link show "$name" | grep -qw veth ||
+			# Whole output first: `ip | grep -q` under pipefail can
+			# fail when grep exits before ip has written it all.
+			grep -qw veth <<<"$(ip -d link show "$name")" ||
 				die "interface $name exists and is not a veth: not touching it"
 			ip link del "$name"
 		fi
@@ -191,7 +193,7 @@ cmd_down() {
 		ip -n "$name" link del eth0 2>/dev/null || true
 		ip netns del "$name" 2>/dev/null || true
 	fi
-	if ip -d link show "$name" 2>/dev/null | grep -qw veth; then
+	if grep -qw veth <<<"$(ip -d link show "$name" 2>/dev/null)"; then
 		ip link del "$name" 2>/dev/null || true
 	fi
 	return 0

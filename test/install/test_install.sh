@@ -41,8 +41,13 @@ make -s -C "$tmp/ex" PKGCONF="$pc" >"$tmp/make.log" 2>&1 ||
 	{ cat "$tmp/make.log"; fail "examples/receiver does not build against the installed tree"; }
 # No LD_LIBRARY_PATH: the Makefile records pkg-config's libdir (an rpath),
 # so the example finds the library where it was installed, as ldd shows.
-env -u LD_LIBRARY_PATH ldd "$tmp/ex/devtcp-receiver" | grep -q "libdevtcp.so.0 => $libdir/" ||
-	fail "examples/receiver does not find the installed libdevtcp.so without LD_LIBRARY_PATH"
+# ldd's output is taken whole before grep reads it: `ldd | grep -q` under
+# pipefail failed when grep exited at its match and ldd, still writing,
+# died of SIGPIPE (seen on a loaded machine).
+deps=$(env -u LD_LIBRARY_PATH ldd "$tmp/ex/devtcp-receiver") ||
+	fail "ldd cannot read examples/receiver"
+grep -q "libdevtcp.so.0 => $libdir/" <<<"$deps" ||
+	{ echo "$deps"; fail "examples/receiver does not find the installed libdevtcp.so without LD_LIBRARY_PATH"; }
 echo "ok   examples/receiver built with pkg-config, linked to the installed libdevtcp.so"
 
 "$netns_sh" check >/dev/null 2>&1 || { echo "SKIP: no network namespaces / veth"; exit 77; }
