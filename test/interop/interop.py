@@ -41,11 +41,13 @@ modules next to it, one concern each:
   interop_cases_iperf3.py iperf3 against devtcp-server's consumer.
 """
 import os
+import shutil
 import signal
 import sys
 
-from interop_harness import (CASES_ARGS, MIB, SEND, SERVER, check, cleanup,
-                             failed, log, on_term, preflight, results)
+from interop_harness import (CASES_ARGS, MIB, SEND, SERVER, TMP, check,
+                             cleanup, failed, log, on_term, preflight,
+                             results)
 from interop_cases_data import (case_mtu_mismatch, case_offloads, case_rx_1,
                                 case_rx_8, case_rx_gro, case_tx_device,
                                 case_tx_host)
@@ -86,7 +88,8 @@ for _n in MATRIX:
     CASES["linux_" + _n] = (lambda n: lambda: matrix_case(n))(_n)
 
 
-def main():
+def usage_error():
+    """Return 0 (--list), 2 (a bad case or program) or None (run)."""
     if CASES_ARGS == ["--list"]:
         print("\n".join(CASES))
         return 0
@@ -98,6 +101,19 @@ def main():
         if not os.access(x, os.X_OK):
             print("not executable: " + x)
             return 2
+    return None
+
+
+def main():
+    rc = 2
+    try:
+        rc = usage_error()
+    finally:
+        if rc is not None:
+            # The harness made its scratch folder on import; nothing ran.
+            shutil.rmtree(TMP, ignore_errors=True)
+    if rc is not None:
+        return rc
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
     try:
