@@ -17,6 +17,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Not beside a test suite: they share the hugepages.
+. "$top/scripts/suite-lock.sh"
+dt_suite_lock "$top/bench/soak.sh" "$@"
 build=${DEVTCP_BUILD:-$top/build}
 secs=3600
 out=""

@@ -31,6 +31,7 @@ hogs=2
 multi=0
 suites=0
 usage() { sed -n '7,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+args=("$@")
 while getopts n:c:mw:h o; do
 	case $o in
 	n) runs=$OPTARG ;;
@@ -52,6 +53,12 @@ if [ "$multi" = 1 ]; then
 	tests=("${flaky[@]}" "${more[@]}")
 fi
 [ ${#tests[@]} -gt 0 ] || tests=("${flaky[@]}")
+# Runs of the main build's tests wait for any other suite or soak (they
+# share the hugepages); a -w run's clones take the lock themselves.
+if [ "$suites" -eq 0 ]; then
+	. "$top/scripts/suite-lock.sh"
+	dt_suite_lock "$top/scripts/stress-suite.sh" "${args[@]}"
+fi
 if [ "$hogs" -gt 0 ] && ! command -v stress-ng >/dev/null; then
 	echo "stress-ng missing (Debian: apt-get install stress-ng)" >&2
 	exit 2

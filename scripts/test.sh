@@ -12,6 +12,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# One suite at a time on a machine: they share its hugepages.
+. "$top/scripts/suite-lock.sh"
+dt_suite_lock "$top/scripts/test.sh" "$@"
 cd "$top"
 build=${DEVTCP_BUILD:-build}
 asan=${build}-asan
