@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the files of test_dp_stack (test_dp_stack.c, dp_stack_*.c) share:
- * the options, the two stacks, the applications' state and the functions
- * one file calls in another. The overview is at the top of test_dp_stack.c.
+ * What the files of test_dp_stack (test_dp_stack.c, dp_stack_*.c) share,
+ * each name prefixed dps_: the options, the two stacks, the applications'
+ * state and the functions one file calls in another. The overview is at the top of test_dp_stack.c.
  */
 #ifndef DP_STACK_H
 #define DP_STACK_H
@@ -44,7 +44,7 @@ struct dp_stack_opt {
 	char cases[256];
 };
 
-extern struct dp_stack_opt opt;
+extern struct dp_stack_opt dps_opt;
 
 /* ---- environment ---- */
 struct dp_stack_env {
@@ -53,17 +53,17 @@ struct dp_stack_env {
 	struct dp_txdev txdev; /* --tx-device: the pattern in the region */
 };
 
-extern struct dp_stack_env env;
+extern struct dp_stack_env dps_env;
 
 /* ---- application state ---- */
-struct rx_conn {
+struct dps_rx_conn {
 	bool used, accepted, peer_closed, closed, reset;
 	dt_dp_conn_t conn;
 	uint64_t bytes, host_bytes, dev_bytes;
 	uint32_t crc;
 };
 
-struct tx_conn {
+struct dps_tx_conn {
 	bool connected, shut, peer_closed, closed, refused, reset;
 	int err;
 	dt_dp_conn_t conn;
@@ -72,9 +72,9 @@ struct tx_conn {
 	uint32_t crc;
 };
 
-struct app {
-	struct rx_conn rx[MAX_CONNS];
-	struct tx_conn tx[MAX_CONNS];
+struct dp_stack_app {
+	struct dps_rx_conn rx[MAX_CONNS];
+	struct dps_tx_conn tx[MAX_CONNS];
 	unsigned int nb_tx;
 	unsigned int rx_next;
 	/* Server holding chunks (exhaust and window cases). */
@@ -91,59 +91,59 @@ struct app {
 	uint64_t deadline;
 };
 
-extern struct app app;
+extern struct dp_stack_app dps_app;
 /* dp_stack_app.c */
 uint64_t
-now_us(void);
+dps_now_us(void);
 
 void
-srv_release_all(void);
+dps_srv_release_all(void);
 
 void
-srv_event(const struct dt_dp_event *ev);
+dps_srv_event(const struct dt_dp_event *ev);
 
 void
-srv_drain(void);
+dps_srv_drain(void);
 
 bool
-srv_all_closed(unsigned int n);
+dps_srv_all_closed(unsigned int n);
 
 void
-cli_event(const struct dt_dp_event *ev);
+dps_cli_event(const struct dt_dp_event *ev);
 
 void
-cli_drain(void);
+dps_cli_drain(void);
 
 bool
-cli_all_closed(void);
+dps_cli_all_closed(void);
 
 int
-cli_open(struct tx_conn *t, uint16_t port, uint64_t total, unsigned int k);
+dps_cli_open(struct dps_tx_conn *t, uint16_t port, uint64_t total, unsigned int k);
 
 /* dp_stack_run.c */
 void
-poll_both(void);
+dps_poll_both(void);
 
 bool
-run_until(bool (*cond)(void), unsigned int ms);
+dps_run_until(bool (*cond)(void), unsigned int ms);
 
 void
-app_reset(void);
+dps_app_reset(void);
 
 void
-print_stats(const char *who, const struct dt_dp_stats *s);
+dps_print_stats(const char *who, const struct dt_dp_stats *s);
 
 bool
-big(void);
+dps_big(void);
 
 void
-check_no_drops(const struct dt_dp_stats *s);
+dps_check_no_drops(const struct dt_dp_stats *s);
 
 void
-check_split_mismatch(const struct dt_dp_stats *s);
+dps_check_split_mismatch(const struct dt_dp_stats *s);
 
 void
-transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
+dps_transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	unsigned int limit_s);
 
 /* dp_stack_basic.c */

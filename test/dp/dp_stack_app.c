@@ -29,68 +29,68 @@
 #include "dp_test_tso.h"
 
 uint64_t
-now_us(void)
+dps_now_us(void)
 {
 	return rte_rdtsc() * 1000000 / rte_get_tsc_hz();
 }
 
 /* ---- server side ---- */
 void
-srv_release_all(void)
+dps_srv_release_all(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < app.nb_held; i++)
-		dt_dp_release(env.srv, app.held_tok[i]);
-	app.nb_held = 0;
+	for (i = 0; i < dps_app.nb_held; i++)
+		dt_dp_release(dps_env.srv, dps_app.held_tok[i]);
+	dps_app.nb_held = 0;
 }
 
 static void
-srv_data(struct rx_conn *r, const struct dt_dp_chunk *ch)
+srv_data(struct dps_rx_conn *r, const struct dt_dp_chunk *ch)
 {
 	const uint8_t *p;
 
 	if (ch->kind == DT_DP_CHUNK_DEVICE) {
 		/* Verification only: through the CPU alias, never ch->addr. */
-		p = env.fx.alias + ch->offset;
+		p = dps_env.fx.alias + ch->offset;
 		r->dev_bytes += ch->len;
 	} else {
 		p = ch->addr;
 		r->host_bytes += ch->len;
 	}
-	if (opt.verify)
+	if (dps_opt.verify)
 		r->crc = rte_hash_crc(p, ch->len, r->crc);
 	r->bytes += ch->len;
-	if (app.hold && app.nb_held < HOLD_MAX) {
-		if (app.nb_held == 0)
-			app.hold_since = now_us();
-		app.held_tok[app.nb_held++] = ch->token;
-		if (app.nb_held > app.max_held_chunks)
-			app.max_held_chunks = app.nb_held;
-		if (app.nb_held >= app.hold_max)
-			srv_release_all();
+	if (dps_app.hold && dps_app.nb_held < HOLD_MAX) {
+		if (dps_app.nb_held == 0)
+			dps_app.hold_since = dps_now_us();
+		dps_app.held_tok[dps_app.nb_held++] = ch->token;
+		if (dps_app.nb_held > dps_app.max_held_chunks)
+			dps_app.max_held_chunks = dps_app.nb_held;
+		if (dps_app.nb_held >= dps_app.hold_max)
+			dps_srv_release_all();
 		return;
 	}
-	dt_dp_release(env.srv, ch->token);
+	dt_dp_release(dps_env.srv, ch->token);
 }
 
 void
-srv_event(const struct dt_dp_event *ev)
+dps_srv_event(const struct dt_dp_event *ev)
 {
-	struct rx_conn *r = ev->udata;
+	struct dps_rx_conn *r = ev->udata;
 
 	switch (ev->type) {
 	case DT_DP_EV_ACCEPTED:
-		if (app.rx_next >= MAX_CONNS) {
-			dt_dp_abort(env.srv, ev->conn);
+		if (dps_app.rx_next >= MAX_CONNS) {
+			dt_dp_abort(dps_env.srv, ev->conn);
 			return;
 		}
-		r = &app.rx[app.rx_next++];
+		r = &dps_app.rx[dps_app.rx_next++];
 		r->used = true;
 		r->accepted = true;
 		r->conn = ev->conn;
 		DT_CHECK_EQ(ev->listen_port, SRV_PORT);
-		dt_dp_set_udata(env.srv, ev->conn, r);
+		dt_dp_set_udata(dps_env.srv, ev->conn, r);
 		break;
 	case DT_DP_EV_DATA:
 		DT_REQUIRE(r != NULL);
@@ -98,7 +98,7 @@ srv_event(const struct dt_dp_event *ev)
 		break;
 	case DT_DP_EV_PEER_CLOSED:
 		r->peer_closed = true;
-		DT_CHECK_EQ(dt_dp_close(env.srv, ev->conn), 0);
+		DT_CHECK_EQ(dt_dp_close(dps_env.srv, ev->conn), 0);
 		break;
 	case DT_DP_EV_RESET:
 		if (r != NULL)
@@ -114,37 +114,37 @@ srv_event(const struct dt_dp_event *ev)
 }
 
 void
-srv_drain(void)
+dps_srv_drain(void)
 {
 	struct dt_dp_event ev[EV_BATCH];
 	uint16_t n, i;
 
 	do {
-		n = dt_dp_events(env.srv, ev, EV_BATCH);
+		n = dt_dp_events(dps_env.srv, ev, EV_BATCH);
 		for (i = 0; i < n; i++)
-			srv_event(&ev[i]);
+			dps_srv_event(&ev[i]);
 	} while (n > 0);
-	if (app.hold && app.nb_held > 0 &&
-			now_us() - app.hold_since >= app.hold_us)
-		srv_release_all();
+	if (dps_app.hold && dps_app.nb_held > 0 &&
+			dps_now_us() - dps_app.hold_since >= dps_app.hold_us)
+		dps_srv_release_all();
 }
 
 bool
-srv_all_closed(unsigned int n)
+dps_srv_all_closed(unsigned int n)
 {
 	unsigned int i;
 
-	if (app.rx_next < n)
+	if (dps_app.rx_next < n)
 		return false;
-	for (i = 0; i < app.rx_next; i++)
-		if (!app.rx[i].closed)
+	for (i = 0; i < dps_app.rx_next; i++)
+		if (!dps_app.rx[i].closed)
 			return false;
 	return true;
 }
 
 /* ---- client side ---- */
 static void
-cli_fill(struct tx_conn *t)
+cli_fill(struct dps_tx_conn *t)
 {
 	struct dt_dp_buf b;
 	uint32_t pos, len;
@@ -153,28 +153,28 @@ cli_fill(struct tx_conn *t)
 		pos = (uint32_t)((t->start + t->queued) % PAT_LEN);
 		len = (uint32_t)RTE_MIN((uint64_t)SLICE, t->total - t->queued);
 		len = RTE_MIN(len, PAT_LEN - pos);
-		b.addr = env.fx.pattern + pos;
-		b.iova = env.fx.pattern_iova + pos;
+		b.addr = dps_env.fx.pattern + pos;
+		b.iova = dps_env.fx.pattern_iova + pos;
 		b.len = len;
 		b.device = false;
-		if (opt.tx_device)
-			dp_txdev_buf(&env.txdev, pos, &len, &b);
-		if (dt_dp_send(env.cli, t->conn, &b) != 0)
+		if (dps_opt.tx_device)
+			dp_txdev_buf(&dps_env.txdev, pos, &len, &b);
+		if (dt_dp_send(dps_env.cli, t->conn, &b) != 0)
 			break;
-		if (opt.verify)
-			t->crc = rte_hash_crc(env.fx.pattern + pos, len, t->crc);
+		if (dps_opt.verify)
+			t->crc = rte_hash_crc(dps_env.fx.pattern + pos, len, t->crc);
 		t->queued += len;
 	}
 	if (t->connected && !t->shut && t->acked == t->total) {
 		t->shut = true;
-		DT_CHECK_EQ(dt_dp_shutdown(env.cli, t->conn), 0);
+		DT_CHECK_EQ(dt_dp_shutdown(dps_env.cli, t->conn), 0);
 	}
 }
 
 void
-cli_event(const struct dt_dp_event *ev)
+dps_cli_event(const struct dt_dp_event *ev)
 {
-	struct tx_conn *t = ev->udata;
+	struct dps_tx_conn *t = ev->udata;
 
 	if (t == NULL)
 		return;
@@ -188,11 +188,11 @@ cli_event(const struct dt_dp_event *ev)
 		cli_fill(t);
 		break;
 	case DT_DP_EV_DATA:
-		dt_dp_release(env.cli, ev->chunk.token);
+		dt_dp_release(dps_env.cli, ev->chunk.token);
 		break;
 	case DT_DP_EV_PEER_CLOSED:
 		t->peer_closed = true;
-		DT_CHECK_EQ(dt_dp_close(env.cli, ev->conn), 0);
+		DT_CHECK_EQ(dt_dp_close(dps_env.cli, ev->conn), 0);
 		break;
 	case DT_DP_EV_ERROR:
 		t->err = ev->err;
@@ -210,37 +210,37 @@ cli_event(const struct dt_dp_event *ev)
 }
 
 void
-cli_drain(void)
+dps_cli_drain(void)
 {
 	struct dt_dp_event ev[EV_BATCH];
 	uint16_t n, i;
 
 	do {
-		n = dt_dp_events(env.cli, ev, EV_BATCH);
+		n = dt_dp_events(dps_env.cli, ev, EV_BATCH);
 		for (i = 0; i < n; i++)
-			cli_event(&ev[i]);
+			dps_cli_event(&ev[i]);
 	} while (n > 0);
 }
 
 bool
-cli_all_closed(void)
+dps_cli_all_closed(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < app.nb_tx; i++)
-		if (!app.tx[i].closed)
+	for (i = 0; i < dps_app.nb_tx; i++)
+		if (!dps_app.tx[i].closed)
 			return false;
 	return true;
 }
 
 int
-cli_open(struct tx_conn *t, uint16_t port, uint64_t total, unsigned int k)
+dps_cli_open(struct dps_tx_conn *t, uint16_t port, uint64_t total, unsigned int k)
 {
 	memset(t, 0, sizeof(*t));
 	t->total = total;
 	/* Nothing to send: the test closes by hand. */
 	t->shut = total == 0;
 	t->start = (uint32_t)((k * 7919u) % PAT_LEN);
-	return dt_dp_connect(env.cli, rte_cpu_to_be_32(SRV_IP), port, t,
+	return dt_dp_connect(dps_env.cli, rte_cpu_to_be_32(SRV_IP), port, t,
 		&t->conn);
 }

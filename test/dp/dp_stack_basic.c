@@ -27,9 +27,9 @@
 #include "dp_test_tso.h"
 
 /* ---- cases ---- */
-static bool tx0_connected(void) { return app.tx[0].connected && app.rx_next == 1; }
-static bool tx0_closed(void) { return app.tx[0].closed && app.rx[0].closed; }
-static bool tx0_refused(void) { return app.tx[0].closed; }
+static bool tx0_connected(void) { return dps_app.tx[0].connected && dps_app.rx_next == 1; }
+static bool tx0_closed(void) { return dps_app.tx[0].closed && dps_app.rx[0].closed; }
+static bool tx0_refused(void) { return dps_app.tx[0].closed; }
 
 void
 test_handshake_arp(void)
@@ -37,33 +37,33 @@ test_handshake_arp(void)
 	struct dt_dp_stats cs, ss;
 	struct dt_dp_conn_stats x;
 
-	app_reset();
-	app.nb_tx = 1;
-	DT_REQUIRE(cli_open(&app.tx[0], SRV_PORT, 0, 0) == 0);
-	DT_REQUIRE(run_until(tx0_connected, 3000));
-	dt_dp_stats_get(env.cli, &cs);
-	dt_dp_stats_get(env.srv, &ss);
+	dps_app_reset();
+	dps_app.nb_tx = 1;
+	DT_REQUIRE(dps_cli_open(&dps_app.tx[0], SRV_PORT, 0, 0) == 0);
+	DT_REQUIRE(dps_run_until(tx0_connected, 3000));
+	dt_dp_stats_get(dps_env.cli, &cs);
+	dt_dp_stats_get(dps_env.srv, &ss);
 	DT_CHECK(cs.arp_requests >= 1);
 	DT_CHECK(cs.rx_arp >= 1);
 	DT_CHECK(ss.rx_arp >= 1);
 	DT_CHECK(ss.tx_arp >= 1);
 	DT_CHECK_EQ(cs.conns_connected, 1);
 	DT_CHECK_EQ(ss.conns_accepted, 1);
-	DT_REQUIRE(dt_dp_conn_stats_get(env.cli, app.tx[0].conn, &x) == 0);
+	DT_REQUIRE(dt_dp_conn_stats_get(dps_env.cli, dps_app.tx[0].conn, &x) == 0);
 	DT_CHECK_EQ(x.state, DT_TCP_ESTABLISHED);
 	DT_CHECK_EQ(x.tuple.raddr, rte_cpu_to_be_32(SRV_IP));
 	DT_CHECK_EQ(x.tuple.rport, SRV_PORT);
-	DT_REQUIRE(dt_dp_conn_stats_get(env.srv, app.rx[0].conn, &x) == 0);
+	DT_REQUIRE(dt_dp_conn_stats_get(dps_env.srv, dps_app.rx[0].conn, &x) == 0);
 	DT_CHECK_EQ(x.state, DT_TCP_ESTABLISHED);
 	/* Close from the client: both sides reach CLOSED. */
-	DT_CHECK_EQ(dt_dp_shutdown(env.cli, app.tx[0].conn), 0);
-	DT_CHECK(run_until(tx0_closed, 3000));
+	DT_CHECK_EQ(dt_dp_shutdown(dps_env.cli, dps_app.tx[0].conn), 0);
+	DT_CHECK(dps_run_until(tx0_closed, 3000));
 }
 
 /* Server to client: HOST chunks on the client; half-close keeps data flowing. */
 static struct { uint64_t got; uint32_t crc; bool peer_closed, closed; } hc;
 
-static bool hc_peer_closed(void) { return app.rx[0].peer_closed; }
+static bool hc_peer_closed(void) { return dps_app.rx[0].peer_closed; }
 static bool hc_got_all(void) { return hc.got == 30000 && hc.peer_closed; }
 
 static void
@@ -71,18 +71,18 @@ hc_cli_drain(void)
 {
 	struct dt_dp_event ev;
 
-	while (dt_dp_events(env.cli, &ev, 1) == 1) {
+	while (dt_dp_events(dps_env.cli, &ev, 1) == 1) {
 		if (ev.type == DT_DP_EV_DATA) {
 			DT_CHECK_EQ(ev.chunk.kind, DT_DP_CHUNK_HOST);
 			hc.crc = rte_hash_crc(ev.chunk.addr, ev.chunk.len, hc.crc);
 			hc.got += ev.chunk.len;
-			dt_dp_release(env.cli, ev.chunk.token);
+			dt_dp_release(dps_env.cli, ev.chunk.token);
 		} else if (ev.type == DT_DP_EV_PEER_CLOSED) {
 			hc.peer_closed = true;
 		} else if (ev.type == DT_DP_EV_CLOSED) {
 			hc.closed = true;
 		} else {
-			cli_event(&ev);
+			dps_cli_event(&ev);
 		}
 	}
 }
@@ -90,18 +90,18 @@ hc_cli_drain(void)
 static bool
 hc_run_until(bool (*cond)(void), unsigned int ms)
 {
-	uint64_t end = now_us() + (uint64_t)ms * 1000;
+	uint64_t end = dps_now_us() + (uint64_t)ms * 1000;
 
-	while (now_us() < end && !cond()) {
-		dt_dp_poll(env.cli);
+	while (dps_now_us() < end && !cond()) {
+		dt_dp_poll(dps_env.cli);
 		hc_cli_drain();
-		dt_dp_poll(env.srv);
-		srv_drain();
+		dt_dp_poll(dps_env.srv);
+		dps_srv_drain();
 	}
 	return cond();
 }
 
-static bool hc_closed(void) { return hc.closed && app.rx[0].closed; }
+static bool hc_closed(void) { return hc.closed && dps_app.rx[0].closed; }
 
 void
 test_half_close(void)
@@ -109,60 +109,60 @@ test_half_close(void)
 	struct dt_dp_buf b = { .addr = NULL, .iova = RTE_BAD_IOVA, .device = false };
 	uint32_t crc = 0;
 
-	app_reset();
+	dps_app_reset();
 	memset(&hc, 0, sizeof(hc));
-	app.nb_tx = 1;
-	DT_REQUIRE(cli_open(&app.tx[0], SRV_PORT, 0, 0) == 0);
-	DT_REQUIRE(run_until(tx0_connected, 3000));
-	DT_CHECK_EQ(dt_dp_shutdown(env.cli, app.tx[0].conn), 0);
+	dps_app.nb_tx = 1;
+	DT_REQUIRE(dps_cli_open(&dps_app.tx[0], SRV_PORT, 0, 0) == 0);
+	DT_REQUIRE(dps_run_until(tx0_connected, 3000));
+	DT_CHECK_EQ(dt_dp_shutdown(dps_env.cli, dps_app.tx[0].conn), 0);
 	/* Swap in a server handler that does not close on PEER_CLOSED. */
-	while (!app.rx[0].peer_closed) {
+	while (!dps_app.rx[0].peer_closed) {
 		struct dt_dp_event ev;
 
-		dt_dp_poll(env.cli);
+		dt_dp_poll(dps_env.cli);
 		hc_cli_drain();
-		dt_dp_poll(env.srv);
-		while (dt_dp_events(env.srv, &ev, 1) == 1) {
+		dt_dp_poll(dps_env.srv);
+		while (dt_dp_events(dps_env.srv, &ev, 1) == 1) {
 			if (ev.type == DT_DP_EV_PEER_CLOSED)
-				app.rx[0].peer_closed = true;
+				dps_app.rx[0].peer_closed = true;
 			else
-				srv_event(&ev);
+				dps_srv_event(&ev);
 		}
 	}
 	DT_CHECK(hc_peer_closed());
 	/* Half-closed: the server still sends 30000 bytes. */
-	b.addr = env.fx.pattern + 100;
-	b.iova = env.fx.pattern_iova + 100;
+	b.addr = dps_env.fx.pattern + 100;
+	b.iova = dps_env.fx.pattern_iova + 100;
 	b.len = 20000;
-	DT_CHECK_EQ(dt_dp_send(env.srv, app.rx[0].conn, &b), 0);
-	crc = rte_hash_crc(env.fx.pattern + 100, 20000, crc);
-	b.addr = env.fx.pattern + 20100;
-	b.iova = env.fx.pattern_iova + 20100;
+	DT_CHECK_EQ(dt_dp_send(dps_env.srv, dps_app.rx[0].conn, &b), 0);
+	crc = rte_hash_crc(dps_env.fx.pattern + 100, 20000, crc);
+	b.addr = dps_env.fx.pattern + 20100;
+	b.iova = dps_env.fx.pattern_iova + 20100;
 	b.len = 10000;
-	DT_CHECK_EQ(dt_dp_send(env.srv, app.rx[0].conn, &b), 0);
-	crc = rte_hash_crc(env.fx.pattern + 20100, 10000, crc);
-	DT_CHECK_EQ(dt_dp_close(env.srv, app.rx[0].conn), 0);
+	DT_CHECK_EQ(dt_dp_send(dps_env.srv, dps_app.rx[0].conn, &b), 0);
+	crc = rte_hash_crc(dps_env.fx.pattern + 20100, 10000, crc);
+	DT_CHECK_EQ(dt_dp_close(dps_env.srv, dps_app.rx[0].conn), 0);
 	DT_CHECK(hc_run_until(hc_got_all, 3000));
 	DT_CHECK_EQ(hc.got, 30000);
 	DT_CHECK_EQ(hc.crc, crc);
 	DT_CHECK(hc_run_until(hc_closed, 3000));
 }
 
-static bool abort_done(void) { return app.tx[0].closed && app.rx[0].closed; }
+static bool abort_done(void) { return dps_app.tx[0].closed && dps_app.rx[0].closed; }
 
 void
 test_abort(void)
 {
-	app_reset();
-	app.nb_tx = 1;
-	DT_REQUIRE(cli_open(&app.tx[0], SRV_PORT, 0, 0) == 0);
-	DT_REQUIRE(run_until(tx0_connected, 3000));
-	DT_CHECK_EQ(dt_dp_abort(env.cli, app.tx[0].conn), 0);
-	DT_CHECK(run_until(abort_done, 3000));
-	DT_CHECK(app.rx[0].reset);
-	DT_CHECK(!app.tx[0].reset);
+	dps_app_reset();
+	dps_app.nb_tx = 1;
+	DT_REQUIRE(dps_cli_open(&dps_app.tx[0], SRV_PORT, 0, 0) == 0);
+	DT_REQUIRE(dps_run_until(tx0_connected, 3000));
+	DT_CHECK_EQ(dt_dp_abort(dps_env.cli, dps_app.tx[0].conn), 0);
+	DT_CHECK(dps_run_until(abort_done, 3000));
+	DT_CHECK(dps_app.rx[0].reset);
+	DT_CHECK(!dps_app.tx[0].reset);
 	/* The id is stale now. */
-	DT_CHECK_EQ(dt_dp_abort(env.cli, app.tx[0].conn), -DT_DP_E_BADCONN);
+	DT_CHECK_EQ(dt_dp_abort(dps_env.cli, dps_app.tx[0].conn), -DT_DP_E_BADCONN);
 }
 
 void
@@ -170,14 +170,14 @@ test_rst_closed_port(void)
 {
 	struct dt_dp_stats before, after;
 
-	app_reset();
-	app.nb_tx = 1;
-	dt_dp_stats_get(env.srv, &before);
-	DT_REQUIRE(cli_open(&app.tx[0], SRV_PORT + 1, 0, 0) == 0);
-	DT_CHECK(run_until(tx0_refused, 3000));
-	DT_CHECK(app.tx[0].refused);
-	DT_CHECK(!app.tx[0].connected);
-	dt_dp_stats_get(env.srv, &after);
+	dps_app_reset();
+	dps_app.nb_tx = 1;
+	dt_dp_stats_get(dps_env.srv, &before);
+	DT_REQUIRE(dps_cli_open(&dps_app.tx[0], SRV_PORT + 1, 0, 0) == 0);
+	DT_CHECK(dps_run_until(tx0_refused, 3000));
+	DT_CHECK(dps_app.tx[0].refused);
+	DT_CHECK(!dps_app.tx[0].connected);
+	dt_dp_stats_get(dps_env.srv, &after);
 	DT_CHECK_EQ(after.tx_rst - before.tx_rst, 1);
 	DT_CHECK_EQ(after.drop_no_conn - before.drop_no_conn, 1);
 }
@@ -185,7 +185,7 @@ test_rst_closed_port(void)
 void
 test_icmp_echo(void)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env.fx.c_pool), *rx[8];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dps_env.fx.c_pool), *rx[8];
 	struct rte_ether_addr cmac, smac;
 	struct dt_dp_stats before, after;
 	uint8_t *p, *ip, *ic;
@@ -194,8 +194,8 @@ test_icmp_echo(void)
 	uint32_t a;
 
 	DT_REQUIRE(m != NULL);
-	rte_eth_macaddr_get(env.fx.cport, &cmac);
-	rte_eth_macaddr_get(env.fx.sport, &smac);
+	rte_eth_macaddr_get(dps_env.fx.cport, &cmac);
+	rte_eth_macaddr_get(dps_env.fx.sport, &smac);
 	p = (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8 + 56);
 	memcpy(p, smac.addr_bytes, 6);
 	memcpy(p + 6, cmac.addr_bytes, 6);
@@ -226,14 +226,14 @@ test_icmp_echo(void)
 	ck = dt_net_cksum(ic, 64);
 	ic[2] = (uint8_t)(ck >> 8);
 	ic[3] = (uint8_t)ck;
-	dt_dp_stats_get(env.srv, &before);
-	DT_REQUIRE(rte_eth_tx_burst(env.fx.cport, 0, &m, 1) == 1);
+	dt_dp_stats_get(dps_env.srv, &before);
+	DT_REQUIRE(rte_eth_tx_burst(dps_env.fx.cport, 0, &m, 1) == 1);
 	/* Poll the server only; read the reply off the client's queue. */
-	end = now_us() + 2000000;
-	while (n == 0 && now_us() < end) {
-		dt_dp_poll(env.srv);
-		srv_drain();
-		n = rte_eth_rx_burst(env.fx.cport, 0, rx, 8);
+	end = dps_now_us() + 2000000;
+	while (n == 0 && dps_now_us() < end) {
+		dt_dp_poll(dps_env.srv);
+		dps_srv_drain();
+		n = rte_eth_rx_burst(dps_env.fx.cport, 0, rx, 8);
 	}
 	DT_REQUIRE(n >= 1);
 	p = rte_pktmbuf_mtod(rx[0], uint8_t *);
@@ -253,7 +253,7 @@ test_icmp_echo(void)
 	DT_CHECK_EQ(rx[0]->pkt_len, 14 + 20 + 64);
 	for (i = 0; i < n; i++)
 		rte_pktmbuf_free(rx[i]);
-	dt_dp_stats_get(env.srv, &after);
+	dt_dp_stats_get(dps_env.srv, &after);
 	DT_CHECK_EQ(after.rx_icmp - before.rx_icmp, 1);
 	DT_CHECK_EQ(after.tx_icmp - before.tx_icmp, 1);
 }
@@ -263,17 +263,17 @@ test_stats_sanity(void)
 {
 	struct dt_dp_stats cs, ss;
 
-	dt_dp_stats_get(env.cli, &cs);
-	dt_dp_stats_get(env.srv, &ss);
-	check_no_drops(&cs);
+	dt_dp_stats_get(dps_env.cli, &cs);
+	dt_dp_stats_get(dps_env.srv, &ss);
+	dps_check_no_drops(&cs);
 	/* The server answered one SYN to a closed port: its only drop. */
 	ss.drop_no_conn = 0;
-	check_no_drops(&ss);
+	dps_check_no_drops(&ss);
 	DT_CHECK_EQ(cs.events_overflow, 0);
 	DT_CHECK_EQ(ss.events_overflow, 0);
 	DT_CHECK_EQ(cs.conns_open, 0);
 	DT_CHECK_EQ(ss.conns_open, 0);
 	DT_CHECK(ss.device_chunks > 0 || ss.host_chunks == 0);
-	print_stats("client", &cs);
-	print_stats("server", &ss);
+	dps_print_stats("client", &cs);
+	dps_print_stats("server", &ss);
 }

@@ -29,22 +29,22 @@
 
 /* ---- drivers ---- */
 void
-poll_both(void)
+dps_poll_both(void)
 {
-	dt_dp_poll(env.cli);
-	cli_drain();
-	dt_dp_poll(env.srv);
-	srv_drain();
+	dt_dp_poll(dps_env.cli);
+	dps_cli_drain();
+	dt_dp_poll(dps_env.srv);
+	dps_srv_drain();
 }
 
 /* Poll both stacks on this lcore until @p cond or @p ms pass. */
 bool
-run_until(bool (*cond)(void), unsigned int ms)
+dps_run_until(bool (*cond)(void), unsigned int ms)
 {
-	uint64_t end = now_us() + (uint64_t)ms * 1000;
+	uint64_t end = dps_now_us() + (uint64_t)ms * 1000;
 
-	while (now_us() < end) {
-		poll_both();
+	while (dps_now_us() < end) {
+		dps_poll_both();
 		if (cond())
 			return true;
 	}
@@ -55,23 +55,23 @@ static int
 cli_lcore(void *arg)
 {
 	RTE_SET_USED(arg);
-	while (!app.cli_done && now_us() < app.deadline) {
-		dt_dp_poll(env.cli);
-		cli_drain();
-		if (cli_all_closed())
-			app.cli_done = true;
+	while (!dps_app.cli_done && dps_now_us() < dps_app.deadline) {
+		dt_dp_poll(dps_env.cli);
+		dps_cli_drain();
+		if (dps_cli_all_closed())
+			dps_app.cli_done = true;
 	}
 	return 0;
 }
 
 void
-app_reset(void)
+dps_app_reset(void)
 {
-	memset(&app, 0, sizeof(app));
+	memset(&dps_app, 0, sizeof(dps_app));
 }
 
 void
-print_stats(const char *who, const struct dt_dp_stats *s)
+dps_print_stats(const char *who, const struct dt_dp_stats *s)
 {
 	printf("  %s: rx %" PRIu64 " tx %" PRIu64 " tcp %" PRIu64
 		" chunks dev %" PRIu64 " host %" PRIu64 " spill %" PRIu64
@@ -88,7 +88,7 @@ print_stats(const char *who, const struct dt_dp_stats *s)
 }
 
 bool
-big(void)
+dps_big(void)
 {
 	const char *e = getenv("DT_DP_TEST_BIG");
 
@@ -97,7 +97,7 @@ big(void)
 
 /* Every drop counter of a fault-free run is zero. */
 void
-check_no_drops(const struct dt_dp_stats *s)
+dps_check_no_drops(const struct dt_dp_stats *s)
 {
 	DT_CHECK_EQ(s->drop_not_ipv4, 0);
 	DT_CHECK_EQ(s->drop_bad_ip, 0);
@@ -125,16 +125,16 @@ check_no_drops(const struct dt_dp_stats *s)
  * in device memory.
  */
 void
-check_split_mismatch(const struct dt_dp_stats *s)
+dps_check_split_mismatch(const struct dt_dp_stats *s)
 {
 	printf("  split: rx_hdr_spill %" PRIu64 " host_chunks %" PRIu64
 		" device_chunks %" PRIu64 "\n", s->rx_hdr_spill, s->host_chunks,
 		s->device_chunks);
-	if (opt.expect_spill) {
+	if (dps_opt.expect_spill) {
 		DT_CHECK(s->rx_hdr_spill > 0);
 		DT_CHECK(s->device_chunks > 0);
 	}
-	if (opt.expect_host) {
+	if (dps_opt.expect_host) {
 		DT_CHECK(s->host_chunks > 0);
 		DT_CHECK(s->device_chunks > 0);
 		DT_CHECK_EQ(s->rx_hdr_spill, 0);
@@ -149,9 +149,9 @@ dump_stuck(unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n && i < 8; i++) {
-		struct tx_conn *t = &app.tx[i];
+		struct dps_tx_conn *t = &dps_app.tx[i];
 
-		if (dt_dp_conn_stats_get(env.cli, t->conn, &x) != 0) {
+		if (dt_dp_conn_stats_get(dps_env.cli, t->conn, &x) != 0) {
 			printf("  conn %u: gone (acked %" PRIu64 ")\n", i, t->acked);
 			continue;
 		}
@@ -160,11 +160,11 @@ dump_stuck(unsigned int n)
 			dt_tcp_state_str(x.state), t->queued, t->acked, x.snd_wnd,
 			x.cwnd, x.srtt_us, x.retransmits);
 	}
-	for (i = 0; i < app.rx_next && i < 8; i++) {
-		if (dt_dp_conn_stats_get(env.srv, app.rx[i].conn, &x) != 0)
+	for (i = 0; i < dps_app.rx_next && i < 8; i++) {
+		if (dt_dp_conn_stats_get(dps_env.srv, dps_app.rx[i].conn, &x) != 0)
 			continue;
 		printf("  srv %u: state %s bytes %" PRIu64 " held %u rcv_wnd %u\n",
-			i, dt_tcp_state_str(x.state), app.rx[i].bytes,
+			i, dt_tcp_state_str(x.state), dps_app.rx[i].bytes,
 			x.held_bytes, x.rcv_wnd);
 	}
 }
@@ -181,11 +181,11 @@ check_gro(const struct dt_dp_stats *s)
 		PRIu64 " frames\n", s->rx_gro_runs, s->rx_gro_frames,
 		s->rx_gro_runs > 0 ? (double)s->rx_gro_frames / s->rx_gro_runs : 0.,
 		s->rx_frames);
-	if (opt.no_gro) {
+	if (dps_opt.no_gro) {
 		DT_CHECK_EQ(s->rx_gro_runs, 0);
 		DT_CHECK_EQ(s->rx_gro_frames, 0);
 	}
-	if (opt.expect_gro) {
+	if (dps_opt.expect_gro) {
 		DT_CHECK(s->rx_gro_runs > 0);
 		DT_CHECK(s->rx_gro_frames >= 2 * s->rx_gro_runs);
 		DT_CHECK(s->rx_gro_frames <= s->rx_frames);
@@ -197,51 +197,51 @@ check_gro(const struct dt_dp_stats *s)
  * on one lcore or two; check byte-exactness and print the rate.
  */
 void
-transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
+dps_transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 	unsigned int limit_s)
 {
 	struct dt_dp_stats cs, ss;
 	uint64_t t0, t1, bytes = 0;
 	unsigned int i, lcore;
 
-	app.nb_tx = n;
-	app.deadline = now_us() + (uint64_t)limit_s * 1000000;
-	app.rx_next = 0;
+	dps_app.nb_tx = n;
+	dps_app.deadline = dps_now_us() + (uint64_t)limit_s * 1000000;
+	dps_app.rx_next = 0;
 	for (i = 0; i < n; i++)
-		DT_REQUIRE(cli_open(&app.tx[i], SRV_PORT, total, i) == 0);
-	t0 = now_us();
+		DT_REQUIRE(dps_cli_open(&dps_app.tx[i], SRV_PORT, total, i) == 0);
+	t0 = dps_now_us();
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (two_lcores) {
 		DT_REQUIRE(lcore < RTE_MAX_LCORE);
 		DT_REQUIRE(rte_eal_remote_launch(cli_lcore, NULL, lcore) == 0);
-		while (now_us() < app.deadline && !app.srv_done) {
-			dt_dp_poll(env.srv);
-			srv_drain();
-			if (srv_all_closed(n))
-				app.srv_done = true;
+		while (dps_now_us() < dps_app.deadline && !dps_app.srv_done) {
+			dt_dp_poll(dps_env.srv);
+			dps_srv_drain();
+			if (dps_srv_all_closed(n))
+				dps_app.srv_done = true;
 		}
 		rte_eal_wait_lcore(lcore);
 	} else {
-		while (now_us() < app.deadline &&
-				!(srv_all_closed(n) && cli_all_closed()))
-			poll_both();
+		while (dps_now_us() < dps_app.deadline &&
+				!(dps_srv_all_closed(n) && dps_cli_all_closed()))
+			dps_poll_both();
 	}
-	t1 = now_us();
-	if (now_us() >= app.deadline)
+	t1 = dps_now_us();
+	if (dps_now_us() >= dps_app.deadline)
 		dump_stuck(n);
 	/* Let the last ACKs and closings settle. */
-	run_until(cli_all_closed, 500);
-	srv_release_all();
+	dps_run_until(dps_cli_all_closed, 500);
+	dps_srv_release_all();
 	for (i = 0; i < n; i++) {
-		struct tx_conn *t = &app.tx[i];
-		struct rx_conn *r = NULL;
+		struct dps_tx_conn *t = &dps_app.tx[i];
+		struct dps_rx_conn *r = NULL;
 		struct dt_dp_conn_stats x;
 		unsigned int k;
 
-		for (k = 0; k < app.rx_next; k++)
-			if (app.rx[k].bytes > 0 && app.rx[k].crc == t->crc &&
-					app.rx[k].bytes == t->total)
-				r = &app.rx[k];
+		for (k = 0; k < dps_app.rx_next; k++)
+			if (dps_app.rx[k].bytes > 0 && dps_app.rx[k].crc == t->crc &&
+					dps_app.rx[k].bytes == t->total)
+				r = &dps_app.rx[k];
 		DT_CHECK(t->connected);
 		DT_CHECK_EQ(t->acked, total);
 		DT_CHECK(t->closed);
@@ -250,25 +250,25 @@ transfer(const char *name, unsigned int n, uint64_t total, bool two_lcores,
 			DT_CHECK(r->closed);
 			DT_CHECK(r->peer_closed);
 		}
-		DT_CHECK(dt_dp_conn_stats_get(env.cli, t->conn, &x) != 0);
+		DT_CHECK(dt_dp_conn_stats_get(dps_env.cli, t->conn, &x) != 0);
 		bytes += t->acked;
 	}
-	DT_CHECK_EQ(app.rx_next, n);
-	for (i = 0; i < app.rx_next; i++)
-		DT_CHECK_EQ(app.rx[i].bytes, total);
-	dt_dp_stats_get(env.cli, &cs);
-	dt_dp_stats_get(env.srv, &ss);
+	DT_CHECK_EQ(dps_app.rx_next, n);
+	for (i = 0; i < dps_app.rx_next; i++)
+		DT_CHECK_EQ(dps_app.rx[i].bytes, total);
+	dt_dp_stats_get(dps_env.cli, &cs);
+	dt_dp_stats_get(dps_env.srv, &ss);
 	DT_CHECK_EQ(cs.events_overflow, 0);
 	DT_CHECK_EQ(ss.events_overflow, 0);
 	printf("  %s: %u x %" PRIu64 " bytes, %s lcore(s), MTU %u: %.3f s, %.2f Gb/s\n",
-		name, n, total, two_lcores ? "two" : "one", opt.mtu,
+		name, n, total, two_lcores ? "two" : "one", dps_opt.mtu,
 		(t1 - t0) / 1e6, bytes * 8.0 / ((t1 - t0) * 1e3));
-	print_stats("client", &cs);
-	print_stats("server", &ss);
+	dps_print_stats("client", &cs);
+	dps_print_stats("server", &ss);
 	check_gro(&ss);
-	dp_test_check_tso(env.fx.cport, &cs, opt.expect_tso);
-	dp_test_check_copy(env.fx.sport, &ss, opt.expect_copy);
-	if (opt.tx_device)
-		dp_txdev_check(env.fx.cport, &cs, bytes);
-	dp_test_check_held(&cs, opt.expect_held);
+	dp_test_check_tso(dps_env.fx.cport, &cs, dps_opt.expect_tso);
+	dp_test_check_copy(dps_env.fx.sport, &ss, dps_opt.expect_copy);
+	if (dps_opt.tx_device)
+		dp_txdev_check(dps_env.fx.cport, &cs, bytes);
+	dp_test_check_held(&cs, dps_opt.expect_held);
 }

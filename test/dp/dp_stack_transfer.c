@@ -30,20 +30,20 @@
 void
 test_transfer(void)
 {
-	uint64_t one = big() ? (1ull << 30) : (64ull << 20);
-	unsigned int nmany = big() ? 100 : 16;
-	uint64_t each = big() ? (10ull << 20) : (4ull << 20);
+	uint64_t one = dps_big() ? (1ull << 30) : (64ull << 20);
+	unsigned int nmany = dps_big() ? 100 : 16;
+	uint64_t each = dps_big() ? (10ull << 20) : (4ull << 20);
 	struct dt_dp_stats cs, ss;
 
-	app_reset();
-	transfer("single", 1, one, false, big() ? 100 : 50);
-	app_reset();
-	transfer("many", nmany, each, true, big() ? 100 : 50);
-	dt_dp_stats_get(env.cli, &cs);
-	dt_dp_stats_get(env.srv, &ss);
-	check_no_drops(&cs);
-	check_no_drops(&ss);
-	check_split_mismatch(&ss);
+	dps_app_reset();
+	dps_transfer("single", 1, one, false, dps_big() ? 100 : 50);
+	dps_app_reset();
+	dps_transfer("many", nmany, each, true, dps_big() ? 100 : 50);
+	dt_dp_stats_get(dps_env.cli, &cs);
+	dt_dp_stats_get(dps_env.srv, &ss);
+	dps_check_no_drops(&cs);
+	dps_check_no_drops(&ss);
+	dps_check_split_mismatch(&ss);
 }
 
 /*
@@ -55,15 +55,15 @@ test_transfer_short(void)
 {
 	struct dt_dp_stats cs, ss;
 
-	app_reset();
-	transfer("single", 1, 16ull << 20, false, 50);
-	app_reset();
-	transfer("many", 4, 2ull << 20, false, 50);
-	dt_dp_stats_get(env.cli, &cs);
-	dt_dp_stats_get(env.srv, &ss);
-	check_no_drops(&cs);
-	check_no_drops(&ss);
-	check_split_mismatch(&ss);
+	dps_app_reset();
+	dps_transfer("single", 1, 16ull << 20, false, 50);
+	dps_app_reset();
+	dps_transfer("many", 4, 2ull << 20, false, 50);
+	dt_dp_stats_get(dps_env.cli, &cs);
+	dt_dp_stats_get(dps_env.srv, &ss);
+	dps_check_no_drops(&cs);
+	dps_check_no_drops(&ss);
+	dps_check_split_mismatch(&ss);
 }
 
 /*
@@ -83,18 +83,18 @@ test_delay_rtt(void)
 	uint32_t cwnd0 = 0, cwnd_max = 0, srtt_max = 0;
 	uint64_t rtx = 0, id, reordered = 0;
 	struct dt_dp_conn_stats x;
-	struct tx_conn *t = &app.tx[0];
+	struct dps_tx_conn *t = &dps_app.tx[0];
 
-	app_reset();
-	app.nb_tx = 1;
-	t0 = now_us();
-	DT_REQUIRE(cli_open(t, SRV_PORT, 8ull << 20, 0) == 0);
+	dps_app_reset();
+	dps_app.nb_tx = 1;
+	t0 = dps_now_us();
+	DT_REQUIRE(dps_cli_open(t, SRV_PORT, 8ull << 20, 0) == 0);
 	end = t0 + 30000000;
-	while (now_us() < end && !(srv_all_closed(1) && cli_all_closed())) {
-		poll_both();
+	while (dps_now_us() < end && !(dps_srv_all_closed(1) && dps_cli_all_closed())) {
+		dps_poll_both();
 		if (t->connected && t_conn == 0)
-			t_conn = now_us();
-		if (!t->closed && dt_dp_conn_stats_get(env.cli, t->conn, &x) == 0 &&
+			t_conn = dps_now_us();
+		if (!t->closed && dt_dp_conn_stats_get(dps_env.cli, t->conn, &x) == 0 &&
 				x.state == DT_TCP_ESTABLISHED) {
 			if (cwnd0 == 0)
 				cwnd0 = x.cwnd;
@@ -103,22 +103,22 @@ test_delay_rtt(void)
 			rtx = RTE_MAX(rtx, x.retransmits);
 		}
 	}
-	run_until(cli_all_closed, 500);
-	srv_release_all();
+	dps_run_until(dps_cli_all_closed, 500);
+	dps_srv_release_all();
 	printf("  handshake %" PRIu64 " us, srtt up to %u us, cwnd %u -> %u, "
 		"retransmits %" PRIu64 ", %" PRIu64 " of %u bytes acked in %.3f s\n",
 		t_conn - t0, srtt_max, cwnd0, cwnd_max, rtx, t->acked, 8u << 20,
-		(now_us() - t0) / 1e6);
+		(dps_now_us() - t0) / 1e6);
 	DT_CHECK_EQ(t->acked, 8ull << 20);
-	DT_CHECK(app.rx_next == 1 && app.rx[0].bytes == (8ull << 20) &&
-		app.rx[0].crc == t->crc);
+	DT_CHECK(dps_app.rx_next == 1 && dps_app.rx[0].bytes == (8ull << 20) &&
+		dps_app.rx[0].crc == t->crc);
 	DT_CHECK(t_conn != 0 && t_conn - t0 >= RTT_MIN_US);
 	DT_CHECK(srtt_max >= RTT_MIN_US);
 	DT_CHECK(cwnd0 > 0 && cwnd_max >= 8 * cwnd0);
 	DT_CHECK_EQ(rtx, 0);
 	/* The wire did reorder (else no retransmission proves nothing). */
-	DT_CHECK(rte_eth_xstats_get_id_by_name(env.fx.cport, "wire_reorder", &id) == 0 &&
-		rte_eth_xstats_get_by_id(env.fx.cport, &id, &reordered, 1) == 1 &&
+	DT_CHECK(rte_eth_xstats_get_id_by_name(dps_env.fx.cport, "wire_reorder", &id) == 0 &&
+		rte_eth_xstats_get_by_id(dps_env.fx.cport, &id, &reordered, 1) == 1 &&
 		reordered > 0);
 	printf("  frames reordered by the wire: %" PRIu64 "\n", reordered);
 }
@@ -128,12 +128,12 @@ test_faults(void)
 {
 	struct rte_eth_stats es;
 
-	app_reset();
-	transfer("faults_single", 1, big() ? (256ull << 20) : (16ull << 20),
+	dps_app_reset();
+	dps_transfer("faults_single", 1, dps_big() ? (256ull << 20) : (16ull << 20),
 		false, 55);
-	app_reset();
-	transfer("faults_many", 16, big() ? (10ull << 20) : (1ull << 20), true, 55);
-	rte_eth_stats_get(env.fx.sport, &es);
+	dps_app_reset();
+	dps_transfer("faults_many", 16, dps_big() ? (10ull << 20) : (1ull << 20), true, 55);
+	rte_eth_stats_get(dps_env.fx.sport, &es);
 	printf("  server port: ipackets %" PRIu64 " imissed %" PRIu64
 		" rx_nombuf %" PRIu64 "\n", es.ipackets, es.imissed, es.rx_nombuf);
 }
@@ -144,17 +144,17 @@ test_exhaust(void)
 {
 	struct rte_eth_stats es;
 
-	app_reset();
-	app.hold = true;
+	dps_app_reset();
+	dps_app.hold = true;
 	/* Hold by time only: the NIC runs out of device buffers. */
-	app.hold_max = HOLD_MAX;
-	app.hold_us = 20000;
-	transfer("exhaust", 4, 8ull << 20, false, 55);
-	rte_eth_stats_get(env.fx.sport, &es);
+	dps_app.hold_max = HOLD_MAX;
+	dps_app.hold_us = 20000;
+	dps_transfer("exhaust", 4, 8ull << 20, false, 55);
+	rte_eth_stats_get(dps_env.fx.sport, &es);
 	printf("  server port: rx_nombuf %" PRIu64 " imissed %" PRIu64
 		", most chunks held at once %" PRIu64 "\n", es.rx_nombuf,
-		es.imissed, app.max_held_chunks);
-	DT_CHECK(app.max_held_chunks > 0);
+		es.imissed, dps_app.max_held_chunks);
+	DT_CHECK(dps_app.max_held_chunks > 0);
 	DT_CHECK(es.rx_nombuf > 0);
 }
 
@@ -167,11 +167,11 @@ cli_zero_wnd(void)
 {
 	struct dt_dp_conn_stats x;
 
-	if (dt_dp_conn_stats_get(env.cli, app.tx[0].conn, &x) == 0 &&
-			x.state == DT_TCP_ESTABLISHED && app.tx[0].acked > 0 &&
+	if (dt_dp_conn_stats_get(dps_env.cli, dps_app.tx[0].conn, &x) == 0 &&
+			x.state == DT_TCP_ESTABLISHED && dps_app.tx[0].acked > 0 &&
 			x.snd_wnd < 1448)
-		app.saw_zero_wnd = true;
-	return app.saw_zero_wnd;
+		dps_app.saw_zero_wnd = true;
+	return dps_app.saw_zero_wnd;
 }
 
 static bool cli_never(void) { return false; }
@@ -183,49 +183,49 @@ test_window(void)
 	struct dt_dp_stats ss;
 	uint64_t acked;
 
-	app_reset();
-	app.hold = true;
-	app.hold_max = HOLD_MAX;
-	app.hold_us = 300000;
-	app.nb_tx = 1;
-	app.deadline = now_us() + 50000000;
-	DT_REQUIRE(cli_open(&app.tx[0], SRV_PORT, 4ull << 20, 0) == 0);
-	DT_CHECK(run_until(cli_zero_wnd, 3000));
-	DT_REQUIRE(dt_dp_conn_stats_get(env.srv, app.rx[0].conn, &x) == 0);
+	dps_app_reset();
+	dps_app.hold = true;
+	dps_app.hold_max = HOLD_MAX;
+	dps_app.hold_us = 300000;
+	dps_app.nb_tx = 1;
+	dps_app.deadline = dps_now_us() + 50000000;
+	DT_REQUIRE(dps_cli_open(&dps_app.tx[0], SRV_PORT, 4ull << 20, 0) == 0);
+	DT_CHECK(dps_run_until(cli_zero_wnd, 3000));
+	DT_REQUIRE(dt_dp_conn_stats_get(dps_env.srv, dps_app.rx[0].conn, &x) == 0);
 	DT_CHECK(x.held_bytes > 0);
 	/* The advertised edge never passes the capacity: exact. */
-	DT_CHECK(x.held_bytes <= opt.window);
-	acked = app.tx[0].acked;
+	DT_CHECK(x.held_bytes <= dps_opt.window);
+	acked = dps_app.tx[0].acked;
 	/* Nothing acknowledged beyond what is held while it is held. */
 	DT_CHECK(acked <= x.held_bytes);
 	/* The window stays closed while the app holds: no progress. */
-	run_until(cli_never, 100);
-	DT_CHECK_EQ(app.tx[0].acked, acked);
+	dps_run_until(cli_never, 100);
+	DT_CHECK_EQ(dps_app.tx[0].acked, acked);
 	/* Release: the window reopens and the transfer completes. */
-	app.hold = false;
-	srv_release_all();
-	while (now_us() < app.deadline && !(srv_all_closed(1) && cli_all_closed()))
-		poll_both();
-	DT_CHECK(app.tx[0].closed);
-	DT_CHECK_EQ(app.tx[0].acked, 4ull << 20);
-	DT_CHECK_EQ(app.rx[0].bytes, 4ull << 20);
-	DT_CHECK_EQ(app.rx[0].crc, app.tx[0].crc);
-	dt_dp_stats_get(env.srv, &ss);
-	print_stats("server", &ss);
+	dps_app.hold = false;
+	dps_srv_release_all();
+	while (dps_now_us() < dps_app.deadline && !(dps_srv_all_closed(1) && dps_cli_all_closed()))
+		dps_poll_both();
+	DT_CHECK(dps_app.tx[0].closed);
+	DT_CHECK_EQ(dps_app.tx[0].acked, 4ull << 20);
+	DT_CHECK_EQ(dps_app.rx[0].bytes, 4ull << 20);
+	DT_CHECK_EQ(dps_app.rx[0].crc, dps_app.tx[0].crc);
+	dt_dp_stats_get(dps_env.srv, &ss);
+	dps_print_stats("server", &ss);
 	printf("  window: closed window seen %d, held %u bytes at most\n",
-		app.saw_zero_wnd, x.held_bytes);
+		dps_app.saw_zero_wnd, x.held_bytes);
 	/* Length split: short headers leave payload in the header buffer
 	 * (HOST chunks); long ones spill into device memory. */
-	if (opt.split_len > 66) {
+	if (dps_opt.split_len > 66) {
 		DT_CHECK(ss.host_chunks > 0);
 		DT_CHECK(ss.device_chunks > 0);
-	} else if (opt.split_len > 0) {
+	} else if (dps_opt.split_len > 0) {
 		/* A NIC that spills headers: read through the CPU map; one
 		 * that does not split such frames (net_hsplit): all host. */
 		DT_CHECK(ss.rx_hdr_spill > 0 ||
 			(ss.device_chunks == 0 && ss.host_chunks > 0));
 	}
-	check_split_mismatch(&ss);
+	dps_check_split_mismatch(&ss);
 	DT_CHECK_EQ(ss.events_overflow, 0);
-	check_no_drops(&ss);
+	dps_check_no_drops(&ss);
 }

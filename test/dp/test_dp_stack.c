@@ -44,13 +44,13 @@
 #include "dp_test_tso.h"
 
 /* ---- options ---- */
-struct dp_stack_opt opt = {
+struct dp_stack_opt dps_opt = {
 	.mtu = 1500, .server_bufs = 16384, .window = 1u << 20, .verify = true
 };
 
 /* ---- environment and application state (dp_stack.h) ---- */
-struct dp_stack_env env;
-struct app app;
+struct dp_stack_env dps_env;
+struct dp_stack_app dps_app;
 
 /*
  * The checks of every dp_stack_*.c file count here (dt_test.h: the program
@@ -88,57 +88,57 @@ parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			strncat(opt.cases, optarg, sizeof(opt.cases) -
-				strlen(opt.cases) - 2);
-			strcat(opt.cases, ",");
+			strncat(dps_opt.cases, optarg, sizeof(dps_opt.cases) -
+				strlen(dps_opt.cases) - 2);
+			strcat(dps_opt.cases, ",");
 			break;
 		case 'm':
-			opt.mtu = (uint16_t)atoi(optarg);
+			dps_opt.mtu = (uint16_t)atoi(optarg);
 			break;
 		case 's':
-			opt.split_len = atoi(optarg);
+			dps_opt.split_len = atoi(optarg);
 			break;
 		case 'b':
-			opt.server_bufs = (uint32_t)atoi(optarg);
+			dps_opt.server_bufs = (uint32_t)atoi(optarg);
 			break;
 		case 'w':
-			opt.window = (uint32_t)atoi(optarg);
+			dps_opt.window = (uint32_t)atoi(optarg);
 			break;
 		case 'n':
-			opt.verify = false;
+			dps_opt.verify = false;
 			break;
 		case 't':
-			opt.no_ts = true;
+			dps_opt.no_ts = true;
 			break;
 		case 'S':
-			opt.expect_spill = true;
+			dps_opt.expect_spill = true;
 			break;
 		case 'H':
-			opt.expect_host = true;
+			dps_opt.expect_host = true;
 			break;
 		case 'G':
-			opt.expect_gro = true;
+			dps_opt.expect_gro = true;
 			break;
 		case 'g':
-			opt.no_gro = true;
+			dps_opt.no_gro = true;
 			break;
 		case 'k':
-			opt.no_sack = true;
+			dps_opt.no_sack = true;
 			break;
 		case 'T':
-			opt.expect_tso = 1;
+			dps_opt.expect_tso = 1;
 			break;
 		case 'N':
-			opt.expect_tso = -1;
+			dps_opt.expect_tso = -1;
 			break;
 		case 'D':
-			opt.tx_device = true;
+			dps_opt.tx_device = true;
 			break;
 		case 'L':
-			opt.expect_held = true;
+			dps_opt.expect_held = true;
 			break;
 		case 'C':
-			opt.expect_copy = true;
+			dps_opt.expect_copy = true;
 			break;
 		default:
 			return -1;
@@ -153,7 +153,7 @@ want(const char *name)
 	char key[64];
 
 	snprintf(key, sizeof(key), "%s,", name);
-	return opt.cases[0] == '\0' || strstr(opt.cases, key) != NULL;
+	return dps_opt.cases[0] == '\0' || strstr(dps_opt.cases, key) != NULL;
 }
 
 static int
@@ -168,25 +168,25 @@ ports_start(void)
 	pc.nb_txq = 1;
 	pc.nb_rxd = 4096;
 	pc.nb_txd = 4096;
-	pc.mtu = opt.mtu;
-	pc.hdr_pool = env.fx.c_pool;
+	pc.mtu = dps_opt.mtu;
+	pc.hdr_pool = dps_env.fx.c_pool;
 	pc.tx_cksum = true;
 	pc.tx_multi_seg = true;
-	r = dt_dp_port_start(env.fx.cport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(dps_env.fx.cport, &pc, err, sizeof(err));
 	if (r != 0) {
 		printf("client port: %s\n", err);
 		return r;
 	}
-	pc.hdr_pool = env.fx.s_hdr;
-	pc.pay_pool = dt_devmem_region_pool(env.fx.region);
-	if (opt.split_len > 0) {
+	pc.hdr_pool = dps_env.fx.s_hdr;
+	pc.pay_pool = dt_devmem_region_pool(dps_env.fx.region);
+	if (dps_opt.split_len > 0) {
 		pc.split = DT_DP_SPLIT_LEN;
-		pc.split_len = (uint16_t)opt.split_len;
+		pc.split_len = (uint16_t)dps_opt.split_len;
 	} else {
 		pc.split = DT_DP_SPLIT_PROTO;
 		pc.split_proto = DT_DP_SPLIT_PROTO_IPV4_TCP;
 	}
-	r = dt_dp_port_start(env.fx.sport, &pc, err, sizeof(err));
+	r = dt_dp_port_start(dps_env.fx.sport, &pc, err, sizeof(err));
 	if (r != 0)
 		printf("server port: %s\n", err);
 	return r;
@@ -202,16 +202,16 @@ stack_new(uint16_t port, uint32_t ip, struct rte_mempool *hdr,
 	sc.port_id = port;
 	sc.ipv4 = rte_cpu_to_be_32(ip);
 	sc.max_conns = 256;
-	sc.window = opt.window;
+	sc.window = dps_opt.window;
 	sc.hdr_pool = hdr;
 	sc.shell_pool = shell;
 	sc.region = region;
 	sc.tcp.msl_us = 20000;         /* short TIME_WAIT for the tests */
 	sc.tcp.rto_min_us = 20000;     /* fast recovery on a lossless link */
 	sc.tcp.delack_us = 1000;
-	sc.tcp.ts_ok = !opt.no_ts;
-	sc.no_rx_gro = opt.no_gro;
-	sc.tcp.sack_ok = !opt.no_sack;
+	sc.tcp.ts_ok = !dps_opt.no_ts;
+	sc.no_rx_gro = dps_opt.no_gro;
+	sc.tcp.sack_ok = !dps_opt.no_sack;
 	return dt_dp_stack_create(&sc);
 }
 
@@ -219,29 +219,30 @@ static int
 setup(void)
 {
 	const struct dp_fixture_conf fc = {
-		.prefix = "dpt", .region_bufs = opt.server_bufs, .cpu_map = true,
+		.prefix = "dpt", .region_bufs = dps_opt.server_bufs, .cpu_map = true,
 		.cli_mbufs = 32768, .cli_shells = 32768,
 		.srv_hdrs = 32768, .srv_shells = 8192,
 		.pattern_len = PAT_LEN,
 	};
 	int r;
 
-	r = dp_fixture_setup(&env.fx, &fc);
+	r = dp_fixture_setup(&dps_env.fx, &fc);
 	if (r != 0)
 		return r;
 	r = ports_start();
 	if (r != 0)
 		return r;
-	env.cli = stack_new(env.fx.cport, CLI_IP, env.fx.c_pool, env.fx.c_shell, NULL);
-	env.srv = stack_new(env.fx.sport, SRV_IP, env.fx.s_hdr, env.fx.s_shell, env.fx.region);
-	if (env.cli == NULL || env.srv == NULL)
+	dps_env.cli = stack_new(dps_env.fx.cport, CLI_IP, dps_env.fx.c_pool, dps_env.fx.c_shell, NULL);
+	dps_env.srv = stack_new(dps_env.fx.sport, SRV_IP, dps_env.fx.s_hdr, dps_env.fx.s_shell,
+				dps_env.fx.region);
+	if (dps_env.cli == NULL || dps_env.srv == NULL)
 		return -rte_errno;
-	if (opt.tx_device) {
-		r = dp_txdev_setup(&env.txdev, &env.fx, PAT_LEN);
+	if (dps_opt.tx_device) {
+		r = dp_txdev_setup(&dps_env.txdev, &dps_env.fx, PAT_LEN);
 		if (r != 0)
 			return r;
 	}
-	return dt_dp_listen(env.srv, SRV_PORT);
+	return dt_dp_listen(dps_env.srv, SRV_PORT);
 }
 int
 main(int argc, char **argv)
@@ -282,12 +283,12 @@ main(int argc, char **argv)
 	if (want("window"))
 		DT_RUN(test_window);
 	/* Only when asked: needs the delay line's devargs (meson sets them). */
-	if (strstr(opt.cases, "delay,") != NULL)
+	if (strstr(dps_opt.cases, "delay,") != NULL)
 		DT_RUN(test_delay_rtt);
-	dt_dp_stack_destroy(env.cli);
-	dt_dp_stack_destroy(env.srv);
-	dp_txdev_teardown(&env.txdev);
-	r = dp_fixture_teardown(&env.fx);
+	dt_dp_stack_destroy(dps_env.cli);
+	dt_dp_stack_destroy(dps_env.srv);
+	dp_txdev_teardown(&dps_env.txdev);
+	r = dp_fixture_teardown(&dps_env.fx);
 	if (r != 0)
 		printf("region destroy: %s\n", rte_strerror(-r));
 	DT_CHECK_EQ(r, 0);
