@@ -80,7 +80,8 @@ rc=0
 # The whole suite from fresh clones: CI's own command, CI's environment.
 if [ "$suites" -gt 0 ]; then
 	for i in $(seq 1 "$suites"); do
-		dir=$(mktemp -d /work/stress-clone.XXXXXX 2>/dev/null || mktemp -d)
+		# Beside this checkout (the clone and its two builds are large).
+		dir=$(mktemp -d "$(dirname "$top")/stress-clone.XXXXXX" 2>/dev/null || mktemp -d)
 		t0=$(date +%s)
 		git clone -q "$top" "$dir/devtcp"
 		(cd "$dir/devtcp" && CI=true scripts/test.sh </dev/null) > "$logs/suite.$i.full.txt" 2>&1
