@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from interop_capture import Capture
+from interop_capture import Capture, tshark
 from interop_harness import (DEV_IP, EAL, LNX_IP, MIB, SEND, TMP, check,
                              have_nft, kill, log, nft, nft_flush, rand_file,
                              sh, sha_file, spawn, text_of, wait_text,
@@ -56,9 +56,8 @@ def case_close():
     check(crc == 0, "close: socat saw the FIN and exited 0 in %.1f s (rc %d)" %
           (time.time() - t0, crc))
     cap.count("frame")
-    first_fin = sh(["tshark", "-n", "-r", cap.path, "-Y", "tcp.flags.fin==1",
-                    "-T", "fields", "-e", "ip.src"], check_rc=False,
-                   timeout=180).stdout.split()
+    first_fin = tshark(cap.path, "-Y", "tcp.flags.fin==1", "-T", "fields",
+                       "-e", "ip.src").stdout.split()
     check(first_fin[:1] == [DEV_IP], "close: devtcp sent the first FIN (active "
           "close; FINs from %s)" % first_fin)
     check(cap.count("tcp.flags.reset==1") == 0, "close: no RST on the wire")

@@ -4,7 +4,7 @@ two ends, and the veth's offloads on.
 """
 import re
 
-from interop_capture import CaptureError
+from interop_capture import CaptureError, tshark
 from interop_harness import (DEV_IP, LNX_IP, MIB, NS, check, rand_file, sh,
                              text_of, wait_text)
 from interop_transfer import rx_case, tx_case
@@ -71,9 +71,9 @@ def case_tx_device():
 
 def mss_of_syns(cap, src):
     """MSS options of the SYNs (and SYN-ACKs) from SRC."""
-    p = sh(["tshark", "-n", "-r", cap.dev if src == DEV_IP else cap.lnx,
-            "-Y", "tcp.flags.syn==1 && ip.src==%s" % src, "-T", "fields",
-            "-e", "tcp.options.mss_val"], check_rc=False, timeout=180)
+    p = tshark(cap.dev if src == DEV_IP else cap.lnx,
+               "-Y", "tcp.flags.syn==1 && ip.src==%s" % src, "-T", "fields",
+               "-e", "tcp.options.mss_val")
     if p.returncode != 0:
         raise CaptureError("tshark (MSS of SYNs): rc %d: %s" % (
             p.returncode, p.stderr.strip()[-300:]))
@@ -104,7 +104,9 @@ def case_mtu_mismatch():
         rx_case("mtu_mismatch_rx", [f], mtu=9000, extra_check=mss("rx"))
         tx_case("mtu_mismatch_tx", f, mtu=9000, extra_check=mss("tx"))
     finally:
-        sh(["ip", "link", "set", "dev", "eth0", "mtu", "1500"], ns=True)
+        # check_rc=False: after a SIGTERM cleanup() has removed the namespace.
+        sh(["ip", "link", "set", "dev", "eth0", "mtu", "1500"], ns=True,
+           check_rc=False)
 
 
 def set_offloads(on):

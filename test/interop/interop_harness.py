@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "common"))
@@ -37,6 +38,13 @@ CK = dtcheck.Checker()
 check = CK.check
 failed = CK.failures
 results = []        # (case, what, value) for the summary
+T0 = time.monotonic()
+# The command sh() is running and since when: meson's timeout (SIGTERM)
+# says what the case was waiting for (on_term()).
+in_flight = {"cmd": None, "since": 0.0}
+# A command slower than this is logged: a case that nears its meson timeout
+# says where its time went.
+SLOW_S = 15
 
 
 def log(msg):
@@ -52,7 +60,16 @@ def skip(why):
 def sh(cmd, ns=False, check_rc=True, timeout=60, **kw):
     if ns:
         cmd = ["ip", "netns", "exec", NS] + cmd
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    t = time.monotonic()
+    in_flight.update(cmd=cmd, since=t)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout, **kw)
+    finally:
+        in_flight["cmd"] = None
+    if time.monotonic() - t > SLOW_S:
+        log("info: slow step (%.1f s at %.1f s): %s" % (
+            time.monotonic() - t, t - T0, " ".join(cmd)[:200]))
     if check_rc and p.returncode != 0:
         raise RuntimeError("%s: rc %d: %s" % (" ".join(cmd), p.returncode,
                                              p.stderr.strip()))
@@ -94,7 +111,12 @@ def cleanup():
 
 
 def on_term(sig, frame):
-    log("interrupted (signal %d): cleaning up" % sig)
+    log("interrupted (signal %d) after %.1f s: cleaning up" % (
+        sig, time.monotonic() - T0))
+    if in_flight["cmd"]:
+        log("  running for %.1f s: %s" % (time.monotonic() - in_flight["since"],
+                                         " ".join(in_flight["cmd"])[:300]))
+    log("  the case was at:\n" + "".join(traceback.format_stack(frame)))
     cleanup()
     sys.exit(1)
 
