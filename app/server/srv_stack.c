@@ -239,13 +239,27 @@ close_one(dt_dp_conn_t conn, const struct dt_dp_conn_stats *st, void *arg)
 	dt_dp_close(arg, conn);
 }
 
-static uint32_t
-open_conns(struct srv_stack *s)
+static void
+count_unclosed(dt_dp_conn_t conn, const struct dt_dp_conn_stats *st, void *arg)
 {
-	struct dt_dp_stats st;
+	(void)conn;
+	if (st->state != DT_TCP_TIME_WAIT)
+		(*(uint32_t *)arg)++;
+}
 
-	dt_dp_stats_get(s->st, &st);
-	return st.conns_open;
+/*
+ * Connections the drain waits for: not those in TIME_WAIT. Their closing
+ * handshake is done and the stack goes with the process, as a Linux
+ * program's sockets leave TIME_WAIT to the kernel; waiting for them held
+ * every active closer (devtcp-send) for the whole --drain.
+ */
+static uint32_t
+unclosed_conns(struct srv_stack *s)
+{
+	uint32_t n = 0;
+
+	dt_dp_conn_foreach(s->st, count_unclosed, &n);
+	return n;
 }
 
 /* Poll every stack of this lcore until stop, then drain them. */
@@ -281,12 +295,23 @@ lcore_loop(void *arg)
 			if (ctx->stacks[i].lcore != lc)
 				continue;
 			stack_poll(&ctx->stacks[i]);
-			busy |= open_conns(&ctx->stacks[i]) != 0;
+			busy |= unclosed_conns(&ctx->stacks[i]) != 0;
 		}
 	} while (busy && rte_rdtsc() < deadline);
-	for (i = 0; i < n; i++)
-		if (ctx->stacks[i].lcore == lc)
-			ctx->stacks[i].done = true;
+	for (i = 0; i < n; i++) {
+		struct srv_stack *s = &ctx->stacks[i];
+		uint32_t left;
+
+		if (s->lcore != lc)
+			continue;
+		left = busy ? unclosed_conns(s) : 0;
+		if (left != 0)
+			SRV_LOG(WARNING, "stack %u (%s): %u connection(s) not "
+				"closed within --drain %.1f s", s->queue,
+				s->client ? "client" : "server", left,
+				ctx->opts.drain);
+		s->done = true;
+	}
 	return 0;
 }
 

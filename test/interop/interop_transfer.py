@@ -191,8 +191,12 @@ def tx_case(case, path, faults="", device=False, allow_bad=False, full=False,
         f.write(SEND_INI.format(dev=DEV_IP, lnx=LNX_IP, file=path, mtu=mtu))
     cap = Capture(case, full=full, gso_above=mtu + 14 if gso_whole else 0)
     rcv = linux_recv_start(out)
+    # --drain 60, past the 35 s wait below: devtcp-send exits once its
+    # connection has closed, not at the end of the drain (it used to wait
+    # out its TIME_WAIT, the whole drain, after every transfer).
     snd = spawn([SEND] + EAL + [vdev(faults), "--vdev=gpu_sim_io,size=256M",
-                                "--", "--config", ini, "--duration", "30"] +
+                                "--", "--config", ini, "--duration", "30",
+                                "--drain", "60"] +
                 (["--send-device"] if device else []),
                 out=os.path.join(TMP, case + ".send"))
     # Goodput from the moment the sender runs (after EAL and device set-up).
