@@ -115,6 +115,11 @@ struct srv_ctx {
 	struct dt_devmem_region *region;
 	void *alias;                /**< CPU alias of the region, or NULL */
 	bool port_started, client_started;
+	/**
+	 * dt_dp_port_start() was called, even if it failed: the port's queues
+	 * may hold the pools, so teardown closes it before freeing them.
+	 */
+	bool port_configured, client_configured;
 	/** What lib/dp decided for each started port (start-up report, telemetry). */
 	struct dt_dp_port_mode port_mode, client_mode;
 	struct rte_flow *flows[SRV_MAX_RULES];

@@ -230,6 +230,7 @@ start_ports(struct srv_ctx *ctx)
 		if (pcf.split != DT_DP_SPLIT_NONE)
 			pcf.pay_pool = dt_devmem_region_pool(ctx->region);
 		split_fallback_note(ctx->port_id, &pcf);
+		ctx->port_configured = true;
 		rc = dt_dp_port_start(ctx->port_id, &pcf, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "devtcp: %s\n", err);
@@ -242,6 +243,7 @@ start_ports(struct srv_ctx *ctx)
 		port_conf_of(&c->port[c->client.port], 1, &pcf);
 		pcf.split = DT_DP_SPLIT_NONE;  /* a sender receives ACKs only */
 		pcf.hdr_pool = ctx->client_pool;
+		ctx->client_configured = true;
 		rc = dt_dp_port_start(ctx->client_port_id, &pcf, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "devtcp: %s\n", err);
@@ -469,9 +471,15 @@ srv_teardown(struct srv_ctx *ctx)
 	/* The wire pools go with the ports; the GPU goes at EAL cleanup. */
 	if (ctx->gpu_id != RTE_GPU_ID_NONE)
 		srv_gpu_unregister(ctx);
-	if (ctx->port_started)
+	/*
+	 * Every port that was given the pools closes before they go, started
+	 * or not: left to EAL's cleanup, a port whose start failed would
+	 * release its queues into freed pools.
+	 */
+	if (ctx->port_configured)
 		rte_eth_dev_close(ctx->port_id);
-	if (ctx->client_started)
+	if (ctx->client_configured &&
+			!(ctx->port_configured && ctx->client_port_id == ctx->port_id))
 		rte_eth_dev_close(ctx->client_port_id);
 	rte_mempool_free(ctx->client_pool);
 	rte_mempool_free(ctx->shell_pool);
